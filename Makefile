@@ -1,0 +1,44 @@
+# mass — run `make help` for the targets.
+SHELL := /bin/bash
+GO ?= go
+BIN := bin
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+# Packages whose code runs concurrently; `check` runs them under -race.
+RACE_PKGS := ./daemon/... ./agents/... ./sandbox/...
+
+.PHONY: help setup build test check demo image kernels bench gpu-check clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+setup: ## install apt packages and Go modules (root; idempotent)
+	bash scripts/setup-host.sh
+
+build: ## build massd, massctl and mass-train into ./bin
+	@mkdir -p $(BIN)
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+
+test: setup build ## run every test (real Docker, SQLite, torch reference)
+	bash scripts/test.sh
+
+check: ## gofmt, go vet, staticcheck, -race on concurrent packages
+	bash scripts/check.sh
+
+demo: setup build image ## start massd and run an example episode end to end
+	bash scripts/demo.sh
+
+image: build ## build the sandbox images (agent image via debootstrap, test image from busybox-static)
+	$(BIN)/massctl image build --all
+
+kernels: ## compile cuda/*.cu to embedded PTX (needs nvcc)
+	bash scripts/kernels.sh
+
+bench: build ## run the benchmarks and print their tables
+	bash scripts/bench.sh
+
+gpu-check: ## on a GPU host: kernels vs Go references, CPU-vs-CUDA parity, tokens/s and MFU
+	bash scripts/gpu-check.sh
+
+clean: ## remove build outputs
+	rm -rf $(BIN) out

@@ -1,0 +1,63 @@
+// Package jobs runs massd's durable jobs: queued → running → succeeded,
+// failed, cancelled or interrupted, with bounded concurrency and a per-job
+// event stream that survives daemon crashes.
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+)
+
+// InterruptPolicy says what happens to a job that was running when massd died.
+type InterruptPolicy string
+
+const (
+	// Retry marks the job interrupted and queues it again from the start.
+	Retry InterruptPolicy = "retry"
+	// Resume queues it again; the kind continues from its own checkpoints.
+	Resume InterruptPolicy = "resume"
+	// Fail leaves it interrupted for a person to look at.
+	Fail InterruptPolicy = "fail"
+)
+
+// Kind is a type of work massd can run as a job.
+type Kind struct {
+	Name        string
+	Description string
+	OnInterrupt InterruptPolicy
+	// Run does the work. It must return promptly once ctx is cancelled
+	// (cancellation or daemon drain) and leave its files consistent.
+	Run func(ctx context.Context, job Job, rep Reporter) error
+}
+
+// Job is what a Kind's Run receives.
+type Job struct {
+	ID      string
+	Kind    string
+	TaskID  string          // empty for jobs without a task
+	TaskDir string          // <data-dir>/tasks/<task-id>, holding spec.yaml and the inputs
+	Params  json.RawMessage // kind-specific parameters as submitted
+	Attempt int             // 1 for the first run, +1 per retry or resume
+	DataDir string          // massd's data directory
+	WorkDir string          // <data-dir>/jobs/<job-id>, created before Run
+}
+
+// Reporter is how a running job tells the world what it does. Safe for
+// concurrent use.
+type Reporter interface {
+	// Event appends a durable event to the job's stream.
+	Event(typ, msg string, fields map[string]any)
+	// Progress replaces the job's live progress (stage and counters).
+	Progress(p Progress)
+	// SetResult records the job's result document (JSON object) on success.
+	SetResult(v any)
+	Logger() *slog.Logger
+}
+
+// Progress is a job's live state for `massctl job watch`.
+type Progress struct {
+	Stage    string           `json:"stage"`
+	Counters map[string]int64 `json:"counters,omitempty"`
+	Message  string           `json:"message,omitempty"`
+}

@@ -1,0 +1,35 @@
+// Package taskspec parses and validates MASS task specifications (YAML or
+// JSON) with line- and field-precise errors.
+package taskspec
+
+import "time"
+
+// Spec is one task.
+type Spec struct {
+	ID              string   `json:"id" yaml:"id"`
+	Prompt          string   `json:"prompt" yaml:"prompt"` // the bare task
+	Inputs          []Input  `json:"inputs,omitempty" yaml:"inputs,omitempty"`
+	RequiredOutputs []string `json:"required_outputs,omitempty" yaml:"required_outputs,omitempty"` // globs, workspace-relative
+	ProtectedPaths  []string `json:"protected_paths,omitempty" yaml:"protected_paths,omitempty"`   // workspace-relative, read-only for agents
+	Split           string   `json:"split,omitempty" yaml:"split,omitempty"`                       // "train" (default) or "test"
+	Limits          Limits   `json:"limits" yaml:"limits"`
+	Workflow        string   `json:"workflow,omitempty" yaml:"workflow,omitempty"` // path of the initial workflow file, relative to the spec
+
+	// Dir is the directory the spec was loaded from; relative paths resolve against it.
+	Dir string `json:"-" yaml:"-"`
+}
+
+// Input is a file or directory copied into the workspace.
+type Input struct {
+	Path string `json:"path" yaml:"path"`                     // relative to the spec file
+	Dest string `json:"dest,omitempty" yaml:"dest,omitempty"` // workspace-relative; default: base name of Path
+}
+
+// Limits bound one episode.
+type Limits struct {
+	EpisodeWallTime time.Duration `json:"episode_wall_time" yaml:"episode_wall_time"`
+	AgentTurns      int           `json:"agent_turns" yaml:"agent_turns"`
+	Tokens          int64         `json:"tokens" yaml:"tokens"`
+	CPUs            float64       `json:"cpus" yaml:"cpus"`
+	MemoryBytes     int64         `json:"memory_bytes" yaml:"memory_bytes"`
+}

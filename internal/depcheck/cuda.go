@@ -1,0 +1,5 @@
+//go:build cuda
+
+package depcheck
+
+import _ "gorgonia.org/cu"

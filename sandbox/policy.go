@@ -1,0 +1,61 @@
+package sandbox
+
+import "time"
+
+// Policy is the hardening applied to every agent container. Each field is
+// documented in SECURITY.md and printed by `massctl sandbox policy`.
+type Policy struct {
+	Runtime         string        `json:"runtime" yaml:"runtime"`   // OCI runtime: "runc" (default) or "runsc" (gVisor)
+	User            string        `json:"user" yaml:"user"`         // uid:gid, never 0
+	CapDrop         []string      `json:"cap_drop" yaml:"cap_drop"` // always ["ALL"]
+	CapAdd          []string      `json:"cap_add" yaml:"cap_add"`   // empty in the default policy
+	NoNewPrivileges bool          `json:"no_new_privileges" yaml:"no_new_privileges"`
+	Seccomp         string        `json:"seccomp" yaml:"seccomp"` // "default" (engine profile) or a JSON profile path; never "unconfined"
+	ReadOnlyRootfs  bool          `json:"read_only_rootfs" yaml:"read_only_rootfs"`
+	TmpfsBytes      int64         `json:"tmpfs_bytes" yaml:"tmpfs_bytes"`   // size of /tmp (nosuid,nodev)
+	NetworkMode     string        `json:"network_mode" yaml:"network_mode"` // "none"
+	PidsLimit       int64         `json:"pids_limit" yaml:"pids_limit"`
+	MemoryBytes     int64         `json:"memory_bytes" yaml:"memory_bytes"` // MemorySwap is set equal: no swap
+	NanoCPUs        int64         `json:"nano_cpus" yaml:"nano_cpus"`
+	NoFile          int64         `json:"nofile" yaml:"nofile"`
+	IPCMode         string        `json:"ipc_mode" yaml:"ipc_mode"` // "private"
+	Init            bool          `json:"init" yaml:"init"`
+	DiskBytes       int64         `json:"disk_bytes" yaml:"disk_bytes"` // workspace cap
+	ExecTimeout     time.Duration `json:"exec_timeout" yaml:"exec_timeout"`
+	OutputBytes     int           `json:"output_bytes" yaml:"output_bytes"` // cap per stream per exec
+}
+
+// DefaultPolicy returns the production policy.
+func DefaultPolicy() Policy {
+	return Policy{
+		Runtime:         "runc",
+		User:            "65534:65534",
+		CapDrop:         []string{"ALL"},
+		NoNewPrivileges: true,
+		Seccomp:         "default",
+		ReadOnlyRootfs:  true,
+		TmpfsBytes:      256 << 20,
+		NetworkMode:     "none",
+		PidsLimit:       256,
+		MemoryBytes:     2 << 30,
+		NanoCPUs:        1_000_000_000,
+		NoFile:          1024,
+		IPCMode:         "private",
+		Init:            true,
+		DiskBytes:       2 << 30,
+		ExecTimeout:     10 * time.Minute,
+		OutputBytes:     1 << 20,
+	}
+}
+
+// Report is the effective policy together with the engine facts it depends on.
+type Report struct {
+	Policy          Policy   `json:"policy"`
+	Engine          string   `json:"engine"` // e.g. "docker 20.10.24 (API 1.41)"
+	RuncVersion     string   `json:"runc_version"`
+	KernelVersion   string   `json:"kernel_version"`
+	Runtimes        []string `json:"runtimes"` // OCI runtimes the engine has registered
+	GVisor          bool     `json:"gvisor"`   // runsc available
+	DiskCapEnforced string   `json:"disk_cap"` // how the workspace cap is enforced
+	Warnings        []string `json:"warnings"`
+}

@@ -1,0 +1,163 @@
+// Package sandbox defines how mass runs model-generated code: one hardened
+// container per agent on a per-episode workspace volume. Implementations live
+// in subpackages (sandbox/docker); every one must pass sandbox/sandboxtest.
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+)
+
+// Sentinel error classes. Implementations wrap them with context.
+var (
+	ErrNotFound    = errors.New("not found")
+	ErrInvalid     = errors.New("invalid argument")
+	ErrTooLarge    = errors.New("exceeds size cap")
+	ErrDenied      = errors.New("denied by policy")
+	ErrUnavailable = errors.New("sandbox engine unavailable")
+	ErrTimeout     = errors.New("timed out")
+)
+
+// WorkspaceMount is where every agent sees the episode workspace.
+const WorkspaceMount = "/workspace"
+
+// WorkspaceSpec describes the shared volume of one episode.
+type WorkspaceSpec struct {
+	Episode string // episode id; also used in labels
+	// Protected lists workspace-relative paths that agents see read-only.
+	Protected []string
+	// DiskBytes caps the workspace size; 0 means the policy default.
+	DiskBytes int64
+}
+
+// Input is a host file or directory copied into a workspace before agents
+// start. The host side is trusted (it comes from a task spec the operator added).
+type Input struct {
+	HostPath string // file or directory on the host
+	Dest     string // workspace-relative destination
+}
+
+// Spec describes one agent sandbox.
+type Spec struct {
+	Episode string // owning episode
+	Agent   string // agent id, unique within the episode ("orchestrator", "worker-1")
+	Image   string // image reference; empty means the runtime default
+	Policy  Policy // effective policy; zero value is invalid, start from DefaultPolicy()
+	Env     map[string]string
+}
+
+// ExecRequest runs one command inside a sandbox.
+type ExecRequest struct {
+	Argv     []string // argv[0] resolved inside the container
+	Dir      string   // working directory inside the container; default /workspace
+	Stdin    io.Reader
+	Timeout  time.Duration // 0 means policy default; on expiry the whole process tree is killed
+	MaxBytes int           // cap on stdout and on stderr each; 0 means policy default
+}
+
+// ExecResult is what a command produced. Output beyond the cap is dropped and
+// flagged, never buffered.
+type ExecResult struct {
+	ExitCode  int
+	Stdout    []byte
+	Stderr    []byte
+	Truncated bool // stdout or stderr hit MaxBytes
+	TimedOut  bool
+	Duration  time.Duration
+}
+
+// FileInfo describes one workspace entry as seen from inside a sandbox.
+type FileInfo struct {
+	Path   string `json:"path"`
+	Type   string `json:"type"` // "file", "dir", "symlink", "other"
+	Size   int64  `json:"size"`
+	Mode   uint32 `json:"mode"`
+	SHA256 string `json:"sha256,omitempty"` // regular files only
+}
+
+// FileChange reports the effect of a write or edit.
+type FileChange struct {
+	Path         string `json:"path"`
+	Created      bool   `json:"created"`
+	Bytes        int64  `json:"bytes"`
+	SHA256Before string `json:"sha256_before,omitempty"`
+	SHA256After  string `json:"sha256_after"`
+	Replacements int    `json:"replacements,omitempty"`
+}
+
+// ReadResult is a slice of a text file, by lines.
+type ReadResult struct {
+	Path       string `json:"path"`
+	Content    string `json:"content"`
+	TotalLines int    `json:"total_lines"`
+	Truncated  bool   `json:"truncated"`
+	SHA256     string `json:"sha256"`
+}
+
+// GrepMatch is one matching line.
+type GrepMatch struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// Files are the file operations, executed inside the sandbox by the helper
+// binary so that the host never opens a path inside the workspace. Paths are
+// absolute container paths or relative to /workspace.
+type Files interface {
+	Read(ctx context.Context, path string, offset, limit int) (ReadResult, error)
+	Write(ctx context.Context, path string, content []byte) (FileChange, error)
+	Edit(ctx context.Context, path, oldString, newString string, replaceAll bool) (FileChange, error)
+	List(ctx context.Context, path string) ([]FileInfo, error)
+	Glob(ctx context.Context, pattern, path string) ([]string, error)
+	Grep(ctx context.Context, pattern, path, glob string) ([]GrepMatch, error)
+	Stat(ctx context.Context, path string) (FileInfo, error)
+	// Manifest lists every regular file under /workspace with its sha256.
+	Manifest(ctx context.Context) ([]FileInfo, error)
+}
+
+// Sandbox is one running agent container. Methods are safe for concurrent use.
+type Sandbox interface {
+	ID() string
+	Agent() string
+	Exec(ctx context.Context, req ExecRequest) (ExecResult, error)
+	Files() Files
+	// Stop kills every process in the sandbox; Remove deletes the container.
+	Stop(ctx context.Context) error
+	Remove(ctx context.Context) error
+}
+
+// Info describes a sandbox or workspace found by List.
+type Info struct {
+	ID      string
+	Kind    string // "container" or "volume"
+	Episode string
+	Agent   string
+	Daemon  string
+	State   string
+	Created time.Time
+}
+
+// Runtime creates sandboxes. Implementations are safe for concurrent use;
+// errors wrap the sentinel classes above (ErrUnavailable when the engine is down).
+type Runtime interface {
+	Name() string
+	// CreateWorkspace makes the episode volume and copies inputs into it.
+	CreateWorkspace(ctx context.Context, ws WorkspaceSpec, inputs []Input) error
+	// ExportWorkspace writes the workspace as a tar stream plus a manifest
+	// with sha256 per regular file; links and special files are not followed.
+	ExportWorkspace(ctx context.Context, episode string, w io.Writer, maxBytes int64) ([]FileInfo, error)
+	RemoveWorkspace(ctx context.Context, episode string) error
+	Create(ctx context.Context, spec Spec) (Sandbox, error)
+	// List returns the containers and volumes of an episode ("" for all of this daemon's).
+	List(ctx context.Context, episode string) ([]Info, error)
+	// KillEpisode stops and removes every container of an episode.
+	KillEpisode(ctx context.Context, episode string) error
+	// ReapOrphans removes containers and volumes of this daemon that no live episode owns.
+	ReapOrphans(ctx context.Context, live func(episode string) bool) (int, error)
+	// Report describes the effective policy and the engine it runs on.
+	Report(ctx context.Context) (Report, error)
+	Close() error
+}

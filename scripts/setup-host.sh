@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# setup-host.sh installs what the build, the tests and the demo need on a fresh
+# Debian bookworm host: apt packages (debootstrap, busybox-static, python3-torch,
+# CUDA 11.8 headers and nvcc from non-free) and Go modules. Idempotent.
+# Usage: scripts/setup-host.sh [--no-cuda]
+set -euo pipefail
+
+want_cuda=1
+[[ "${1:-}" == "--no-cuda" ]] && want_cuda=0
+
+need_root() {
+	if [[ $(id -u) -ne 0 ]]; then
+		echo "setup-host: apt packages missing ($*); run as root: sudo $0" >&2
+		exit 1
+	fi
+}
+
+# Enable contrib and non-free for nvidia-cuda-*; keep the file's other settings.
+enable_nonfree() {
+	local f=/etc/apt/sources.list.d/debian.sources
+	if [[ -f $f ]] && ! grep -q 'non-free' "$f"; then
+		sed -i 's/^Components: main$/Components: main contrib non-free non-free-firmware/' "$f"
+		return 0
+	fi
+	if [[ -f /etc/apt/sources.list ]] && grep -q '^deb .* main$' /etc/apt/sources.list && ! grep -q non-free /etc/apt/sources.list; then
+		sed -i 's/^\(deb .*\) main$/\1 main contrib non-free non-free-firmware/' /etc/apt/sources.list
+	fi
+}
+
+pkgs=(debootstrap busybox-static python3-torch python3-numpy sqlite3 ca-certificates)
+if [[ $want_cuda -eq 1 ]]; then
+	pkgs+=(nvidia-cuda-dev nvidia-cuda-toolkit)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+	need_root "${missing[*]}"
+	echo "setup-host: installing ${missing[*]}"
+	[[ $want_cuda -eq 1 ]] && enable_nonfree
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+echo "setup-host: go modules"
+go mod download
+echo "setup-host: ok"
