@@ -52,6 +52,8 @@ type Reporter interface {
 	Progress(p Progress)
 	// SetResult records the job's result document (JSON object) on success.
 	SetResult(v any)
+	// Episode records or updates an episode this job runs (episodes table).
+	Episode(e EpisodeRecord)
 	Logger() *slog.Logger
 }
 
@@ -60,4 +62,14 @@ type Progress struct {
 	Stage    string           `json:"stage"`
 	Counters map[string]int64 `json:"counters,omitempty"`
 	Message  string           `json:"message,omitempty"`
+}
+
+// EpisodeRecord is one row of the episodes table.
+type EpisodeRecord struct {
+	ID      string `json:"id"`
+	JobID   string `json:"job_id"`
+	TaskID  string `json:"task_id"`
+	Status  string `json:"status"` // running, completed, failed, cancelled, interrupted
+	Dir     string `json:"dir"`    // <data-dir>/episodes/<id>
+	Summary any    `json:"summary,omitempty"`
 }
