@@ -13,6 +13,8 @@ func App(version string) *cli.App {
 		Usage:                "submit tasks to massd, watch jobs, read results and audits",
 		Version:              version,
 		EnableBashCompletion: true,
+		// Errors go back to main, which prints them with Explain and exits.
+		ExitErrHandler: func(*cli.Context, error) {},
 		Flags: []cli.Flag{
 			&cli.StringFlag{
 				Name:    "socket",
@@ -31,6 +33,7 @@ func App(version string) *cli.App {
 			imageCommand(),
 			dataCommand(),
 			trainCommand(),
+			completionCommand(),
 		},
 	}
 }

@@ -1,8 +1,96 @@
 package cli
 
-import "github.com/urfave/cli/v2"
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
 
-// imageCommand is a placeholder until its owner lands the real command.
+	"github.com/docker/docker/client"
+	"github.com/urfave/cli/v2"
+
+	"github.com/mass-dev/mass/sandbox/image"
+)
+
+// imageCommand builds the sandbox images against the local Docker engine.
 func imageCommand() *cli.Command {
-	return &cli.Command{Name: "image", Usage: "(not yet implemented)"}
+	return &cli.Command{
+		Name:  "image",
+		Usage: "build the sandbox images locally (no registry)",
+		Subcommands: []*cli.Command{{
+			Name:  "build",
+			Usage: "build mass-agent (debootstrap, needs root) and/or mass-test (busybox-static)",
+			Description: "Each image carries a content hash of its recipe; an image whose hash matches is kept\n" +
+				"unless --force is given. Without --agent/--test/--all, --all is assumed.",
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "agent", Usage: "build mass-agent:latest (Debian bookworm minbase + python3 science stack)"},
+				&cli.BoolFlag{Name: "test", Usage: "build mass-test:latest from the host's busybox-static"},
+				&cli.BoolFlag{Name: "all", Usage: "build both images"},
+				&cli.BoolFlag{Name: "force", Usage: "rebuild even when the recipe hash matches"},
+				&cli.BoolFlag{Name: "json", Usage: "print the results as JSON"},
+				&cli.StringFlag{Name: "mirror", Value: image.DefaultMirror, Usage: "Debian archive `URL` for debootstrap"},
+				&cli.StringFlag{Name: "workdir", Usage: "`DIR` to assemble the root filesystem in (default: the temp dir)"},
+			},
+			Action: imageBuild,
+		}},
+	}
+}
+
+func imageBuild(c *cli.Context) error {
+	agent, test := c.Bool("agent"), c.Bool("test")
+	if c.Bool("all") || (!agent && !test) {
+		agent, test = true, true
+	}
+	ctx := c.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	eng, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("docker client: %v", err), 1)
+	}
+	defer eng.Close()
+	if _, err := eng.Ping(ctx); err != nil {
+		return cli.Exit(fmt.Sprintf("no Docker engine reachable (%v); start dockerd or set DOCKER_HOST", err), 1)
+	}
+	progress := os.Stderr
+	var results []any
+	if test {
+		start := time.Now()
+		res, err := image.BuildTest(ctx, eng, image.TestOptions{Force: c.Bool("force")})
+		if err != nil {
+			return cli.Exit(fmt.Sprintf("build test image: %v", err), 1)
+		}
+		fmt.Fprintf(progress, "%s %s (hash %s) in %s\n", builtWord(res.Built), res.Ref, res.Hash[:12], time.Since(start).Round(time.Millisecond))
+		results = append(results, res)
+	}
+	if agent {
+		start := time.Now()
+		res, err := image.BuildAgent(ctx, eng, image.AgentOptions{
+			Force: c.Bool("force"), Mirror: c.String("mirror"), WorkDir: c.String("workdir"), Progress: progress,
+		})
+		if err != nil {
+			return cli.Exit(fmt.Sprintf("build agent image: %v", err), 1)
+		}
+		fmt.Fprintf(progress, "%s %s (hash %s, tags %v, %d packages) in %s\n", builtWord(res.Built), res.Ref,
+			res.Hash[:12], res.Tags, len(res.Packages), time.Since(start).Round(time.Second))
+		if res.Built {
+			fmt.Fprintf(progress, "package manifest: %s inside the image\n", image.ManifestPath)
+		}
+		results = append(results, res)
+	}
+	if c.Bool("json") {
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetIndent("", "  ")
+		return enc.Encode(results)
+	}
+	return nil
+}
+
+func builtWord(built bool) string {
+	if built {
+		return "built"
+	}
+	return "up to date:"
 }

@@ -1,8 +1,231 @@
 package cli
 
-import "github.com/urfave/cli/v2"
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
 
-// sandboxCommand is a placeholder until its owner lands the real command.
+	"github.com/docker/docker/client"
+	"github.com/urfave/cli/v2"
+
+	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/docker"
+	"github.com/mass-dev/mass/sandbox/image"
+	"github.com/mass-dev/mass/sandbox/probe"
+)
+
+// sandboxCommand shows the sandbox policy and runs the isolation self-test
+// against the local Docker engine; no daemon is involved.
 func sandboxCommand() *cli.Command {
-	return &cli.Command{Name: "sandbox", Usage: "(not yet implemented)"}
+	binFlags := []cli.Flag{
+		&cli.StringFlag{Name: "runtime", Value: "runc", Usage: "OCI runtime `NAME` (runc, or runsc for gVisor)"},
+		&cli.StringFlag{Name: "helper", Usage: "`PATH` of mass-sandbox-helper (default: next to massctl, then $PATH)"},
+	}
+	return &cli.Command{
+		Name:  "sandbox",
+		Usage: "inspect and verify the agent sandbox on the local Docker engine",
+		Subcommands: []*cli.Command{
+			{
+				Name:   "policy",
+				Usage:  "print the effective policy, field by field, with engine facts and warnings",
+				Flags:  append([]cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}}, binFlags...),
+				Action: sandboxPolicy,
+			},
+			{
+				Name:  "verify",
+				Usage: "run the isolation probes; exit 0 only if every probe passes",
+				Description: "Runs mass-probe inside containers created with the production policy, plus host-side probes.\n" +
+					"--weaken applies deliberate holes (comma-separated) to show that the probes fail: " + weakNames() + ".",
+				Flags: append([]cli.Flag{
+					&cli.BoolFlag{Name: "json", Usage: `print {"probes":[{"name","ok","expected","observed"}],"passed":N,"failed":M}`},
+					&cli.StringFlag{Name: "weaken", Usage: "comma-separated `LIST` of policy holes to apply"},
+					&cli.StringFlag{Name: "groups", Value: strings.Join(probe.AllGroups, ","), Usage: "probe groups to run (`LIST` of static,resources,host)"},
+					&cli.IntFlag{Name: "race-ops", Value: probe.DefaultRaceOps, Usage: "host file operations during the swap race"},
+					&cli.StringFlag{Name: "image", Usage: "image `REF` (default mass-agent:latest, else mass-test:latest)"},
+					&cli.StringFlag{Name: "probe", Usage: "`PATH` of the static mass-probe binary (default: next to massctl, then $PATH)"},
+				}, binFlags...),
+				Action: sandboxVerify,
+			},
+		},
+	}
+}
+
+func weakNames() string {
+	var n []string
+	for _, w := range probe.Weakenings {
+		n = append(n, w.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+// findBinary resolves a project binary: the flag, then beside massctl, then $PATH, then ./bin.
+func findBinary(flagValue, name string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	p := filepath.Join("bin", name)
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+		return filepath.Abs(p)
+	}
+	return "", fmt.Errorf("%s not found beside massctl, in $PATH or ./bin; build it with `CGO_ENABLED=0 go build -o bin/ ./sandbox/...`", name)
+}
+
+// openRuntime connects to the engine with the given default policy.
+func openRuntime(c *cli.Context, pol sandbox.Policy, img string) (*docker.Runtime, *client.Client, error) {
+	helper, err := findBinary(c.String("helper"), "mass-sandbox-helper")
+	if err != nil {
+		return nil, nil, err
+	}
+	eng, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return nil, nil, fmt.Errorf("docker client: %w", err)
+	}
+	rt, err := docker.New(ctxOf(c), docker.Config{
+		DaemonID: fmt.Sprintf("massctl-%d", os.Getpid()), HelperPath: helper, Image: img, Policy: pol,
+		Client: eng, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+	})
+	if err != nil {
+		eng.Close()
+		return nil, nil, err
+	}
+	return rt, eng, nil
+}
+
+func ctxOf(c *cli.Context) context.Context {
+	if c.Context != nil {
+		return c.Context
+	}
+	return context.Background()
+}
+
+func sandboxPolicy(c *cli.Context) error {
+	pol := sandbox.DefaultPolicy()
+	pol.Runtime = c.String("runtime")
+	rt, eng, err := openRuntime(c, pol, "")
+	if err != nil {
+		return cli.Exit(err.Error(), 1)
+	}
+	defer eng.Close()
+	defer rt.Close()
+	rep, err := rt.Report(ctxOf(c))
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("sandbox report: %v", err), 1)
+	}
+	rep.Policy = pol
+	if c.Bool("json") {
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			sandbox.Report
+			Fields []probe.Field `json:"fields"`
+		}{rep, probe.DescribePolicy(pol)})
+	}
+	return writePolicy(c.App.Writer, rep)
+}
+
+func writePolicy(w io.Writer, rep sandbox.Report) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FIELD\tVALUE\tMEANING\tPROBES")
+	for _, f := range probe.DescribePolicy(rep.Policy) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Name, f.Value, f.Doc, f.Probe)
+	}
+	tw.Flush()
+	gv := "unavailable (runsc not registered with the engine)"
+	if rep.GVisor {
+		gv = "available"
+	}
+	fmt.Fprintf(w, "\nengine:   %s\nrunc:     %s\nkernel:   %s\nruntimes: %s\ngVisor:   %s\ndisk cap: %s\n",
+		rep.Engine, rep.RuncVersion, rep.KernelVersion, strings.Join(rep.Runtimes, ", "), gv, rep.DiskCapEnforced)
+	for _, warn := range rep.Warnings {
+		fmt.Fprintf(w, "WARNING: %s\n", warn)
+	}
+	return nil
+}
+
+func sandboxVerify(c *cli.Context) error {
+	ctx := ctxOf(c)
+	probeBin, err := findBinary(c.String("probe"), "mass-probe")
+	if err != nil {
+		return cli.Exit(err.Error(), 1)
+	}
+	ref := sandbox.DefaultPolicy()
+	ref.Runtime = c.String("runtime")
+	o := probe.Options{Probe: probeBin, Reference: ref, Policy: ref, RaceOps: c.Int("race-ops")}
+	for _, g := range strings.Split(c.String("groups"), ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			o.Groups = append(o.Groups, g)
+		}
+	}
+	expectFail, err := probe.Weaken(&o, strings.Split(c.String("weaken"), ","))
+	if err != nil {
+		return cli.Exit(err.Error(), 2)
+	}
+	img, err := verifyImage(ctx, c.String("image"))
+	if err != nil {
+		return cli.Exit(err.Error(), 1)
+	}
+	o.Image = img
+	rt, eng, err := openRuntime(c, o.Policy, img)
+	if err != nil {
+		return cli.Exit(err.Error(), 1)
+	}
+	defer eng.Close()
+	defer rt.Close()
+	o.Runtime, o.Engine = rt, eng
+	if len(expectFail) > 0 {
+		fmt.Fprintf(os.Stderr, "weakened policy (%s); expected to fail: %s\n", c.String("weaken"), strings.Join(expectFail, ", "))
+	}
+	rep, err := probe.Run(ctx, o)
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("sandbox verify: %v", err), 1)
+	}
+	if c.Bool("json") {
+		if err := json.NewEncoder(c.App.Writer).Encode(rep); err != nil {
+			return err
+		}
+	} else if err := probe.WriteTable(c.App.Writer, rep); err != nil {
+		return err
+	}
+	if rep.Failed > 0 {
+		return cli.Exit(fmt.Sprintf("sandbox verify: %d probes failed: %s", rep.Failed, strings.Join(rep.Failing(), ", ")), 1)
+	}
+	return nil
+}
+
+// verifyImage picks the image the probes run in: the flag, else the agent
+// image when built, else the busybox test image (built on demand).
+func verifyImage(ctx context.Context, flagValue string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	eng, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return "", fmt.Errorf("docker client: %w", err)
+	}
+	defer eng.Close()
+	if _, err := eng.ImageInspect(ctx, image.AgentRef); err == nil {
+		return image.AgentRef, nil
+	}
+	fmt.Fprintf(os.Stderr, "note: %s not built (run `massctl image build --agent`); probing with %s\n", image.AgentRef, image.TestRef)
+	res, err := image.EnsureTest(ctx, eng)
+	if err != nil {
+		return "", fmt.Errorf("ensure test image: %w", err)
+	}
+	return res.Ref, nil
 }

@@ -1,8 +1,198 @@
 package cli
 
-import "github.com/urfave/cli/v2"
+import (
+	"errors"
+	"fmt"
+	"strings"
 
-// taskCommand is a placeholder until its owner lands the real command.
+	"github.com/urfave/cli/v2"
+
+	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/daemon/taskspec"
+)
+
 func taskCommand() *cli.Command {
-	return &cli.Command{Name: "task", Usage: "(not yet implemented)"}
+	return &cli.Command{
+		Name:  "task",
+		Usage: "add, list, show and validate task specs",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "add",
+				Usage:     "validate a spec and upload it with its inputs to massd",
+				ArgsUsage: "SPEC...",
+				Flags:     []cli.Flag{jsonFlag()},
+				Action:    taskAdd,
+			},
+			{
+				Name:   "list",
+				Usage:  "list stored tasks",
+				Flags:  []cli.Flag{jsonFlag()},
+				Action: taskList,
+			},
+			{
+				Name:      "show",
+				Usage:     "show one stored task",
+				ArgsUsage: "ID",
+				Flags:     []cli.Flag{jsonFlag()},
+				Action:    taskShow,
+			},
+			{
+				Name:      "validate",
+				Usage:     "check spec files locally (no daemon needed); errors name the line and field",
+				ArgsUsage: "SPEC...",
+				Flags:     []cli.Flag{jsonFlag()},
+				Action:    taskValidate,
+			},
+		},
+	}
+}
+
+func taskAdd(c *cli.Context) error {
+	specs, err := positional(c)
+	if err != nil {
+		return err
+	}
+	if len(specs) == 0 {
+		return errors.New("task add needs at least one SPEC file, e.g. examples/tasks/sales-analysis/task.yaml")
+	}
+	cl, err := clientFrom(c)
+	if err != nil {
+		return err
+	}
+	var added []api.Task
+	for _, p := range specs {
+		t, err := cl.AddTask(c.Context, p)
+		if err != nil {
+			return fmt.Errorf("add %s: %w", p, err)
+		}
+		added = append(added, t)
+		if !c.Bool("json") {
+			fmt.Fprintf(c.App.Writer, "added task %s (%s)\n", t.ID, t.Dir)
+		}
+	}
+	if c.Bool("json") {
+		return printJSON(c, added)
+	}
+	return nil
+}
+
+func taskList(c *cli.Context) error {
+	cl, err := clientFrom(c)
+	if err != nil {
+		return err
+	}
+	ts, err := cl.Tasks(c.Context)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c, ts)
+	}
+	tw := newTable(c.App.Writer)
+	fmt.Fprintln(tw, "ID\tSPLIT\tINPUTS\tPROTECTED\tADDED")
+	for _, t := range ts {
+		split := t.Spec.Split
+		if split == "" {
+			split = taskspec.SplitTrain
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", t.ID, split, len(t.Spec.Inputs), len(t.Spec.ProtectedPaths), fmtTime(t.Created))
+	}
+	return tw.Flush()
+}
+
+func taskShow(c *cli.Context) error {
+	id, err := oneArg(c, "task ID")
+	if err != nil {
+		return err
+	}
+	cl, err := clientFrom(c)
+	if err != nil {
+		return err
+	}
+	t, err := cl.Task(c.Context, id)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c, t)
+	}
+	w := c.App.Writer
+	s := t.Spec
+	fmt.Fprintf(w, "id:          %s\nadded:       %s\ndir:         %s\nsplit:       %s\n", t.ID, fmtTime(t.Created), t.Dir, s.Split)
+	var inputs []string
+	for _, in := range s.Inputs {
+		if in.Dest != "" {
+			inputs = append(inputs, in.Path+" -> "+in.Dest)
+		} else {
+			inputs = append(inputs, in.Path)
+		}
+	}
+	fmt.Fprintf(w, "inputs:      %s\n", strings.Join(inputs, ", "))
+	fmt.Fprintf(w, "outputs:     %s\n", strings.Join(s.RequiredOutputs, ", "))
+	fmt.Fprintf(w, "protected:   %s\n", strings.Join(s.ProtectedPaths, ", "))
+	l := s.Limits
+	fmt.Fprintf(w, "limits:      wall %v, turns %d, tokens %d, cpus %g, memory %d bytes\n", l.EpisodeWallTime, l.AgentTurns, l.Tokens, l.CPUs, l.MemoryBytes)
+	if s.Workflow != "" {
+		fmt.Fprintf(w, "workflow:    %s\n", s.Workflow)
+	}
+	fmt.Fprintf(w, "prompt:\n  %s\n", strings.ReplaceAll(strings.TrimSpace(s.Prompt), "\n", "\n  "))
+	return nil
+}
+
+type validation struct {
+	File   string   `json:"file"`
+	ID     string   `json:"id,omitempty"`
+	OK     bool     `json:"ok"`
+	Errors []string `json:"errors,omitempty"`
+}
+
+func taskValidate(c *cli.Context) error {
+	specs, err := positional(c)
+	if err != nil {
+		return err
+	}
+	if len(specs) == 0 {
+		return errors.New("task validate needs at least one SPEC file")
+	}
+	var results []validation
+	failed := 0
+	for _, p := range specs {
+		v := validation{File: p, OK: true}
+		s, err := taskspec.Load(p)
+		if err != nil {
+			v.OK = false
+			failed++
+			var es taskspec.Errors
+			if errors.As(err, &es) {
+				for _, e := range es {
+					v.Errors = append(v.Errors, e.Error())
+				}
+			} else {
+				v.Errors = []string{err.Error()}
+			}
+		} else {
+			v.ID = s.ID
+		}
+		results = append(results, v)
+	}
+	if c.Bool("json") {
+		if err := printJSON(c, results); err != nil {
+			return err
+		}
+	} else {
+		for _, v := range results {
+			if v.OK {
+				fmt.Fprintf(c.App.Writer, "ok    %s (task %s)\n", v.File, v.ID)
+				continue
+			}
+			fmt.Fprintf(c.App.Writer, "FAIL  %s\n", v.File)
+			for _, e := range v.Errors {
+				fmt.Fprintf(c.App.Writer, "  %s\n", e)
+			}
+		}
+	}
+	if failed > 0 {
+		return cli.Exit(fmt.Sprintf("%d of %d specs are invalid", failed, len(results)), 1)
+	}
+	return nil
 }

@@ -9,9 +9,25 @@ import (
 func versionCommand(version string) *cli.Command {
 	return &cli.Command{
 		Name:  "version",
-		Usage: "print massctl's version",
+		Usage: "print massctl's version and, if it is running, massd's",
+		Flags: []cli.Flag{jsonFlag()},
 		Action: func(c *cli.Context) error {
-			fmt.Fprintln(c.App.Writer, version)
+			out := struct {
+				Client string `json:"client"`
+				Daemon string `json:"daemon,omitempty"`
+			}{Client: version}
+			if cl, err := clientFrom(c); err == nil {
+				if h, err := cl.Health(c.Context); err == nil {
+					out.Daemon = h.Version
+				}
+			}
+			if c.Bool("json") {
+				return printJSON(c, out)
+			}
+			fmt.Fprintf(c.App.Writer, "massctl %s\n", out.Client)
+			if out.Daemon != "" {
+				fmt.Fprintf(c.App.Writer, "massd   %s\n", out.Daemon)
+			}
 			return nil
 		},
 	}

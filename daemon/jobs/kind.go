@@ -26,6 +26,9 @@ type Kind struct {
 	Name        string
 	Description string
 	OnInterrupt InterruptPolicy
+	// Validate, if set, checks a submission's params before the job is
+	// queued; its error is returned to the submitter.
+	Validate func(params json.RawMessage) error
 	// Run does the work. It must return promptly once ctx is cancelled
 	// (cancellation or daemon drain) and leave its files consistent.
 	Run func(ctx context.Context, job Job, rep Reporter) error

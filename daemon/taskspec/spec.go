@@ -17,6 +17,8 @@ type Spec struct {
 
 	// Dir is the directory the spec was loaded from; relative paths resolve against it.
 	Dir string `json:"-" yaml:"-"`
+
+	lines map[string]int // field path -> line, as parsed
 }
 
 // Input is a file or directory copied into the workspace.

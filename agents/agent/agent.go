@@ -1,0 +1,210 @@
+// Package agent runs one agent's loop: send the conversation to the model,
+// record the exchange, execute the tool calls in the agent's sandbox, and
+// repeat until a final answer, a limit, or a loop halt.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/mass-dev/mass/agents/ledger"
+	"github.com/mass-dev/mass/agents/loop"
+	"github.com/mass-dev/mass/agents/model"
+	"github.com/mass-dev/mass/agents/record"
+	"github.com/mass-dev/mass/agents/tools"
+)
+
+// Stop reasons.
+const (
+	StopFinal  = "final"
+	StopTurns  = "turn_limit"
+	StopTokens = "token_limit"
+	StopWall   = "wall_time"
+	StopLoop   = "loop"
+)
+
+// ErrLimit is returned when an agent exhausts its turns, tokens or wall time.
+var ErrLimit = errors.New("agent limit reached")
+
+// Limits bound one agent; zero fields mean unlimited (the episode clock still applies).
+type Limits struct {
+	Turns    int
+	Tokens   int64
+	WallTime time.Duration
+}
+
+// Config is everything one agent run needs.
+type Config struct {
+	ID     string // agent and thread id
+	Role   string // record.RoleOrchestrator or record.RoleWorker
+	Parent string
+	Client model.Client
+	Tools  []tools.Spec
+	Env    *tools.Env // executes tool calls in the agent's sandbox
+	Rec    *record.Writer
+	Ledger tools.Ledger
+	Limits Limits
+	Loop   loop.Config
+	// Observe, when set, sees every turn and tool call (progress); it must not block.
+	Observe func(Event)
+	Log     *slog.Logger
+}
+
+// Event is one progress step of an agent.
+type Event struct {
+	Agent            string
+	Type             string // "turn" or "tool"
+	Tool             string
+	ArgsSummary      string
+	OK               bool
+	PromptTokens     int
+	CompletionTokens int
+	ModelTime        time.Duration
+	ToolTime         time.Duration
+}
+
+// Result is what an agent run produced.
+type Result struct {
+	Final            string
+	Stop             string
+	Turns            int
+	ToolCalls        int
+	PromptTokens     int64
+	CompletionTokens int64
+	Halt             *loop.Halt
+	Messages         []openai.ChatCompletionMessage
+}
+
+// Run drives the agent from its system prompt and first user message. The
+// returned error wraps model.ErrEndpoint (endpoint failed after retries),
+// ErrLimit, a *loop.Halt, a ledger or recording failure, or ctx.Err(); the
+// Result is filled as far as the agent got in every case.
+func Run(ctx context.Context, c Config, system, user string) (Result, error) {
+	if c.Log == nil {
+		c.Log = slog.Default()
+	}
+	log := c.Log.With("agent", c.ID)
+	if c.Limits.WallTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.Limits.WallTime)
+		defer cancel()
+	}
+	started := time.Now()
+	det := loop.New(c.Loop)
+	oaTools := tools.OpenAI(c.Tools)
+	res := Result{Messages: []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: system},
+		{Role: openai.ChatMessageRoleUser, Content: user},
+	}}
+	for {
+		if c.Limits.Turns > 0 && res.Turns >= c.Limits.Turns {
+			res.Stop = StopTurns
+			return res, fmt.Errorf("%w: %s used its %d turns", ErrLimit, c.ID, c.Limits.Turns)
+		}
+		if c.Limits.Tokens > 0 && res.PromptTokens+res.CompletionTokens >= c.Limits.Tokens {
+			res.Stop = StopTokens
+			return res, fmt.Errorf("%w: %s used %d of %d tokens", ErrLimit, c.ID, res.PromptTokens+res.CompletionTokens, c.Limits.Tokens)
+		}
+		msgs := res.Messages[:len(res.Messages):len(res.Messages)]
+		t0 := time.Now()
+		resp, err := c.Client.Chat(ctx, model.Request{Messages: msgs, Tools: oaTools})
+		t1 := time.Now()
+		rr := record.Record{
+			TS: t0, TSEnd: t1, Agent: c.ID, Thread: c.ID, Role: c.Role, Parent: c.Parent,
+			Request: record.Request{Model: c.Client.Model(), Messages: msgs, Tools: oaTools,
+				Sampling: c.Client.Sampling(), ExtraBody: c.Client.ExtraBody()},
+			Status: record.StatusOK, DurationMS: float64(t1.Sub(t0).Microseconds()) / 1000, Attempts: resp.Attempts,
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				// The call was in flight when the clock ran out; nothing came back to record.
+				if c.Limits.WallTime > 0 && time.Since(started) >= c.Limits.WallTime {
+					res.Stop = StopWall
+					return res, fmt.Errorf("%w: %s ran past its wall time %s", ErrLimit, c.ID, c.Limits.WallTime)
+				}
+				return res, ctx.Err()
+			}
+			rr.Status, rr.Error = record.StatusError, err.Error()
+			if _, rerr := c.Rec.Append(rr); rerr != nil {
+				return res, fmt.Errorf("record model call: %w", rerr)
+			}
+			return res, err
+		}
+		rr.Response = record.FromModel(resp)
+		msg := rr.Response.Message()
+		for i := range msg.ToolCalls {
+			if msg.ToolCalls[i].ID == "" {
+				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", res.Turns+1, i+1)
+			}
+			if msg.ToolCalls[i].Type == "" {
+				msg.ToolCalls[i].Type = openai.ToolTypeFunction
+			}
+			msg.ToolCalls[i].Index = nil
+		}
+		rr.Response.ToolCalls = msg.ToolCalls
+		if _, rerr := c.Rec.Append(rr); rerr != nil {
+			return res, fmt.Errorf("record model call: %w", rerr)
+		}
+		res.Turns++
+		res.PromptTokens += int64(resp.Usage.PromptTokens)
+		res.CompletionTokens += int64(resp.Usage.CompletionTokens)
+		res.Messages = append(res.Messages, msg)
+		c.observe(Event{Agent: c.ID, Type: "turn", OK: true, PromptTokens: resp.Usage.PromptTokens,
+			CompletionTokens: resp.Usage.CompletionTokens, ModelTime: resp.ModelTime})
+
+		calls := make([][2]string, len(msg.ToolCalls))
+		for i, tc := range msg.ToolCalls {
+			calls[i] = [2]string{tc.Function.Name, tc.Function.Arguments}
+		}
+		if h := det.Turn(msg.Content, calls); h != nil {
+			res.Halt, res.Stop = h, StopLoop
+			log.Warn("loop halt", "rule", h.Rule, "detail", h.Detail)
+			if _, err := c.Ledger.Append(ledger.Record{Agent: c.ID, Tool: ledger.ToolLoopHalt, Error: h.Error(),
+				Detail: mustJSON(map[string]any{"rule": h.Rule, "detail": h.Detail, "turn": res.Turns})}); err != nil {
+				return res, fmt.Errorf("ledger: %w", err)
+			}
+			return res, h
+		}
+		if len(msg.ToolCalls) == 0 {
+			res.Final, res.Stop = msg.Content, StopFinal
+			return res, nil
+		}
+		for _, tc := range msg.ToolCalls {
+			t := time.Now()
+			out, err := c.Env.Call(ctx, tc.Function.Name, tc.Function.Arguments)
+			if err != nil {
+				if ctx.Err() != nil && c.Limits.WallTime > 0 && time.Since(started) >= c.Limits.WallTime {
+					res.Stop = StopWall
+					return res, fmt.Errorf("%w: %s ran past its wall time %s", ErrLimit, c.ID, c.Limits.WallTime)
+				}
+				return res, err
+			}
+			res.ToolCalls++
+			res.Messages = append(res.Messages, openai.ChatCompletionMessage{
+				Role: openai.ChatMessageRoleTool, Content: out.Text, ToolCallID: tc.ID,
+			})
+			c.observe(Event{Agent: c.ID, Type: "tool", Tool: tc.Function.Name, OK: out.OK,
+				ArgsSummary: summarize(tc.Function.Arguments), ToolTime: time.Since(t)})
+		}
+	}
+}
+
+func (c Config) observe(e Event) {
+	if c.Observe != nil {
+		c.Observe(e)
+	}
+}
+
+// summarize shortens tool arguments for status displays.
+func summarize(args string) string { return tools.Cap(args, 200) }
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}

@@ -1,0 +1,41 @@
+package audit
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strconv"
+)
+
+//go:embed templates/report.html
+var templatesFS embed.FS
+
+var reportTmpl = template.Must(template.New("report.html").Funcs(template.FuncMap{
+	"f":      func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
+	"plus14": func(v float64) float64 { return v + 14 },
+	"ms":     formatMS,
+}).ParseFS(templatesFS, "templates/report.html"))
+
+// WriteHTML writes r as one self-contained HTML page (inline CSS and SVG, no
+// external assets or scripts): counters, handoff graph, per-agent table and
+// the evidence lists. Output is deterministic for a given report.
+func WriteHTML(w io.Writer, r *Report) error {
+	if err := reportTmpl.Execute(w, struct {
+		R *Report
+		G graph
+	}{r, layout(r)}); err != nil {
+		return fmt.Errorf("render audit html: %w", err)
+	}
+	return nil
+}
+
+func formatMS(ms float64) string {
+	switch {
+	case ms >= 60000:
+		return fmt.Sprintf("%.1f min", ms/60000)
+	case ms >= 1000:
+		return fmt.Sprintf("%.1f s", ms/1000)
+	}
+	return fmt.Sprintf("%.0f ms", ms)
+}

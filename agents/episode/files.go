@@ -1,0 +1,124 @@
+package episode
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// File names inside an episode directory (docs/formats.md).
+const (
+	EpisodeFile   = "episode.json"
+	RequestsFile  = "api_requests.jsonl"
+	LedgerFile    = "ledger.jsonl"
+	StatusFile    = "run_status.json"
+	ExportFile    = "workspace.tar"
+	ExportManFile = "workspace.manifest.json"
+	ManifestsDir  = "manifests"
+)
+
+// Exits and failure subtypes of run_status.json.
+const (
+	ExitCompleted = "completed"
+	ExitFailed    = "failed"
+	ExitCancelled = "cancelled"
+
+	FailLoop      = "loop"
+	FailTimeout   = "timeout"
+	FailModel     = "model_error"
+	FailInfra     = "infrastructure"
+	FailCancelled = "cancelled"
+)
+
+// Info is episode.json: what was run.
+type Info struct {
+	EpisodeID     string `json:"episode_id"`
+	TaskID        string `json:"task_id"`
+	Mode          string `json:"mode"` // bare | workflow
+	Model         string `json:"model"`
+	DryRun        bool   `json:"dry_run,omitempty"`
+	Prompt        string `json:"prompt"`
+	Workflow      string `json:"workflow"`
+	TeacherPrompt string `json:"teacher_prompt"`
+	// ProtectedPaths are the task's read-only paths (the audit reads them).
+	ProtectedPaths []string  `json:"protected_paths,omitempty"`
+	Started        time.Time `json:"started"`
+	DaemonID       string    `json:"daemon_id"`
+	JobID          string    `json:"job_id,omitempty"`
+}
+
+// ToolCall is one entry of run_status.json's last_tool_calls.
+type ToolCall struct {
+	Agent       string `json:"agent"`
+	Tool        string `json:"tool"`
+	ArgsSummary string `json:"args_summary"`
+	OK          bool   `json:"ok"`
+}
+
+// Tokens counts generated and prompt tokens of all model calls.
+type Tokens struct {
+	Prompt     int64 `json:"prompt"`
+	Completion int64 `json:"completion"`
+}
+
+// Status is run_status.json: the outcome.
+type Status struct {
+	EpisodeID       string     `json:"episode_id"`
+	Exit            string     `json:"exit"`
+	Success         bool       `json:"success"`
+	Failure         string     `json:"failure"`
+	Reason          string     `json:"reason"`
+	LastToolCalls   []ToolCall `json:"last_tool_calls"`
+	Agents          int        `json:"agents"`
+	ModelCalls      int        `json:"model_calls"`
+	ToolCalls       int        `json:"tool_calls"`
+	Tokens          Tokens     `json:"tokens"`
+	Started         time.Time  `json:"started"`
+	Finished        time.Time  `json:"finished"`
+	WorkspaceExport string     `json:"workspace_export"`
+	Final           string     `json:"final,omitempty"` // the orchestrator's final answer
+	Model           string     `json:"model,omitempty"`
+	DryRun          bool       `json:"dry_run,omitempty"`
+}
+
+// writeJSON writes v to path atomically (temp file, fsync, rename).
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err = f.Write(append(b, '\n')); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadStatus reads an episode's run_status.json.
+func ReadStatus(dir string) (Status, error) {
+	var s Status
+	b, err := os.ReadFile(filepath.Join(dir, StatusFile))
+	if err != nil {
+		return s, fmt.Errorf("read run status: %w", err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("parse %s: %w", filepath.Join(dir, StatusFile), err)
+	}
+	return s, nil
+}

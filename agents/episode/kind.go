@@ -1,0 +1,191 @@
+package episode
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/daemon/taskspec"
+)
+
+// KindName is the job kind that runs one episode.
+const KindName = "episode"
+
+// Params are the parameters of an "episode" job.
+type Params struct {
+	Model    string `json:"model,omitempty"`    // configured model name; default Deps' default
+	Workflow string `json:"workflow,omitempty"` // workflow text; empty runs the bare task
+}
+
+// Result is the job's result document.
+type Result struct {
+	EpisodeID       string `json:"episode_id"`
+	Dir             string `json:"dir"`
+	Exit            string `json:"exit"`
+	Success         bool   `json:"success"`
+	Failure         string `json:"failure,omitempty"`
+	Reason          string `json:"reason,omitempty"`
+	WorkspaceExport string `json:"workspace_export"`
+	Model           string `json:"model"`
+	DryRun          bool   `json:"dry_run,omitempty"`
+	Agents          int    `json:"agents"`
+	ModelCalls      int    `json:"model_calls"`
+	ToolCalls       int    `json:"tool_calls"`
+	Tokens          Tokens `json:"tokens"`
+}
+
+// attemptsFile lists, one per line, the episode ids a job has started, so a
+// retry after a crash can close the record of the one that was cut off.
+const attemptsFile = "episodes.txt"
+
+// NewKind returns the "episode" job kind.
+//
+// OnInterrupt is Retry: an episode is one sample of a stochastic team, and
+// its in-flight model calls and containers die with massd, so it cannot be
+// resumed faithfully. The retry first closes the interrupted episode's
+// record (run_status.json with failure "infrastructure", containers and
+// workspace removed) and then runs a fresh episode with a new id; the
+// interrupted one stays on disk for inspection and is never used as data.
+func NewKind(d Deps, defaultModel string) jobs.Kind {
+	return jobs.Kind{
+		Name:        KindName,
+		Description: "run one MASS episode: orchestrator and sub-agents in sandboxes on a task (params: model, workflow)",
+		OnInterrupt: jobs.Retry,
+		Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+			return runJob(ctx, d, defaultModel, job, rep)
+		},
+	}
+}
+
+func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep jobs.Reporter) error {
+	var p Params
+	if len(bytes.TrimSpace(job.Params)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(job.Params))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&p); err != nil {
+			return fmt.Errorf("episode params: %w (want {\"model\":\"NAME\",\"workflow\":\"TEXT\"})", err)
+		}
+	}
+	if p.Model == "" {
+		p.Model = defaultModel
+	}
+	if job.TaskDir == "" {
+		return errors.New("episode job needs a task: submit it with a task id")
+	}
+	spec, err := taskspec.Load(filepath.Join(job.TaskDir, "spec.yaml"))
+	if err != nil {
+		return fmt.Errorf("load task %s: %w", job.TaskID, err)
+	}
+	if d.Log == nil {
+		d.Log = rep.Logger()
+	}
+	closeInterrupted(d, job, rep)
+
+	id := NewID()
+	dir := filepath.Join(job.DataDir, "episodes", id)
+	if err := appendLine(filepath.Join(job.WorkDir, attemptsFile), id); err != nil {
+		return err
+	}
+	rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: "running", Dir: dir})
+	rep.Event("episode_started", "episode "+id, map[string]any{"episode_id": id, "dir": dir, "model": p.Model})
+	var last time.Time
+	observe := func(pr Progress) {
+		// Progress snapshots are cheap but each is a database write; keep
+		// to about ten per second, always passing stage changes.
+		if pr.Stage == "running" && time.Since(last) < 100*time.Millisecond {
+			return
+		}
+		last = time.Now()
+		rep.Progress(jobs.Progress{Stage: pr.Stage, Message: pr.Last, Counters: map[string]int64{
+			"agents": int64(pr.Agents), "running_agents": int64(len(pr.Running)), "turns": int64(pr.Turns),
+			"tool_calls": int64(pr.ToolCalls), "prompt_tokens": pr.PromptTokens, "completion_tokens": pr.CompletionTokens,
+		}})
+	}
+	st, err := Run(ctx, d, Options{ID: id, JobID: job.ID, Task: spec, TaskID: job.TaskID, Workflow: p.Workflow,
+		Model: p.Model, Dir: dir, Observe: serialize(observe)})
+	if st.EpisodeID == "" {
+		rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: "failed", Dir: dir})
+		return err
+	}
+	res := Result{EpisodeID: id, Dir: dir, Exit: st.Exit, Success: st.Success, Failure: st.Failure, Reason: st.Reason,
+		WorkspaceExport: st.WorkspaceExport, Model: st.Model, DryRun: st.DryRun, Agents: st.Agents,
+		ModelCalls: st.ModelCalls, ToolCalls: st.ToolCalls, Tokens: st.Tokens}
+	rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: st.Exit, Dir: dir, Summary: res})
+	fields := map[string]any{}
+	b, _ := json.Marshal(res)
+	_ = json.Unmarshal(b, &fields)
+	rep.Event("episode_finished", fmt.Sprintf("episode %s %s", id, st.Exit), fields)
+	rep.SetResult(res)
+	if err != nil {
+		return fmt.Errorf("episode %s: %w", id, err)
+	}
+	if st.Exit == ExitCancelled {
+		return ctx.Err()
+	}
+	if !st.Success {
+		return fmt.Errorf("episode %s %s (%s): %s", id, st.Exit, st.Failure, st.Reason)
+	}
+	return nil
+}
+
+// serialize makes an observer safe to call from concurrent agents.
+func serialize(f func(Progress)) func(Progress) {
+	ch := make(chan struct{}, 1)
+	ch <- struct{}{}
+	return func(p Progress) {
+		<-ch
+		defer func() { ch <- struct{}{} }()
+		f(p)
+	}
+}
+
+// closeInterrupted finishes the record of episodes an earlier attempt of
+// this job started but never finished (massd died under them).
+func closeInterrupted(d Deps, job jobs.Job, rep jobs.Reporter) {
+	b, err := os.ReadFile(filepath.Join(job.WorkDir, attemptsFile))
+	if err != nil {
+		return
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		id := strings.TrimSpace(sc.Text())
+		if id == "" {
+			continue
+		}
+		dir := filepath.Join(job.DataDir, "episodes", id)
+		if _, err := os.Stat(filepath.Join(dir, StatusFile)); err == nil {
+			continue
+		}
+		if err := Recover(context.Background(), d, id, dir); err != nil {
+			rep.Logger().Warn("close interrupted episode", "episode", id, "err", err)
+		}
+		rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: "interrupted", Dir: dir})
+		rep.Event("episode_interrupted", "episode "+id+" was cut off by a daemon restart; starting a fresh one", map[string]any{"episode_id": id})
+	}
+}
+
+func appendLine(p, line string) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o640)
+	if err != nil {
+		return fmt.Errorf("record episode id: %w", err)
+	}
+	_, err = fmt.Fprintln(f, line)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("record episode id: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+package episode
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/client"
+
+	"github.com/mass-dev/mass/agents/model"
+	"github.com/mass-dev/mass/agents/model/fakeopenai"
+	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/docker"
+	"github.com/mass-dev/mass/sandbox/image"
+)
+
+// One Docker runtime on the real engine for all tests, with the helper
+// built once and the busybox test image ensured once.
+var (
+	testRT   *docker.Runtime
+	testSkip string
+	quiet    = slog.New(slog.NewTextHandler(io.Discard, nil))
+)
+
+func TestMain(m *testing.M) { os.Exit(setup(m)) }
+
+func setup(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "mass-episode-helper-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	helper := filepath.Join(dir, "mass-sandbox-helper")
+	build := exec.Command("go", "build", "-trimpath", "-o", helper, "github.com/mass-dev/mass/sandbox/helper/cmd/mass-sandbox-helper")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build helper: %v\n%s", err, out)
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err == nil {
+		_, err = cli.Ping(ctx)
+	}
+	if err != nil {
+		testSkip = fmt.Sprintf("NO DOCKER ENGINE REACHABLE (%v): episode tests against the real engine are SKIPPED", err)
+		fmt.Fprintln(os.Stderr, "!!!", testSkip)
+		return m.Run()
+	}
+	if _, err := image.EnsureTest(ctx, cli); err != nil {
+		fmt.Fprintf(os.Stderr, "ensure test image: %v\n", err)
+		return 1
+	}
+	testRT, err = docker.New(ctx, docker.Config{
+		DaemonID: fmt.Sprintf("c1test%d", os.Getpid()), HelperPath: helper, Image: image.TestRef,
+		Logger: quiet, Client: cli,
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "docker runtime: %v\n", err)
+		return 1
+	}
+	code := m.Run()
+	if n, err := testRT.ReapOrphans(context.Background(), func(string) bool { return false }); err != nil || n > 0 {
+		fmt.Fprintf(os.Stderr, "reaped %d test leftovers (%v)\n", n, err)
+	}
+	return code
+}
+
+func needEngine(t testing.TB) {
+	t.Helper()
+	if testRT == nil {
+		t.Skip(testSkip)
+	}
+}
+
+// fakeModel serves p and returns Deps whose only model, "fake", points at it.
+func fakeModel(t testing.TB, p fakeopenai.Policy, mod func(*model.Config)) (Deps, *fakeopenai.Server) {
+	t.Helper()
+	needEngine(t)
+	s := fakeopenai.New(p)
+	if err := s.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	cfg := model.Config{Name: "fake", BaseURL: s.URL(), Model: "fake-model", Backoff: time.Millisecond, Timeout: 20 * time.Second, MaxConcurrency: 64}
+	if mod != nil {
+		mod(&cfg)
+	}
+	c, err := model.New(cfg, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Deps{
+		Runtime: testRT, DaemonID: "c1test", Image: image.TestRef, Log: quiet,
+		Models: func(name string) (model.Client, error) {
+			if name != "fake" {
+				return nil, fmt.Errorf("no model %q", name)
+			}
+			return c, nil
+		},
+	}, s
+}
+
+// testTask writes a task directory with one input file and a protected one.
+func testTask(t testing.TB, wall time.Duration) *taskspec.Spec {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "data", "truth.txt"), []byte("42\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.md"), []byte("# notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return &taskspec.Spec{
+		ID: "t1", Prompt: "Write and run a tiny Python program.", Dir: dir,
+		Inputs:         []taskspec.Input{{Path: "data"}, {Path: "notes.md"}},
+		ProtectedPaths: []string{"data"},
+		Limits:         taskspec.Limits{EpisodeWallTime: wall, AgentTurns: 30},
+	}
+}
+
+func runEpisode(t testing.TB, d Deps, spec *taskspec.Spec, workflow string) (Status, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "ep")
+	st, err := Run(context.Background(), d, Options{Task: spec, TaskID: spec.ID, Model: "fake", Workflow: workflow, Dir: dir})
+	if err != nil {
+		t.Fatalf("episode: %v", err)
+	}
+	return st, dir
+}
+
+// leftovers lists the episode's containers and volumes still on the engine.
+func leftovers(t testing.TB, id string) []sandbox.Info {
+	t.Helper()
+	infos, err := testRT.List(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return infos
+}

@@ -1,0 +1,74 @@
+package episode
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mass-dev/mass/agents/ledger"
+	"github.com/mass-dev/mass/agents/record"
+)
+
+// Recover closes the record of an episode whose daemon died mid-run: it
+// removes the episode's containers and workspace, cuts torn final lines off
+// the recording and the ledger (the ledger keeps them in a .torn side file),
+// and writes run_status.json with failure "infrastructure".
+func Recover(ctx context.Context, d Deps, id, dir string) error {
+	ctx, cancel := context.WithTimeout(ctx, finishTimeout)
+	defer cancel()
+	var errs []error
+	if err := d.Runtime.KillEpisode(ctx, id); err != nil {
+		errs = append(errs, fmt.Errorf("kill containers: %w", err))
+	}
+	if err := d.Runtime.RemoveWorkspace(ctx, id); err != nil {
+		errs = append(errs, fmt.Errorf("remove workspace: %w", err))
+	}
+	st := Status{EpisodeID: id, Exit: ExitFailed, Failure: FailInfra,
+		Reason: "massd stopped while the episode was running; the record ends at the last durable call", LastToolCalls: []ToolCall{}}
+	if b, err := os.ReadFile(filepath.Join(dir, EpisodeFile)); err == nil {
+		var info Info
+		if jsonErr := json.Unmarshal(b, &info); jsonErr == nil {
+			st.Started, st.Model, st.DryRun = info.Started, info.Model, info.DryRun
+		}
+	}
+	if w, err := record.Open(filepath.Join(dir, RequestsFile), id); err == nil {
+		st.ModelCalls = int(w.Seq())
+		w.Close()
+	} else if !errors.Is(err, os.ErrNotExist) {
+		errs = append(errs, err)
+	}
+	if w, err := ledger.Create(filepath.Join(dir, LedgerFile), id); err == nil {
+		w.Close()
+	} else {
+		errs = append(errs, err)
+	}
+	if f, err := os.Open(filepath.Join(dir, LedgerFile)); err == nil {
+		if recs, err := ledger.Read(f); err == nil {
+			agents := map[string]bool{}
+			for _, r := range recs {
+				switch r.Tool {
+				case ledger.ToolAgentStart:
+					agents[r.Agent] = true
+				case ledger.ToolAgentFinish, ledger.ToolLoopHalt, ledger.ToolProtectedWriteDenied:
+				default:
+					st.ToolCalls++
+					st.LastToolCalls = append(st.LastToolCalls, ToolCall{Agent: r.Agent, Tool: r.Tool, OK: r.OK})
+				}
+			}
+			st.Agents = len(agents)
+			if n := len(st.LastToolCalls); n > lastCalls {
+				st.LastToolCalls = st.LastToolCalls[n-lastCalls:]
+			}
+		}
+		f.Close()
+	}
+	st.Finished = time.Now().UTC()
+	if err := writeJSON(filepath.Join(dir, StatusFile), st); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}

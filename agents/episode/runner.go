@@ -1,0 +1,192 @@
+// Package episode runs one MASS episode: it creates the workspace, runs the
+// orchestrator and its sub-agents in their own sandboxes, enforces the
+// episode clock, records every model call and tool call, exports the
+// workspace and writes run_status.json. It also provides the "episode" job kind.
+package episode
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mass-dev/mass/agents/agent"
+	"github.com/mass-dev/mass/agents/ledger"
+	"github.com/mass-dev/mass/agents/loop"
+	"github.com/mass-dev/mass/agents/model"
+	"github.com/mass-dev/mass/agents/prompts"
+	"github.com/mass-dev/mass/agents/record"
+	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/sandbox"
+)
+
+// Defaults for limits a task leaves unset.
+const (
+	DefaultWallTime    = time.Hour
+	DefaultAgentTurns  = 200
+	DefaultExportBytes = 1 << 30
+	lastCalls          = 10
+)
+
+// Deps are the long-lived parts an episode uses.
+type Deps struct {
+	Runtime  sandbox.Runtime
+	Models   func(name string) (model.Client, error)
+	DryRun   func(name string) bool // reports the dry-run (scripted) models
+	DaemonID string
+	Image    string         // sandbox image; empty means the runtime default
+	Policy   sandbox.Policy // zero means sandbox.DefaultPolicy()
+	Log      *slog.Logger
+	// Loop overrides the loop-detection thresholds (tests).
+	Loop loop.Config
+	// AgentWallTime bounds each agent; 0 means only the episode clock applies.
+	AgentWallTime time.Duration
+}
+
+// Options describe one episode.
+type Options struct {
+	ID       string // empty: a fresh id
+	JobID    string
+	Task     *taskspec.Spec
+	TaskID   string
+	Workflow string // workflow text; empty runs the bare task
+	Model    string
+	Dir      string // episode directory; created
+	// Observe receives progress; it must not block.
+	Observe func(Progress)
+}
+
+// NewID returns a fresh episode id ("ep-" + 16 hex digits).
+func NewID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "ep-" + hex.EncodeToString(b[:])
+}
+
+// Run executes one episode to its end and returns its status. The error is
+// non-nil only when the episode could not even be set up or its record
+// could not be finished; a failed episode is reported in Status.
+func Run(ctx context.Context, d Deps, o Options) (Status, error) {
+	if o.ID == "" {
+		o.ID = NewID()
+	}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	if o.Task == nil {
+		return Status{}, fmt.Errorf("episode %s: no task", o.ID)
+	}
+	client, err := d.Models(o.Model)
+	if err != nil {
+		return Status{}, fmt.Errorf("episode %s: model %q: %w", o.ID, o.Model, err)
+	}
+	if err := os.MkdirAll(filepath.Join(o.Dir, ManifestsDir), 0o750); err != nil {
+		return Status{}, fmt.Errorf("create episode dir: %w", err)
+	}
+	dry := d.DryRun != nil && d.DryRun(client.Name())
+	mode := "bare"
+	if strings.TrimSpace(o.Workflow) != "" {
+		mode = "workflow"
+	}
+	info := Info{EpisodeID: o.ID, TaskID: o.TaskID, Mode: mode, Model: client.Name(), DryRun: dry,
+		Prompt: o.Task.Prompt, Workflow: o.Workflow, TeacherPrompt: prompts.Teacher(o.Task.Prompt, o.Workflow),
+		ProtectedPaths: o.Task.ProtectedPaths, Started: time.Now().UTC(), DaemonID: d.DaemonID, JobID: o.JobID}
+	if err := writeJSON(filepath.Join(o.Dir, EpisodeFile), info); err != nil {
+		return Status{}, err
+	}
+	rec, err := record.Open(filepath.Join(o.Dir, RequestsFile), o.ID)
+	if err != nil {
+		return Status{}, err
+	}
+	led, err := ledger.Create(filepath.Join(o.Dir, LedgerFile), o.ID)
+	if err != nil {
+		rec.Close()
+		return Status{}, err
+	}
+	e := &run{deps: d, opts: o, info: info, client: client, rec: rec, led: led,
+		log: d.Log.With("episode", o.ID), prog: newProgress(o.Observe)}
+	st := e.execute(ctx)
+	return st, e.finish(&st)
+}
+
+// run is one episode in progress.
+type run struct {
+	deps   Deps
+	opts   Options
+	info   Info
+	client model.Client
+	rec    *record.Writer
+	led    *ledger.Writer
+	log    *slog.Logger
+	prog   *progress
+
+	mu       sync.Mutex
+	workers  int
+	manifest map[string]string // path -> sha256 after the last finished agent
+	exported []sandbox.FileInfo
+}
+
+func (e *run) execute(ctx context.Context) Status {
+	st := Status{EpisodeID: e.opts.ID, Started: e.info.Started, Model: e.info.Model, DryRun: e.info.DryRun}
+	wall := e.opts.Task.Limits.EpisodeWallTime
+	if wall <= 0 {
+		wall = DefaultWallTime
+	}
+	ectx, cancel := context.WithTimeoutCause(ctx, wall, errEpisodeClock)
+	defer cancel()
+
+	e.prog.stage("workspace")
+	inputs := make([]sandbox.Input, 0, len(e.opts.Task.Inputs))
+	for _, in := range e.opts.Task.Inputs {
+		dest := in.Dest
+		if dest == "" {
+			dest = filepath.Base(in.Path)
+		}
+		inputs = append(inputs, sandbox.Input{HostPath: filepath.Join(e.opts.Task.Dir, filepath.FromSlash(in.Path)), Dest: dest})
+	}
+	ws := sandbox.WorkspaceSpec{Episode: e.opts.ID, Protected: e.opts.Task.ProtectedPaths}
+	if err := e.deps.Runtime.CreateWorkspace(ectx, ws, inputs); err != nil {
+		e.classify(ctx, ectx, &st, fmt.Errorf("create workspace: %w", err))
+		return st
+	}
+	e.prog.stage("running")
+	res, err := e.runAgent(ectx, "orchestrator", record.RoleOrchestrator, "", e.info.TeacherPrompt)
+	st.Final = res.Final
+	if err != nil {
+		e.classify(ctx, ectx, &st, err)
+		return st
+	}
+	st.Exit, st.Success = ExitCompleted, true
+	return st
+}
+
+var errEpisodeClock = errors.New("episode wall clock expired")
+
+// classify turns the error that ended an episode into exit, failure and reason.
+func (e *run) classify(parent, ectx context.Context, st *Status, err error) {
+	st.Exit, st.Success, st.Reason = ExitFailed, false, err.Error()
+	var h *loop.Halt
+	switch {
+	case parent.Err() != nil:
+		st.Exit, st.Failure = ExitCancelled, FailCancelled
+		st.Reason = "episode cancelled: " + context.Cause(parent).Error()
+	case errors.Is(context.Cause(ectx), errEpisodeClock):
+		st.Failure = FailTimeout
+		st.Reason = fmt.Sprintf("episode wall clock expired after %s: %v", e.opts.Task.Limits.EpisodeWallTime, err)
+	case errors.As(err, &h):
+		st.Failure = FailLoop
+	case errors.Is(err, agent.ErrLimit):
+		st.Failure = FailTimeout
+	case errors.Is(err, model.ErrEndpoint):
+		st.Failure = FailModel
+	default:
+		st.Failure = FailInfra
+	}
+}

@@ -1,0 +1,246 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// OpenAI is a Client for any OpenAI-compatible chat-completions endpoint
+// (vLLM, SGLang, Ollama, llama.cpp's server) built on go-openai.
+type OpenAI struct {
+	cfg      Config
+	sampling Sampling
+	extra    map[string]any
+	api      *openai.Client
+	sem      chan struct{}
+	log      *slog.Logger
+}
+
+var _ Client = (*OpenAI)(nil)
+
+// New builds a client for cfg. The API key is resolved here and kept only
+// inside the go-openai client's Authorization header.
+func New(cfg Config, log *slog.Logger) (*OpenAI, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	key, err := cfg.apiKey()
+	if err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	s := cfg.sampling()
+	oc := openai.DefaultConfig(key)
+	oc.BaseURL = cfg.BaseURL
+	// top_k has no field in go-openai; the transport adds it to the JSON body.
+	oc.HTTPClient = &http.Client{Transport: &bodyExtender{base: http.DefaultTransport, fields: map[string]any{"top_k": s.TopK}}}
+	n := cfg.MaxConcurrency
+	if n == 0 {
+		n = DefaultConcurrency
+	}
+	return &OpenAI{
+		cfg:      cfg,
+		sampling: s,
+		extra:    map[string]any{"chat_template_kwargs": map[string]any{"enable_thinking": cfg.thinking()}},
+		api:      openai.NewClientWithConfig(oc),
+		sem:      make(chan struct{}, n),
+		log:      log.With("model", cfg.Name),
+	}, nil
+}
+
+// Name implements Client.
+func (c *OpenAI) Name() string { return c.cfg.Name }
+
+// Model implements Client.
+func (c *OpenAI) Model() string { return c.cfg.Model }
+
+// Sampling implements Client.
+func (c *OpenAI) Sampling() Sampling { return c.sampling }
+
+// ExtraBody implements Client.
+func (c *OpenAI) ExtraBody() map[string]any { return c.extra }
+
+// Chat implements Client.
+func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
+	start := time.Now()
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		return Response{}, ctx.Err()
+	}
+	defer func() { <-c.sem }()
+
+	creq := c.request(req)
+	maxRetries := c.cfg.MaxRetries
+	if maxRetries == 0 {
+		maxRetries = DefaultMaxRetries
+	}
+	backoff := c.cfg.Backoff
+	if backoff == 0 {
+		backoff = 500 * time.Millisecond
+	}
+	var lastErr error
+	for attempt := 1; ; attempt++ {
+		resp, err := c.once(ctx, creq)
+		if err == nil {
+			resp.Attempts = attempt
+			resp.ModelTime = time.Since(start)
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			return Response{}, ctx.Err()
+		}
+		lastErr = err
+		if !retryable(err) || attempt > maxRetries {
+			return Response{Attempts: attempt, ModelTime: time.Since(start)},
+				fmt.Errorf("%w: %s after %d attempt(s): %v", ErrEndpoint, c.cfg.Name, attempt, lastErr)
+		}
+		d := backoff << (attempt - 1)
+		if d > 30*time.Second || d <= 0 {
+			d = 30 * time.Second
+		}
+		d = d/2 + rand.N(d/2+1)
+		c.log.Warn("model call retry", "attempt", attempt, "delay", d, "err", err)
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return Response{}, ctx.Err()
+		}
+	}
+}
+
+func (c *OpenAI) request(req Request) openai.ChatCompletionRequest {
+	r := openai.ChatCompletionRequest{
+		Model:              c.cfg.Model,
+		Messages:           req.Messages,
+		Tools:              req.Tools,
+		Temperature:        float32(c.sampling.Temperature),
+		TopP:               float32(c.sampling.TopP),
+		MaxTokens:          c.sampling.MaxTokens,
+		Seed:               c.sampling.Seed,
+		ChatTemplateKwargs: c.extra["chat_template_kwargs"].(map[string]any),
+		Stream:             c.cfg.Stream,
+	}
+	if c.cfg.Stream {
+		r.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+	}
+	return r
+}
+
+// once is one HTTP attempt under the per-attempt timeout.
+func (c *OpenAI) once(ctx context.Context, creq openai.ChatCompletionRequest) (Response, error) {
+	timeout := c.cfg.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if creq.Stream {
+		return c.stream(actx, creq)
+	}
+	out, err := c.api.CreateChatCompletion(actx, creq)
+	if err != nil {
+		return Response{}, err
+	}
+	if len(out.Choices) == 0 {
+		return Response{}, errNoChoices
+	}
+	ch := out.Choices[0]
+	msg := ch.Message
+	msg.Role = openai.ChatMessageRoleAssistant
+	return Response{Message: msg, FinishReason: string(ch.FinishReason), Usage: out.Usage}, nil
+}
+
+var errNoChoices = errors.New("response has no choices")
+
+// stream assembles a streamed completion into one message.
+func (c *OpenAI) stream(ctx context.Context, creq openai.ChatCompletionRequest) (Response, error) {
+	st, err := c.api.CreateChatCompletionStream(ctx, creq)
+	if err != nil {
+		return Response{}, err
+	}
+	defer st.Close()
+	var (
+		r       = Response{Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant}}
+		content []byte
+		reason  []byte
+		calls   []openai.ToolCall
+	)
+	for {
+		chunk, err := st.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Response{}, err
+		}
+		if chunk.Usage != nil {
+			r.Usage = *chunk.Usage
+		}
+		for _, ch := range chunk.Choices {
+			content = append(content, ch.Delta.Content...)
+			reason = append(reason, ch.Delta.ReasoningContent...)
+			for _, tc := range ch.Delta.ToolCalls {
+				i := len(calls)
+				if tc.Index != nil {
+					i = *tc.Index
+				}
+				for len(calls) <= i {
+					calls = append(calls, openai.ToolCall{Type: openai.ToolTypeFunction})
+				}
+				if tc.ID != "" {
+					calls[i].ID = tc.ID
+				}
+				if tc.Type != "" {
+					calls[i].Type = tc.Type
+				}
+				calls[i].Function.Name += tc.Function.Name
+				calls[i].Function.Arguments += tc.Function.Arguments
+			}
+			if ch.FinishReason != "" {
+				r.FinishReason = string(ch.FinishReason)
+			}
+		}
+	}
+	r.Message.Content = string(content)
+	r.Message.ReasoningContent = string(reason)
+	r.Message.ToolCalls = calls
+	return r, nil
+}
+
+// retryable reports transient failures: 429, 5xx, timeouts, broken connections.
+func retryable(err error) bool {
+	var ae *openai.APIError
+	if errors.As(err, &ae) {
+		return ae.HTTPStatusCode == http.StatusTooManyRequests || ae.HTTPStatusCode >= 500
+	}
+	var re *openai.RequestError
+	if errors.As(err, &re) {
+		if re.HTTPStatusCode == http.StatusTooManyRequests || re.HTTPStatusCode >= 500 {
+			return true
+		}
+		if re.HTTPStatusCode != 0 {
+			return false
+		}
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, errNoChoices) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	var oe *net.OpError
+	return errors.As(err, &oe)
+}

@@ -1,0 +1,127 @@
+// Package scripted is massd's built-in offline model: a deterministic
+// dry-run policy served as an OpenAI-compatible endpoint on loopback, so
+// that episodes run offline through the real client path. Everything it
+// says is marked "[dry-run]".
+package scripted
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mass-dev/mass/agents/model"
+	"github.com/mass-dev/mass/agents/model/fakeopenai"
+)
+
+// Name is the model name massd offers for the dry-run policy.
+const Name = "scripted"
+
+// ModelID is the model id the endpoint reports.
+const ModelID = "mass-scripted-dry-run"
+
+// Label marks every text the policy produces.
+const Label = "[dry-run]"
+
+// Files the dry run writes, below /workspace.
+const (
+	Dir        = "/workspace/dryrun"
+	PythonFile = Dir + "/hello.py"
+)
+
+// Markers in worker prompts that select the worker's script.
+const (
+	writerMarker = "DRY-RUN STEP 1"
+	readerMarker = "DRY-RUN STEP 2"
+)
+
+const pythonSource = `"""Dry-run artifact written by the scripted model's first worker."""
+
+
+def greet(name):
+    return "hello from " + name
+
+
+if __name__ == "__main__":
+    print(greet("the mass dry run"))
+`
+
+// Policy is the dry-run policy: the orchestrator delegates to two workers;
+// the first writes a Python file, the second reads it with read_file and
+// runs it; then the orchestrator reports. It keys only on the conversation
+// (offered tools, turn number, assignment marker), so it is deterministic
+// and needs no state between requests.
+func Policy(r *fakeopenai.Request) fakeopenai.Reply {
+	turn := r.Turn()
+	switch {
+	case r.HasTool("agent"):
+		return orchestrator(turn)
+	case strings.Contains(r.FirstUser(), writerMarker):
+		return writer(turn)
+	case strings.Contains(r.FirstUser(), readerMarker):
+		return reader(turn)
+	}
+	return fakeopenai.Reply{Reasoning: Label + " unknown assignment", Content: Label + " I was not given a dry-run assignment; nothing to do."}
+}
+
+func orchestrator(turn int) fakeopenai.Reply {
+	switch turn {
+	case 0:
+		return call(Label+" Plan: delegate writing a Python file to a first worker.", "agent", map[string]any{
+			"description":   "write python file",
+			"prompt":        fmt.Sprintf("%s: write the Python file %s that prints a greeting, check it exists with ls, then report.", writerMarker, PythonFile),
+			"subagent_type": "general-purpose",
+		})
+	case 1:
+		return call(Label+" The first worker finished; delegate reading and running its file.", "agent", map[string]any{
+			"description":   "read and run file",
+			"prompt":        fmt.Sprintf("%s: read %s with read_file, run it with python3, then report what it printed.", readerMarker, PythonFile),
+			"subagent_type": "general-purpose",
+		})
+	}
+	return fakeopenai.Reply{Reasoning: Label + " Both workers reported.",
+		Content: Label + " Done: worker-1 wrote " + PythonFile + " and worker-2 read and ran it. This was a scripted dry run, not a real model."}
+}
+
+func writer(turn int) fakeopenai.Reply {
+	switch turn {
+	case 0:
+		return call(Label+" Write the file.", "write_file", map[string]any{"file_path": PythonFile, "content": pythonSource})
+	case 1:
+		return call(Label+" Verify it exists.", "run_shell_command", map[string]any{"command": "ls -l " + Dir, "description": "list the dry-run directory"})
+	}
+	return fakeopenai.Reply{Reasoning: Label + " Verified.", Content: Label + " Wrote " + PythonFile + "; ls shows it."}
+}
+
+func reader(turn int) fakeopenai.Reply {
+	switch turn {
+	case 0:
+		return call(Label+" Read the first worker's file.", "read_file", map[string]any{"file_path": PythonFile})
+	case 1:
+		return call(Label+" Run it.", "run_shell_command", map[string]any{
+			"command":     "if command -v python3 >/dev/null; then python3 " + PythonFile + "; else echo 'python3 is not installed in this sandbox image'; fi",
+			"description": "run the dry-run file"})
+	}
+	return fakeopenai.Reply{Reasoning: Label + " Ran it.", Content: Label + " Read and ran " + PythonFile + "."}
+}
+
+func call(reasoning, name string, args map[string]any) fakeopenai.Reply {
+	b, _ := json.Marshal(args)
+	return fakeopenai.Reply{Reasoning: reasoning, Calls: []fakeopenai.Call{{Name: name, Arguments: string(b)}}}
+}
+
+// Server is the dry-run endpoint on loopback.
+type Server struct{ *fakeopenai.Server }
+
+// Start serves the policy on an ephemeral loopback port.
+func Start() (*Server, error) {
+	s := fakeopenai.New(Policy, fakeopenai.WithModelID(ModelID), fakeopenai.WithoutHistory())
+	if err := s.Start("127.0.0.1:0"); err != nil {
+		return nil, err
+	}
+	return &Server{s}, nil
+}
+
+// Config is the model configuration that points at s.
+func (s *Server) Config() model.Config {
+	return model.Config{Name: Name, BaseURL: s.URL(), Model: ModelID, DryRun: true, MaxConcurrency: 64, Backoff: 50e6}
+}

@@ -1,0 +1,148 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+)
+
+// ErrArgs classifies a malformed tool call; its message is shown to the model.
+var ErrArgs = errors.New("invalid tool call")
+
+// Args are the parsed, type-checked arguments of one call.
+type Args struct {
+	vals map[string]any
+}
+
+// Parse checks a call of tool name with JSON-text arguments against the
+// tool's schema. Errors wrap ErrArgs and say what to fix.
+func Parse(name, arguments string) (Spec, Args, error) {
+	spec, ok := Lookup(name)
+	if !ok {
+		return Spec{}, Args{}, fmt.Errorf("%w: unknown tool %q", ErrArgs, name)
+	}
+	args, err := ParseFor(spec, arguments)
+	return spec, args, err
+}
+
+// ParseFor parses arguments against spec.
+func ParseFor(spec Spec, arguments string) (Args, error) {
+	text := strings.TrimSpace(arguments)
+	if text == "" {
+		text = "{}"
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var raw map[string]any
+	if err := dec.Decode(&raw); err != nil {
+		return Args{}, fmt.Errorf("%w: %s arguments are not a JSON object: %v", ErrArgs, spec.Name, err)
+	}
+	if raw == nil {
+		return Args{}, fmt.Errorf("%w: %s arguments must be a JSON object, got null", ErrArgs, spec.Name)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Args{}, fmt.Errorf("%w: %s arguments have trailing data after the JSON object", ErrArgs, spec.Name)
+	}
+	vals := map[string]any{}
+	for _, p := range spec.Params {
+		v, ok := raw[p.Name]
+		if !ok || v == nil {
+			if p.Required {
+				return Args{}, fmt.Errorf("%w: %s: missing required parameter %q (%s)", ErrArgs, spec.Name, p.Name, p.Type)
+			}
+			continue
+		}
+		cv, err := convert(p, v)
+		if err != nil {
+			return Args{}, fmt.Errorf("%w: %s: %v", ErrArgs, spec.Name, err)
+		}
+		vals[p.Name] = cv
+	}
+	for k := range raw {
+		if !slices.ContainsFunc(spec.Params, func(p Param) bool { return p.Name == k }) {
+			return Args{}, fmt.Errorf("%w: %s: unknown parameter %q (known: %s)", ErrArgs, spec.Name, k, paramNames(spec))
+		}
+	}
+	return Args{vals: vals}, nil
+}
+
+func convert(p Param, v any) (any, error) {
+	switch p.Type {
+	case TString:
+		s, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("parameter %q must be a string, got %s", p.Name, jsonType(v))
+		}
+		if len(p.Enum) > 0 && !slices.Contains(p.Enum, s) {
+			return nil, fmt.Errorf("parameter %q must be one of %s, got %q", p.Name, strings.Join(p.Enum, ", "), s)
+		}
+		return s, nil
+	case TBoolean:
+		b, ok := v.(bool)
+		if !ok {
+			return nil, fmt.Errorf("parameter %q must be a boolean, got %s", p.Name, jsonType(v))
+		}
+		return b, nil
+	case TInteger, TNumber:
+		n, ok := v.(json.Number)
+		if !ok {
+			return nil, fmt.Errorf("parameter %q must be a%s %s, got %s", p.Name, map[bool]string{true: "n"}[p.Type == TInteger], p.Type, jsonType(v))
+		}
+		f, err := n.Float64()
+		if err != nil || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("parameter %q: number %s is out of range", p.Name, n)
+		}
+		if p.Type == TNumber {
+			return f, nil
+		}
+		if f != math.Trunc(f) || f < -(1<<53) || f > 1<<53 {
+			return nil, fmt.Errorf("parameter %q must be an integer, got %s", p.Name, n)
+		}
+		return int64(f), nil
+	}
+	return nil, fmt.Errorf("parameter %q has unsupported schema type %s", p.Name, p.Type)
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "null"
+}
+
+func paramNames(s Spec) string {
+	var b bytes.Buffer
+	for i, p := range s.Params {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p.Name)
+	}
+	return b.String()
+}
+
+// String returns a string argument, "" when absent.
+func (a Args) String(name string) string { s, _ := a.vals[name].(string); return s }
+
+// Int returns an integer argument and whether it was given.
+func (a Args) Int(name string) (int64, bool) { n, ok := a.vals[name].(int64); return n, ok }
+
+// Bool returns a boolean argument, false when absent.
+func (a Args) Bool(name string) bool { b, _ := a.vals[name].(bool); return b }
+
+// Has reports whether the argument was given.
+func (a Args) Has(name string) bool { _, ok := a.vals[name]; return ok }

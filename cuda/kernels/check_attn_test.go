@@ -1,0 +1,72 @@
+//go:build masscuda
+
+package kernels
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/mass-dev/mass/cuda"
+)
+
+func TestAttention(t *testing.T) {
+	for _, s := range []cuda.AttnShape{
+		{T: 200, QHeads: 8, KVHeads: 2, HeadDim: 128},
+		{T: 77, QHeads: 4, KVHeads: 4, HeadDim: 64},
+	} {
+		r := rng(t)
+		nq, nkv := s.T*s.QHeads*s.HeadDim, s.T*s.KVHeads*s.HeadDim
+		q, k, v := randBF16(r, nq, 1), randBF16(r, nkv, 1), randBF16(r, nkv, 1)
+		dout := randBF16(r, nq, 1)
+		out, lse := cuda.AttentionForward(q, k, v, s)
+		dq, dk, dv := cuda.AttentionBackward(dout, q, k, v, out, lse, s)
+		tag := fmt.Sprintf(" T%d g%d hd%d", s.T, s.QHeads/s.KVHeads, s.HeadDim)
+		run(t, func(e *env) {
+			b := AttnBufs{Q: e.bf16(q), K: e.bf16(k), V: e.bf16(v), O: e.out(nq, 2), LSE: e.out(s.QHeads*s.T, 4)}
+			g := AttnGrads{DO: e.bf16(dout), DQ: e.out(nq, 2), DK: e.out(nkv, 2), DV: e.out(nkv, 2)}
+			e.must(ops.FlashFwd(b, s))
+			e.must(ops.FlashBwd(b, g, s))
+			e.check("flash_attn_fwd"+tag, e.getBF16(b.O, nq), out, tb)
+			e.check("flash_attn_fwd lse"+tag, e.getF32(b.LSE, s.QHeads*s.T), lse, tf)
+			e.check("flash_attn_bwd dq"+tag, e.getBF16(g.DQ, nq), dq, tb)
+			e.check("flash_attn_bwd dk"+tag, e.getBF16(g.DK, nkv), dk, tb)
+			e.check("flash_attn_bwd dv"+tag, e.getBF16(g.DV, nkv), dv, tb)
+
+			sq := s.QHeads * s.T * s.T
+			pb, sb, dsb := e.out(sq, 2), e.out(sq, 4), e.out(sq, 2)
+			c := AttnBufs{Q: b.Q, K: b.K, V: b.V, O: e.out(nq, 2)}
+			cg := AttnGrads{DO: g.DO, DQ: e.out(nq, 2), DK: e.out(nkv, 2), DV: e.out(nkv, 2)}
+			e.must(ops.AttnClearFwd(c, pb, sb, s))
+			e.must(ops.AttnClearBwd(c, cg, pb, sb, dsb, s))
+			e.check("attn_clear_fwd"+tag, e.getBF16(c.O, nq), out, tb)
+			e.check("attn_clear_bwd dq"+tag, e.getBF16(cg.DQ, nq), dq, tb)
+			e.check("attn_clear_bwd dk"+tag, e.getBF16(cg.DK, nkv), dk, tb)
+			e.check("attn_clear_bwd dv"+tag, e.getBF16(cg.DV, nkv), dv, tb)
+		})
+	}
+}
+
+func TestLMHeadCE(t *testing.T) {
+	r := rng(t)
+	const tn, d, v, chunk = 64, 256, 5000, 1024
+	x, w := randBF16(r, tn*d, 1), randBF16(r, v*d, 0.1)
+	targets := make([]int32, tn)
+	sup := 0
+	for i := range targets {
+		targets[i] = int32(r.IntN(v))
+		if i%5 == 0 {
+			targets[i] = cuda.IgnoreTarget
+		} else {
+			sup++
+		}
+	}
+	want := cuda.LMHeadCrossEntropy(x, w, targets, d, v)
+	run(t, func(e *env) {
+		out := CEOut{Loss: e.out(1, 4), LSE: e.out(tn, 4), PerToken: e.out(tn, 4), DX: e.out(tn*d, 2)}
+		e.must(ops.LMHeadCE(CEArgs{X: e.bf16(x), W: e.bf16(w), Targets: e.i32(targets), T: tn, D: d, V: v,
+			Chunk: chunk, Scale: 1 / float32(sup)}, out))
+		e.check("lm_head_ce loss", e.getF32(out.Loss, 1), []float32{float32(want.Loss)}, tf)
+		e.check("lm_head_ce lse", e.getF32(out.LSE, tn), want.LSE, tf)
+		e.check("lm_head_ce dx", e.getBF16(out.DX, tn*d), want.DX, tb)
+	})
+}

@@ -1,0 +1,101 @@
+//go:build masscuda
+
+package kernels
+
+import (
+	"fmt"
+
+	"github.com/mass-dev/mass/cuda/device"
+)
+
+type (
+	// P is a device pointer (0 for an absent optional input).
+	P = uintptr
+)
+
+func ptr(p P) device.Arg     { return device.Ptr(p) }
+func i(v int) device.Arg     { return device.Int(v) }
+func f(v float32) device.Arg { return device.F32(v) }
+
+// Embedding: out [T, D] bf16 = table [V, D] bf16 rows at ids [T] int32.
+func (o *Ops) Embedding(out, table, ids P, t, d, v int) error {
+	return o.X.Launch("embedding_fwd", device.D1(min(max(t, 1), 65535)), device.D1(256), 0,
+		ptr(out), ptr(table), ptr(ids), i(t), i(d), i(v))
+}
+
+// RMSNormFwd: y, hOut [rows, D] bf16, rstd [rows] f32, from x (+ resid when non-zero) and w.
+func (o *Ops) RMSNormFwd(y, hOut, rstd, x, resid, w P, n, d int, eps float32) error {
+	return o.X.Launch("rmsnorm_fwd", rows(n), device.D1(256), 0,
+		ptr(y), ptr(hOut), ptr(rstd), ptr(x), ptr(resid), ptr(w), i(n), i(d), f(eps))
+}
+
+// RMSNormBwd: dh [rows, D] bf16 from dy, h, rstd, w (+ dresid when non-zero).
+func (o *Ops) RMSNormBwd(dh, dy, h, rstd, w, dresid P, n, d int) error {
+	return o.X.Launch("rmsnorm_bwd", rows(n), device.D1(256), 0,
+		ptr(dh), ptr(dy), ptr(h), ptr(rstd), ptr(w), ptr(dresid), i(n), i(d))
+}
+
+func halfBlock(hd int) device.Dim { return device.D1((hd/2 + 31) / 32 * 32) }
+
+// QKNormRoPEFwd normalizes and rotates x [T, H, hd] into out, writing rstd [T·H].
+func (o *Ops) QKNormRoPEFwd(out, rstd, x, w, pos P, t, h, hd int, eps, theta float32) error {
+	if hd%2 != 0 || hd > 2048 {
+		return fmt.Errorf("qk_norm_rope: head_dim %d must be even and at most 2048", hd)
+	}
+	return o.X.Launch("qk_norm_rope_fwd", rows(t*h), halfBlock(hd), 0,
+		ptr(out), ptr(rstd), ptr(x), ptr(w), ptr(pos), i(t*h), i(h), i(hd), f(eps), f(theta))
+}
+
+// QKNormRoPEBwd is the backward of QKNormRoPEFwd.
+func (o *Ops) QKNormRoPEBwd(dx, dout, x, rstd, w, pos P, t, h, hd int, theta float32) error {
+	if hd%2 != 0 || hd > 2048 {
+		return fmt.Errorf("qk_norm_rope: head_dim %d must be even and at most 2048", hd)
+	}
+	return o.X.Launch("qk_norm_rope_bwd", rows(t*h), halfBlock(hd), 0,
+		ptr(dx), ptr(dout), ptr(x), ptr(rstd), ptr(w), ptr(pos), i(t*h), i(h), i(hd), f(theta))
+}
+
+// SwiGLUFwd: h = silu(gate)·up over n elements.
+func (o *Ops) SwiGLUFwd(h, gate, up P, n int) error {
+	return o.launchN("swiglu_fwd", n, ptr(h), ptr(gate), ptr(up), i(n))
+}
+
+// SwiGLUBwd: dgate, dup from dh.
+func (o *Ops) SwiGLUBwd(dgate, dup, dh, gate, up P, n int) error {
+	return o.launchN("swiglu_bwd", n, ptr(dgate), ptr(dup), ptr(dh), ptr(gate), ptr(up), i(n))
+}
+
+// CastF32BF16 converts n floats to bf16.
+func (o *Ops) CastF32BF16(out, in P, n int) error {
+	return o.launchN("cast_f32_bf16", n, ptr(out), ptr(in), i(n))
+}
+
+// CastBF16F32 widens n bf16 values.
+func (o *Ops) CastBF16F32(out, in P, n int) error {
+	return o.launchN("cast_bf16_f32", n, ptr(out), ptr(in), i(n))
+}
+
+// Fill sets n floats to v.
+func (o *Ops) Fill(out P, v float32, n int) error {
+	return o.launchN("fill_f32", n, ptr(out), f(v), i(n))
+}
+
+// AddBF16: a += b over n bf16 elements.
+func (o *Ops) AddBF16(a, b P, n int) error {
+	return o.launchN("add_bf16", n, ptr(a), ptr(b), i(n))
+}
+
+// Dropout: out = x masked by the shared hash with probability p, scaled by 1/(1−p).
+func (o *Ops) Dropout(out, x P, n int, seed uint32, p float32) error {
+	return o.launchN("lora_dropout", n, ptr(out), ptr(x), i(n), i(int(seed)), f(p))
+}
+
+// SumSq adds Σ x² over n floats into *acc.
+func (o *Ops) SumSq(acc, x P, n int) error {
+	return o.launchN("sumsq", n, ptr(acc), ptr(x), i(n))
+}
+
+// FillNormal writes n bf16 values std·N(0,1) from the counter-based stream under seed.
+func (o *Ops) FillNormal(out P, n int, seed uint32, std float32) error {
+	return o.launchN("fill_normal_bf16", n, ptr(out), i(n), i(int(seed)), f(std))
+}

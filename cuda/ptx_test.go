@@ -1,0 +1,54 @@
+package cuda
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPTXEmbedded checks that every kernel source has PTX for both targets and that each
+// PTX declares the extern "C" entry points its source defines.
+func TestPTXEmbedded(t *testing.T) {
+	srcs, err := filepath.Glob("*.cu")
+	if err != nil || len(srcs) == 0 {
+		t.Fatalf("no kernel sources: %v", err)
+	}
+	mods := strings.Join(Modules(), ",")
+	for _, src := range srcs {
+		name := strings.TrimSuffix(src, ".cu")
+		if !strings.Contains(","+mods+",", ","+name+",") {
+			t.Errorf("module %s has no embedded PTX (run make kernels)", name)
+			continue
+		}
+		text, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cc := range [][2]int{{8, 0}, {9, 0}} {
+			ptx, err := PTX(name, cc[0], cc[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(string(text), "\n") {
+				_, rest, ok := strings.Cut(line, "__global__ void ")
+				if !ok {
+					continue
+				}
+				rest = strings.TrimPrefix(rest, "__launch_bounds__(128) ")
+				rest = strings.TrimPrefix(rest, "__launch_bounds__(32) ")
+				fn, _, _ := strings.Cut(rest, "(")
+				if !bytes.Contains(ptx, []byte(".entry "+fn+"(")) {
+					t.Errorf("%s for %d.%d lacks entry %s", name, cc[0], cc[1], fn)
+				}
+			}
+		}
+	}
+	if _, err := PTX("adamw", 7, 5); err == nil {
+		t.Error("compute 7.5 accepted")
+	}
+	if _, err := PTX("nosuch", 9, 0); err == nil {
+		t.Error("unknown module accepted")
+	}
+}

@@ -1,0 +1,73 @@
+package cuda
+
+import "math"
+
+// RoPEInvFreq returns the rotate_half inverse frequencies for a head of width headDim,
+// computed in float32 as Hugging Face does: 1 / theta^(2i/headDim).
+func RoPEInvFreq(headDim int, theta float64) []float32 {
+	f := make([]float32, headDim/2)
+	for i := range f {
+		f[i] = float32(1 / math.Pow(theta, float64(2*i)/float64(headDim)))
+	}
+	return f
+}
+
+// QKNormRoPEForward is the reference for qk_norm_rope_fwd in qknorm_rope.cu. x holds
+// tokens × heads vectors of width headDim; each is RMS-normalized with weight w (the
+// Qwen3 q_norm/k_norm), then rotated by rotate_half RoPE at the token's position.
+// It returns the output and the per-vector rstd that the backward pass needs.
+func QKNormRoPEForward(x, w []float32, pos []int32, heads, headDim int, eps float32, theta float64) (out, rstd []float32) {
+	return qkNormRoPEForward(x, w, pos, heads, headDim, eps, theta, RoundBF16)
+}
+
+func qkNormRoPEForward(x, w []float32, pos []int32, heads, headDim int, eps float32, theta float64, round func(float32) float32) (out, rstd []float32) {
+	inv := RoPEInvFreq(headDim, theta)
+	half := headDim / 2
+	out = make([]float32, len(x))
+	rstd = make([]float32, len(x)/headDim)
+	n := make([]float32, headDim)
+	for t := range pos {
+		for hh := 0; hh < heads; hh++ {
+			v := (t*heads + hh)
+			base := v * headDim
+			var ss float64
+			for i := 0; i < headDim; i++ {
+				ss += float64(x[base+i]) * float64(x[base+i])
+			}
+			rs := float32(1 / math.Sqrt(ss/float64(headDim)+float64(eps)))
+			rstd[v] = rs
+			for i := 0; i < headDim; i++ {
+				n[i] = round(x[base+i]*rs) * w[i]
+			}
+			for i := 0; i < half; i++ {
+				a := float64(float32(pos[t]) * inv[i])
+				c, s := math.Cos(a), math.Sin(a)
+				x1, x2 := float64(n[i]), float64(n[i+half])
+				out[base+i] = float32(x1*c - x2*s)
+				out[base+i+half] = float32(x2*c + x1*s)
+			}
+		}
+	}
+	return out, rstd
+}
+
+// QKNormRoPEBackward is the reference for qk_norm_rope_bwd: the rotation is undone
+// (rotation by −angle is the transpose) and the result is passed back through the RMSNorm.
+func QKNormRoPEBackward(dout, x, rstd, w []float32, pos []int32, heads, headDim int, theta float64) []float32 {
+	inv := RoPEInvFreq(headDim, theta)
+	half := headDim / 2
+	dn := make([]float32, len(x))
+	for t := range pos {
+		for hh := 0; hh < heads; hh++ {
+			base := (t*heads + hh) * headDim
+			for i := 0; i < half; i++ {
+				a := float64(float32(pos[t]) * inv[i])
+				c, s := math.Cos(a), math.Sin(a)
+				d1, d2 := float64(dout[base+i]), float64(dout[base+i+half])
+				dn[base+i] = float32(d1*c + d2*s)
+				dn[base+i+half] = float32(d2*c - d1*s)
+			}
+		}
+	}
+	return RMSNormBackward(dn, x, rstd, w, nil, headDim)
+}

@@ -1,0 +1,126 @@
+// Package api holds massd's wire types (the JSON documents of the /v1 HTTP
+// API) and the error classes shared by the daemon and its typed client.
+package api
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/mass-dev/mass/daemon/taskspec"
+)
+
+// Job states.
+const (
+	StateQueued      = "queued"
+	StateRunning     = "running"
+	StateSucceeded   = "succeeded"
+	StateFailed      = "failed"
+	StateCancelled   = "cancelled"
+	StateInterrupted = "interrupted"
+)
+
+// States lists every job state in lifecycle order.
+var States = []string{StateQueued, StateRunning, StateSucceeded, StateFailed, StateCancelled, StateInterrupted}
+
+// Terminal reports whether a job in state s will not change state again
+// without an operator or a daemon restart.
+func Terminal(s string) bool {
+	switch s {
+	case StateSucceeded, StateFailed, StateCancelled, StateInterrupted:
+		return true
+	}
+	return false
+}
+
+// Health is GET /v1/healthz.
+type Health struct {
+	Status   string         `json:"status"` // "ok"
+	Version  string         `json:"version"`
+	DaemonID string         `json:"daemon_id"`
+	Started  time.Time      `json:"started"`
+	DataDir  string         `json:"data_dir"`
+	Kinds    []string       `json:"kinds"`
+	Jobs     map[string]int `json:"jobs"` // count by state
+}
+
+// Progress is a job's live stage and counters (mirrors jobs.Progress).
+type Progress struct {
+	Stage    string           `json:"stage"`
+	Counters map[string]int64 `json:"counters,omitempty"`
+	Message  string           `json:"message,omitempty"`
+}
+
+// Task is a stored task.
+type Task struct {
+	ID      string        `json:"id"`
+	Created time.Time     `json:"created"`
+	Dir     string        `json:"dir"`
+	Spec    taskspec.Spec `json:"spec"`
+}
+
+// JobRequest is POST /v1/jobs.
+type JobRequest struct {
+	Kind   string          `json:"kind"`
+	TaskID string          `json:"task_id,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// Job is one job's current state.
+type Job struct {
+	ID        string          `json:"id"`
+	Kind      string          `json:"kind"`
+	TaskID    string          `json:"task_id,omitempty"`
+	State     string          `json:"state"`
+	Attempt   int             `json:"attempt"`
+	Params    json.RawMessage `json:"params,omitempty"`
+	Progress  *Progress       `json:"progress,omitempty"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     string          `json:"error,omitempty"`
+	Created   time.Time       `json:"created"`
+	Started   *time.Time      `json:"started,omitempty"`
+	Finished  *time.Time      `json:"finished,omitempty"`
+	LastSeq   int64           `json:"last_seq"`
+	WorkDir   string          `json:"work_dir,omitempty"`
+	CancelAsk bool            `json:"cancel_requested,omitempty"`
+}
+
+// Event is one durable job event. Seq is 1-based and gap-free per job.
+type Event struct {
+	JobID   string         `json:"job_id"`
+	Seq     int64          `json:"seq"`
+	Time    time.Time      `json:"ts"`
+	Type    string         `json:"type"`
+	Message string         `json:"msg,omitempty"`
+	Fields  map[string]any `json:"fields,omitempty"`
+}
+
+// StreamItem is one line of GET /v1/jobs/{id}/events?follow=1 (JSON lines):
+// either an event or a fresh snapshot of the job (state or progress changed).
+type StreamItem struct {
+	Event *Event `json:"event,omitempty"`
+	Job   *Job   `json:"job,omitempty"`
+}
+
+// Episode is one row of the episodes table.
+type Episode struct {
+	ID      string          `json:"id"`
+	JobID   string          `json:"job_id"`
+	TaskID  string          `json:"task_id"`
+	Status  string          `json:"status"`
+	Dir     string          `json:"dir"`
+	Summary json.RawMessage `json:"summary,omitempty"`
+	Created time.Time       `json:"created"`
+	Updated time.Time       `json:"updated"`
+}
+
+// ValidateResult is POST /v1/tasks/validate.
+type ValidateResult struct {
+	OK     bool     `json:"ok"`
+	Errors []string `json:"errors,omitempty"`
+}
+
+// ErrorBody is the JSON body of every non-2xx response.
+type ErrorBody struct {
+	Error string `json:"error"`
+	Code  string `json:"code"` // not_found, invalid, conflict, unavailable, unauthorized, internal
+}

@@ -1,0 +1,50 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+)
+
+// Error classes. Components wrap them with context; the HTTP layer maps them
+// to status codes and the client maps the codes back, so errors.Is works on
+// both sides of the socket.
+var (
+	ErrNotFound     = errors.New("not found")
+	ErrInvalid      = errors.New("invalid argument")
+	ErrConflict     = errors.New("conflict")
+	ErrUnavailable  = errors.New("unavailable")
+	ErrUnauthorized = errors.New("unauthorized")
+)
+
+var classes = []struct {
+	err    error
+	code   string
+	status int
+}{
+	{ErrNotFound, "not_found", http.StatusNotFound},
+	{ErrInvalid, "invalid", http.StatusBadRequest},
+	{ErrConflict, "conflict", http.StatusConflict},
+	{ErrUnavailable, "unavailable", http.StatusServiceUnavailable},
+	{ErrUnauthorized, "unauthorized", http.StatusUnauthorized},
+}
+
+// StatusOf maps err to an HTTP status and an error code.
+func StatusOf(err error) (int, string) {
+	for _, c := range classes {
+		if errors.Is(err, c.err) {
+			return c.status, c.code
+		}
+	}
+	return http.StatusInternalServerError, "internal"
+}
+
+// ClassOf maps an error code from a response body back to its class; nil for
+// unknown codes.
+func ClassOf(code string) error {
+	for _, c := range classes {
+		if c.code == code {
+			return c.err
+		}
+	}
+	return nil
+}

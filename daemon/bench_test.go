@@ -1,0 +1,85 @@
+package daemon_test
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/mass-dev/mass/daemon"
+	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/daemon/client"
+	"github.com/mass-dev/mass/daemon/config"
+	"github.com/mass-dev/mass/daemon/jobs"
+)
+
+// runInProcess starts a daemon in this process on a temporary socket.
+func runInProcess(tb testing.TB) *client.Client {
+	tb.Helper()
+	dir := tb.TempDir()
+	cfg := config.Default()
+	cfg.Socket, cfg.DataDir = filepath.Join(dir, "massd.sock"), filepath.Join(dir, "data")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Version: "test", Kinds: []jobs.Kind{jobs.WaitKind()}, Logger: slog.New(slog.DiscardHandler)})
+	}()
+	tb.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			tb.Errorf("daemon.Run: %v", err)
+		}
+	})
+	cl := client.New(cfg.Socket)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := cl.Health(context.Background()); err == nil {
+			return cl
+		}
+		select {
+		case err := <-done:
+			tb.Fatalf("daemon exited: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			tb.Fatal("daemon did not start")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// BenchmarkGetJob measures GET /v1/jobs/{id} over the unix socket through
+// the typed client and reports p50 and p99 latency. For the 10,000-request
+// figure: go test -run '^$' -bench GetJob -benchtime 10000x ./daemon/
+func BenchmarkGetJob(b *testing.B) {
+	cl := runInProcess(b)
+	ctx := context.Background()
+	j, err := cl.SubmitJob(ctx, api.JobRequest{Kind: "wait", Params: []byte(`{"seconds":0.05,"interval_ms":10}`)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 100; i++ { // warm the connection pool and caches
+		if _, err := cl.Job(ctx, j.ID); err != nil {
+			b.Fatal(err)
+		}
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if _, err := cl.Job(ctx, j.ID); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, k int) bool { return lat[i] < lat[k] })
+	pct := func(p float64) float64 {
+		return float64(lat[int(p*float64(len(lat)-1))].Microseconds())
+	}
+	b.ReportMetric(pct(0.50), "p50-us")
+	b.ReportMetric(pct(0.99), "p99-us")
+	b.ReportMetric(float64(lat[len(lat)-1].Microseconds()), "max-us")
+}

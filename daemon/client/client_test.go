@@ -1,0 +1,123 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mass-dev/mass/daemon"
+	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/daemon/client"
+	"github.com/mass-dev/mass/daemon/config"
+	"github.com/mass-dev/mass/daemon/jobs"
+)
+
+func startDaemon(t *testing.T) (*client.Client, string) {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.Socket, cfg.DataDir = filepath.Join(dir, "massd.sock"), filepath.Join(dir, "data")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Version: "t", Kinds: []jobs.Kind{jobs.WaitKind()}, Logger: slog.New(slog.DiscardHandler)})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	cl := client.New(cfg.Socket)
+	for i := 0; ; i++ {
+		if _, err := cl.Health(context.Background()); err == nil {
+			return cl, cfg.DataDir
+		}
+		if i > 500 {
+			t.Fatal("daemon did not start")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestNoDaemon(t *testing.T) {
+	cl := client.New(filepath.Join(t.TempDir(), "none.sock"))
+	if _, err := cl.Health(context.Background()); !errors.Is(err, client.ErrNoDaemon) {
+		t.Errorf("Health = %v, want ErrNoDaemon", err)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	cl, dataDir := startDaemon(t)
+	ctx := context.Background()
+	task, err := cl.AddTask(ctx, "../../examples/tasks/ml-classifier/task.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, "tasks", "ml-classifier", "eval", "score.py")); err != nil {
+		t.Errorf("input not stored: %v", err)
+	}
+	if _, err := cl.AddTask(ctx, "../../examples/tasks/ml-classifier/task.yaml"); !errors.Is(err, api.ErrConflict) {
+		t.Errorf("second AddTask = %v, want ErrConflict", err)
+	}
+	if _, err := cl.Task(ctx, "nope"); !errors.Is(err, api.ErrNotFound) {
+		t.Errorf("Task(nope) = %v, want ErrNotFound", err)
+	}
+	res, err := cl.ValidateTask(ctx, []byte("id: x\nprompt: p\nlimits: {agent_turns: 2}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK || len(res.Errors) != 1 {
+		t.Errorf("ValidateTask = %+v, want one error", res)
+	}
+	j, err := cl.SubmitJob(ctx, api.JobRequest{Kind: "wait", TaskID: task.ID, Params: []byte(`{"seconds":0.1,"interval_ms":20}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events, snaps int
+	var last api.Job
+	err = cl.Follow(ctx, j.ID, 0, func(it api.StreamItem) error {
+		if it.Event != nil {
+			events++
+		}
+		if it.Job != nil {
+			snaps++
+			last = *it.Job
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.State != api.StateSucceeded || int64(events) != last.LastSeq || snaps < 2 {
+		t.Errorf("followed %d events, %d snapshots, last %+v", events, snaps, last)
+	}
+	tail, err := cl.Events(ctx, j.ID, last.LastSeq-1)
+	if err != nil || len(tail) != 1 || tail[0].Type != api.StateSucceeded {
+		t.Errorf("Events(after) = %+v, %v", tail, err)
+	}
+
+	// Episode files are served from the data dir.
+	ep := filepath.Join(dataDir, "episodes", "ep-x")
+	if err := os.MkdirAll(ep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ep, "run_status.json"), []byte(`{"success":true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := cl.EpisodeFile(ctx, "ep-x", "run_status.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(rc)
+	rc.Close()
+	if got, want := string(b), `{"success":true}`; got != want {
+		t.Errorf("EpisodeFile = %q, want %q", got, want)
+	}
+	if _, err := cl.EpisodeFile(ctx, "ep-x", "secret"); !errors.Is(err, api.ErrNotFound) {
+		t.Errorf("EpisodeFile(secret) = %v, want ErrNotFound", err)
+	}
+	if _, err := cl.Episode(ctx, "ep-x"); !errors.Is(err, api.ErrNotFound) {
+		t.Errorf("Episode without a row = %v, want ErrNotFound", err)
+	}
+}

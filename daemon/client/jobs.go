@@ -1,0 +1,119 @@
+package client
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/mass-dev/mass/daemon/api"
+)
+
+// JobFilter selects jobs in Jobs; zero fields match everything.
+type JobFilter struct {
+	State  string
+	Kind   string
+	TaskID string
+	Limit  int
+}
+
+// SubmitJob queues a job.
+func (c *Client) SubmitJob(ctx context.Context, req api.JobRequest) (api.Job, error) {
+	var j api.Job
+	err := c.sendJSON(ctx, http.MethodPost, "/v1/jobs", req, &j)
+	return j, err
+}
+
+// Jobs lists jobs, newest first.
+func (c *Client) Jobs(ctx context.Context, f JobFilter) ([]api.Job, error) {
+	q := url.Values{}
+	set(q, "state", f.State)
+	set(q, "kind", f.Kind)
+	set(q, "task", f.TaskID)
+	if f.Limit > 0 {
+		q.Set("limit", strconv.Itoa(f.Limit))
+	}
+	var js []api.Job
+	err := c.getJSON(ctx, "/v1/jobs", q, &js)
+	return js, err
+}
+
+// Job returns one job.
+func (c *Client) Job(ctx context.Context, id string) (api.Job, error) {
+	var j api.Job
+	err := c.getJSON(ctx, "/v1/jobs/"+url.PathEscape(id), nil, &j)
+	return j, err
+}
+
+// CancelJob asks massd to cancel a job.
+func (c *Client) CancelJob(ctx context.Context, id string) (api.Job, error) {
+	var j api.Job
+	err := c.sendJSON(ctx, http.MethodPost, "/v1/jobs/"+url.PathEscape(id)+"/cancel", nil, &j)
+	return j, err
+}
+
+// Events returns a job's recorded events with seq > after.
+func (c *Client) Events(ctx context.Context, id string, after int64) ([]api.Event, error) {
+	q := url.Values{}
+	if after > 0 {
+		q.Set("after", strconv.FormatInt(after, 10))
+	}
+	var evs []api.Event
+	err := c.getJSON(ctx, "/v1/jobs/"+url.PathEscape(id)+"/events", q, &evs)
+	return evs, err
+}
+
+// ErrStop may be returned by a Follow callback to end the stream early
+// without an error.
+var ErrStop = errors.New("stop following")
+
+// Follow streams a job's events with seq > after, and job snapshots when its
+// state or progress changes, calling fn for each, until the job ends (nil),
+// fn returns an error (returned, except ErrStop), or ctx is cancelled.
+func (c *Client) Follow(ctx context.Context, id string, after int64, fn func(api.StreamItem) error) error {
+	q := url.Values{"follow": {"1"}}
+	if after > 0 {
+		q.Set("after", strconv.FormatInt(after, 10))
+	}
+	req, err := c.newRequest(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(id)+"/events", q, nil, "")
+	if err != nil {
+		return err
+	}
+	resp, err := c.do(c.stream, req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var it api.StreamItem
+		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
+			return fmt.Errorf("decode event stream of %s: %w", id, err)
+		}
+		if err := fn(it); err != nil {
+			if errors.Is(err, ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("read event stream of %s: %w", id, err)
+	}
+	return ctx.Err()
+}
+
+func set(q url.Values, k, v string) {
+	if v != "" {
+		q.Set(k, v)
+	}
+}

@@ -1,0 +1,115 @@
+package client
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/daemon/taskspec"
+)
+
+// UploadSpecName is the spec's name inside a task upload.
+const UploadSpecName = "spec.yaml"
+
+// AddTask loads and validates the spec at specPath locally, then uploads it
+// with every input and workflow file as a tar stream.
+func (c *Client) AddTask(ctx context.Context, specPath string) (api.Task, error) {
+	spec, err := taskspec.Load(specPath)
+	if err != nil {
+		return api.Task{}, err
+	}
+	files, err := spec.Files()
+	if err != nil {
+		return api.Task{}, err
+	}
+	for _, f := range files {
+		if f == UploadSpecName {
+			return api.Task{}, fmt.Errorf("task %s: an input is named %s, which is reserved for the spec; rename it", spec.ID, UploadSpecName)
+		}
+	}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(writeTaskTar(pw, specPath, spec.Dir, files)) }()
+	req, err := c.newRequest(ctx, http.MethodPost, "/v1/tasks", nil, pr, "application/x-tar")
+	if err != nil {
+		pr.Close()
+		return api.Task{}, err
+	}
+	var t api.Task
+	err = c.decode(req, &t)
+	pr.Close()
+	return t, err
+}
+
+func writeTaskTar(w io.Writer, specPath, dir string, files []string) error {
+	tw := tar.NewWriter(w)
+	spec, err := os.ReadFile(specPath)
+	if err != nil {
+		return err
+	}
+	if err := tw.WriteHeader(&tar.Header{Name: UploadSpecName, Mode: 0o644, Size: int64(len(spec)), Typeflag: tar.TypeReg}); err != nil {
+		return err
+	}
+	if _, err := tw.Write(spec); err != nil {
+		return err
+	}
+	for _, rel := range files {
+		if err := addFile(tw, filepath.Join(dir, filepath.FromSlash(rel)), rel); err != nil {
+			return err
+		}
+	}
+	return tw.Close()
+}
+
+func addFile(tw *tar.Writer, path, name string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: st.Size(), Typeflag: tar.TypeReg, ModTime: st.ModTime()}); err != nil {
+		return err
+	}
+	if _, err := io.CopyN(tw, f, st.Size()); err != nil {
+		return fmt.Errorf("upload %s: %w", path, err)
+	}
+	return nil
+}
+
+// ValidateTask asks massd to check a spec document (no file checks).
+func (c *Client) ValidateTask(ctx context.Context, spec []byte) (api.ValidateResult, error) {
+	req, err := c.newRequest(ctx, http.MethodPost, "/v1/tasks/validate", nil, bytes.NewReader(spec), "application/yaml")
+	if err != nil {
+		return api.ValidateResult{}, err
+	}
+	var res api.ValidateResult
+	err = c.decode(req, &res)
+	return res, err
+}
+
+// Tasks lists the stored tasks.
+func (c *Client) Tasks(ctx context.Context) ([]api.Task, error) {
+	var ts []api.Task
+	err := c.getJSON(ctx, "/v1/tasks", nil, &ts)
+	return ts, err
+}
+
+// Task returns one stored task.
+func (c *Client) Task(ctx context.Context, id string) (api.Task, error) {
+	var t api.Task
+	err := c.getJSON(ctx, "/v1/tasks/"+url.PathEscape(id), nil, &t)
+	return t, err
+}

@@ -1,0 +1,116 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// FieldError is a configuration problem: the field, what is wrong, the fix.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return "config " + e.Field + ": " + e.Msg }
+
+// Validate checks every field and fills per-model defaults. It returns all
+// problems joined, each a *FieldError.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	if c.Socket == "" {
+		bad("socket", "is empty; set --socket PATH or MASS_SOCKET")
+	} else if !filepath.IsAbs(c.Socket) {
+		bad("socket", "%q must be an absolute path", c.Socket)
+	} else if len(c.Socket) > 107 {
+		bad("socket", "path is %d bytes; unix sockets allow at most 107, choose a shorter path", len(c.Socket))
+	}
+	if c.DataDir == "" || !filepath.IsAbs(c.DataDir) {
+		bad("data_dir", "%q must be an absolute directory path; set --data-dir DIR or MASS_DATA_DIR", c.DataDir)
+	}
+	if c.TCP.Listen != "" {
+		if _, _, err := net.SplitHostPort(c.TCP.Listen); err != nil {
+			bad("tcp.listen", "%q is not host:port, e.g. 127.0.0.1:7070", c.TCP.Listen)
+		}
+		if c.TCP.TokenFile == "" {
+			bad("tcp.token_file", "is required when tcp.listen is set: TCP clients must present a bearer token; set --token-file FILE")
+		}
+	}
+	switch c.Log.Format {
+	case "text", "json":
+	default:
+		bad("log.format", "%q must be text or json", c.Log.Format)
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log.level", "%q must be debug, info, warn or error", c.Log.Level)
+	}
+	if c.Jobs.Concurrency < 1 || c.Jobs.Concurrency > 1024 {
+		bad("jobs.concurrency", "%d must be between 1 and 1024", c.Jobs.Concurrency)
+	}
+	switch c.Sandbox.Runtime {
+	case "runc", "runsc":
+	default:
+		bad("sandbox.runtime", "%q must be runc or runsc (gVisor)", c.Sandbox.Runtime)
+	}
+	if c.Sandbox.Image == "" {
+		bad("sandbox.image", "is empty; the default is %s", DefaultSandboxImage)
+	}
+	if c.Sandbox.TestImage == "" {
+		bad("sandbox.test_image", "is empty; the default is %s", DefaultTestImage)
+	}
+	names := make([]string, 0, len(c.Models))
+	for name := range c.Models {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		m := c.Models[name]
+		f := "models." + name
+		if m == nil {
+			bad(f, "is empty; give at least base_url and model")
+			continue
+		}
+		u, err := url.Parse(m.BaseURL)
+		if m.BaseURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad(f+".base_url", "%q must be an http(s) URL such as http://127.0.0.1:8000/v1", m.BaseURL)
+		}
+		if strings.TrimSpace(m.Model) == "" {
+			bad(f+".model", "is required: the model name the endpoint serves")
+		}
+		if m.APIKeyEnv != "" && m.APIKeyFile != "" {
+			bad(f+".api_key_file", "set api_key_env or api_key_file, not both")
+		}
+		if m.MaxConcurrency == 0 {
+			m.MaxConcurrency = DefaultModelConc
+		} else if m.MaxConcurrency < 0 {
+			bad(f+".max_concurrency", "%d must be positive", m.MaxConcurrency)
+		}
+		if m.Timeout == 0 {
+			m.Timeout = DefaultModelTimeout
+		} else if m.Timeout < 0 {
+			bad(f+".timeout", "%v must be positive, e.g. 10m", m.Timeout)
+		}
+		if m.Temperature != nil && (*m.Temperature < 0 || *m.Temperature > 2) {
+			bad(f+".temperature", "%v must be between 0 and 2", *m.Temperature)
+		}
+		if m.TopP != nil && (*m.TopP <= 0 || *m.TopP > 1) {
+			bad(f+".top_p", "%v must be in (0, 1]", *m.TopP)
+		}
+		if m.TopK != nil && *m.TopK < -1 {
+			bad(f+".top_k", "%d must be -1 (off) or positive", *m.TopK)
+		}
+		if m.MaxTokens != nil && *m.MaxTokens <= 0 {
+			bad(f+".max_tokens", "%d must be positive", *m.MaxTokens)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,396 @@
+package jobs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/daemon/store"
+)
+
+// DefaultConcurrency is how many jobs run at once when Options leaves it 0.
+const DefaultConcurrency = 2
+
+var (
+	errCancelled = errors.New("cancelled by request")
+	errShutdown  = errors.New("massd is shutting down")
+)
+
+// Options configure a Manager.
+type Options struct {
+	Store       *store.Store
+	Kinds       []Kind
+	Concurrency int
+	DataDir     string
+	Logger      *slog.Logger
+}
+
+// Manager queues, runs, cancels and recovers jobs. It knows nothing of HTTP.
+// Its methods are safe for concurrent use.
+type Manager struct {
+	store   *store.Store
+	kinds   map[string]Kind
+	conc    int
+	dataDir string
+	log     *slog.Logger
+	hub     hub
+
+	runCtx    context.Context
+	runCancel context.CancelCauseFunc
+	wake      chan struct{}
+	stop      chan struct{}
+	loopDone  chan struct{}
+	wg        sync.WaitGroup
+
+	mu      sync.Mutex
+	running map[string]context.CancelCauseFunc
+	closed  bool
+}
+
+// NewManager checks the kinds and returns a manager; call Start to run it.
+func NewManager(o Options) (*Manager, error) {
+	if o.Store == nil {
+		return nil, fmt.Errorf("job manager needs a store: %w", api.ErrInvalid)
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	m := &Manager{
+		store: o.Store, kinds: map[string]Kind{}, conc: o.Concurrency, dataDir: o.DataDir,
+		log:  o.Logger.With("component", "jobs"),
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), loopDone: make(chan struct{}),
+		running: map[string]context.CancelCauseFunc{},
+	}
+	for _, k := range o.Kinds {
+		if k.Name == "" || k.Run == nil {
+			return nil, fmt.Errorf("job kind %q needs a name and a Run function: %w", k.Name, api.ErrInvalid)
+		}
+		if _, dup := m.kinds[k.Name]; dup {
+			return nil, fmt.Errorf("job kind %q registered twice: %w", k.Name, api.ErrInvalid)
+		}
+		m.kinds[k.Name] = k
+	}
+	m.runCtx, m.runCancel = context.WithCancelCause(context.Background())
+	return m, nil
+}
+
+// KindNames lists the registered kinds, sorted.
+func (m *Manager) KindNames() []string {
+	out := make([]string, 0, len(m.kinds))
+	for n := range m.kinds {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Start recovers jobs a previous daemon left running, then starts
+// dispatching queued jobs.
+func (m *Manager) Start(ctx context.Context) error {
+	if err := m.recover(ctx); err != nil {
+		return fmt.Errorf("recover jobs: %w", err)
+	}
+	go m.loop()
+	return nil
+}
+
+// recover marks jobs left "running" by a crash as interrupted and applies
+// each kind's OnInterrupt policy to every interrupted job not yet handled
+// (crashed now, or drained by a graceful shutdown).
+func (m *Manager) recover(ctx context.Context) error {
+	now := time.Now()
+	crashed, err := m.store.InterruptRunning(ctx, now, "massd stopped while the job was running")
+	if err != nil {
+		return err
+	}
+	for _, j := range crashed {
+		m.log.Warn("job interrupted by a daemon crash", "job", j.ID, "kind", j.Kind, "attempt", j.Attempt)
+	}
+	pending, err := m.store.PendingRecovery(ctx)
+	if err != nil {
+		return err
+	}
+	for _, j := range pending {
+		k, ok := m.kinds[j.Kind]
+		policy := k.OnInterrupt
+		if !ok {
+			policy = Fail
+		}
+		switch policy {
+		case Retry, Resume:
+			attempt, err := m.store.Requeue(ctx, j.ID, now, store.EventInput{
+				Type: "requeued", Message: fmt.Sprintf("queued again after interruption (%s)", policy),
+				Fields: map[string]any{"policy": string(policy)},
+			})
+			if err != nil {
+				return err
+			}
+			m.log.Info("job requeued", "job", j.ID, "policy", policy, "attempt", attempt)
+		default:
+			msg := "left interrupted for an operator"
+			if !ok {
+				msg = fmt.Sprintf("left interrupted: kind %q is not available in this massd", j.Kind)
+			}
+			if err := m.store.Settle(ctx, j.ID, now, store.EventInput{Type: "settled", Message: msg}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (m *Manager) loop() {
+	defer close(m.loopDone)
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	for {
+		m.dispatch()
+		select {
+		case <-m.stop:
+			return
+		case <-m.wake:
+		case <-tick.C:
+		}
+	}
+}
+
+func (m *Manager) poke() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (m *Manager) dispatch() {
+	m.mu.Lock()
+	free := m.conc - len(m.running)
+	closed := m.closed
+	m.mu.Unlock()
+	if free <= 0 || closed {
+		return
+	}
+	ctx := context.Background()
+	queued, err := m.store.Queued(ctx, free)
+	if err != nil {
+		m.log.Error("list queued jobs", "err", err)
+		return
+	}
+	for _, j := range queued {
+		now := time.Now()
+		ok, err := m.store.Claim(ctx, j.ID, now)
+		if err != nil {
+			m.log.Error("claim job", "job", j.ID, "err", err)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		j.State, j.Started = api.StateRunning, &now
+		k, known := m.kinds[j.Kind]
+		if !known {
+			m.finish(j, api.StateFailed, fmt.Sprintf("kind %q is not available in this massd", j.Kind), false)
+			continue
+		}
+		m.startRun(j, k)
+	}
+}
+
+func (m *Manager) startRun(j api.Job, k Kind) {
+	ctx, cancel := context.WithCancelCause(m.runCtx)
+	m.mu.Lock()
+	m.running[j.ID] = cancel
+	m.mu.Unlock()
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		state, msg, again := m.run(ctx, j, k)
+		m.mu.Lock()
+		delete(m.running, j.ID)
+		m.mu.Unlock()
+		cancel(nil)
+		m.finish(j, state, msg, again)
+		m.poke()
+	}()
+}
+
+// run runs one attempt and says how it ended.
+func (m *Manager) run(ctx context.Context, j api.Job, k Kind) (state, msg string, again bool) {
+	log := m.log.With("job", j.ID, "kind", j.Kind, "attempt", j.Attempt)
+	rep := &reporter{m: m, id: j.ID, log: log}
+	job := Job{
+		ID: j.ID, Kind: j.Kind, TaskID: j.TaskID, Params: j.Params, Attempt: j.Attempt,
+		DataDir: m.dataDir, WorkDir: m.workDir(j.ID),
+	}
+	if j.TaskID != "" {
+		job.TaskDir = filepath.Join(m.dataDir, "tasks", j.TaskID)
+	}
+	if err := os.MkdirAll(job.WorkDir, 0o750); err != nil {
+		return api.StateFailed, fmt.Sprintf("create work dir: %v", err), false
+	}
+	rep.Event("started", fmt.Sprintf("attempt %d", j.Attempt), map[string]any{"attempt": j.Attempt})
+	log.Info("job started")
+	err := safeRun(ctx, k, job, rep)
+	switch cause := context.Cause(ctx); {
+	case err == nil:
+		return api.StateSucceeded, "", false
+	case errors.Is(cause, errCancelled):
+		return api.StateCancelled, "cancelled by request", false
+	case errors.Is(cause, errShutdown):
+		return api.StateInterrupted, "massd shut down while the job was running", true
+	default:
+		return api.StateFailed, err.Error(), false
+	}
+}
+
+func safeRun(ctx context.Context, k Kind, job Job, rep Reporter) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("job kind %s panicked: %v", k.Name, r)
+		}
+	}()
+	return k.Run(ctx, job, rep)
+}
+
+func (m *Manager) finish(j api.Job, state, msg string, again bool) {
+	ev := store.EventInput{Type: state, Message: msg, Fields: map[string]any{"attempt": j.Attempt}}
+	if _, _, err := m.store.Finish(context.Background(), j.ID, state, msg, time.Now(), again, ev); err != nil {
+		m.log.Error("record job end", "job", j.ID, "state", state, "err", err)
+	}
+	m.log.Info("job finished", "job", j.ID, "state", state, "msg", msg)
+	m.hub.notify(j.ID)
+}
+
+func (m *Manager) workDir(id string) string { return filepath.Join(m.dataDir, "jobs", id) }
+
+// Submit validates and queues a job.
+func (m *Manager) Submit(ctx context.Context, req api.JobRequest) (api.Job, error) {
+	k, ok := m.kinds[req.Kind]
+	if !ok {
+		return api.Job{}, fmt.Errorf("unknown job kind %q; this massd runs: %v: %w", req.Kind, m.KindNames(), api.ErrInvalid)
+	}
+	if len(req.Params) > 0 {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(req.Params, &obj); err != nil {
+			return api.Job{}, fmt.Errorf("params must be a JSON object: %v: %w", err, api.ErrInvalid)
+		}
+	}
+	if k.Validate != nil {
+		if err := k.Validate(req.Params); err != nil {
+			return api.Job{}, fmt.Errorf("params for %s: %v: %w", req.Kind, err, api.ErrInvalid)
+		}
+	}
+	if req.TaskID != "" {
+		if _, err := m.store.Task(ctx, req.TaskID); err != nil {
+			return api.Job{}, fmt.Errorf("job for task %s: %w; add it with massctl task add", req.TaskID, err)
+		}
+	}
+	m.mu.Lock()
+	closed := m.closed
+	m.mu.Unlock()
+	if closed {
+		return api.Job{}, fmt.Errorf("massd is shutting down: %w", api.ErrUnavailable)
+	}
+	id := NewID()
+	j := api.Job{
+		ID: id, Kind: req.Kind, TaskID: req.TaskID, State: api.StateQueued, Attempt: 1,
+		Params: req.Params, Created: time.Now().UTC(), WorkDir: m.workDir(id),
+	}
+	if err := m.store.CreateJob(ctx, j); err != nil {
+		return api.Job{}, err
+	}
+	if _, err := m.store.AppendEvent(ctx, id, "queued", "", nil, time.Now()); err != nil {
+		return api.Job{}, err
+	}
+	m.poke()
+	return m.store.Job(ctx, id)
+}
+
+// Cancel stops a job: a queued (or interrupted) job is cancelled at once, a
+// running one has its context cancelled and ends as cancelled when its Run
+// returns. Cancelling a finished job is api.ErrConflict.
+func (m *Manager) Cancel(ctx context.Context, id string) (api.Job, error) {
+	j, err := m.store.Job(ctx, id)
+	if err != nil {
+		return j, err
+	}
+	m.mu.Lock()
+	cancel, running := m.running[id]
+	m.mu.Unlock()
+	switch {
+	case running:
+		if err := m.store.RequestCancel(ctx, id); err != nil {
+			return j, err
+		}
+		if _, err := m.store.AppendEvent(ctx, id, "cancel_requested", "", nil, time.Now()); err != nil {
+			return j, err
+		}
+		cancel(errCancelled)
+	case j.State == api.StateQueued || j.State == api.StateInterrupted:
+		ok, err := m.store.CancelQueued(ctx, id, time.Now(), store.EventInput{Type: api.StateCancelled, Message: "cancelled before it ran"})
+		if err != nil {
+			return j, err
+		}
+		if !ok {
+			return j, fmt.Errorf("job %s changed state; try again: %w", id, api.ErrConflict)
+		}
+	case j.State == api.StateRunning:
+		return j, fmt.Errorf("job %s is finishing; check its state again: %w", id, api.ErrConflict)
+	default:
+		return j, fmt.Errorf("job %s is already %s: %w", id, j.State, api.ErrConflict)
+	}
+	m.hub.notify(id)
+	return m.store.Job(ctx, id)
+}
+
+// Subscribe returns a channel that receives a value whenever job id records
+// an event or changes progress or state, and a function to unsubscribe.
+func (m *Manager) Subscribe(id string) (<-chan struct{}, func()) { return m.hub.subscribe(id) }
+
+// Close drains: no new jobs start, running jobs get their context cancelled
+// and are recorded as interrupted once their Run returns (their kind's
+// policy applies at the next start). It waits until they return or ctx ends.
+func (m *Manager) Close(ctx context.Context) error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	n := len(m.running)
+	m.mu.Unlock()
+	close(m.stop)
+	<-m.loopDone
+	if n > 0 {
+		m.log.Info("draining running jobs", "count", n)
+	}
+	m.runCancel(errShutdown)
+	done := make(chan struct{})
+	go func() { m.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("drain jobs: %w", ctx.Err())
+	}
+}
+
+// NewID returns a new sortable job id such as "j-lx3k2a9f-1a2b3c".
+func NewID() string {
+	var b [3]byte
+	rand.Read(b[:])
+	return "j-" + strconv.FormatInt(time.Now().UnixMilli(), 36) + "-" + hex.EncodeToString(b[:])
+}

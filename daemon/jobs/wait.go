@@ -1,0 +1,115 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// WaitParams are the "wait" kind's parameters.
+type WaitParams struct {
+	Seconds    float64 `json:"seconds"`     // total duration; default 10
+	IntervalMS int     `json:"interval_ms"` // time between ticks; default 1000
+}
+
+func parseWait(raw json.RawMessage) (WaitParams, error) {
+	p := WaitParams{Seconds: 10, IntervalMS: 1000}
+	if len(raw) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&p); err != nil {
+			return p, fmt.Errorf(`want {"seconds":N,"interval_ms":M}: %v`, err)
+		}
+	}
+	if p.Seconds <= 0 || p.Seconds > 7*24*3600 {
+		return p, fmt.Errorf("seconds %v must be between 0 and 604800", p.Seconds)
+	}
+	if p.IntervalMS < 10 || p.IntervalMS > 3600_000 {
+		return p, fmt.Errorf("interval_ms %d must be between 10 and 3600000", p.IntervalMS)
+	}
+	return p, nil
+}
+
+// waitState is the kind's checkpoint, so a resumed job continues counting.
+type waitState struct {
+	Done int `json:"done"`
+}
+
+// WaitKind returns the built-in "wait" kind: it emits a tick event and
+// progress every interval for a duration. Operators use it to check the
+// pipeline end to end; it resumes from its checkpoint after a crash.
+func WaitKind() Kind {
+	return Kind{
+		Name:        "wait",
+		Description: `emit a tick every interval_ms for seconds (params {"seconds":N,"interval_ms":M})`,
+		OnInterrupt: Resume,
+		Validate:    func(raw json.RawMessage) error { _, err := parseWait(raw); return err },
+		Run:         runWait,
+	}
+}
+
+func runWait(ctx context.Context, job Job, rep Reporter) error {
+	p, err := parseWait(job.Params)
+	if err != nil {
+		return err
+	}
+	interval := time.Duration(p.IntervalMS) * time.Millisecond
+	total := int((time.Duration(p.Seconds*float64(time.Second)) + interval - 1) / interval)
+	ckpt := filepath.Join(job.WorkDir, "wait.json")
+	var st waitState
+	if b, err := os.ReadFile(ckpt); err == nil {
+		if err := json.Unmarshal(b, &st); err != nil {
+			return fmt.Errorf("read checkpoint %s: %w", ckpt, err)
+		}
+		if st.Done > 0 {
+			rep.Event("resumed", fmt.Sprintf("resuming after tick %d", st.Done), map[string]any{"done": st.Done})
+		}
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for st.Done < total {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+		st.Done++
+		// Checkpoint before the event: after a crash a tick may be missing
+		// from the stream, but it is never reported twice.
+		if err := writeJSONAtomic(ckpt, st); err != nil {
+			return err
+		}
+		rep.Event("tick", fmt.Sprintf("tick %d/%d", st.Done, total), map[string]any{"tick": st.Done, "ticks": total, "attempt": job.Attempt})
+		rep.Progress(Progress{Stage: "waiting", Counters: map[string]int64{"tick": int64(st.Done), "ticks": int64(total)}})
+	}
+	rep.SetResult(map[string]any{"ticks": total, "attempts": job.Attempt})
+	return nil
+}
+
+func writeJSONAtomic(path string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
+	if err != nil {
+		return fmt.Errorf("write checkpoint: %w", err)
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return fmt.Errorf("write checkpoint: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write checkpoint: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write checkpoint: %w", err)
+	}
+	return os.Rename(tmp, path)
+}

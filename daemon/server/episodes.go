@@ -1,0 +1,147 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/daemon/store"
+)
+
+// EpisodeFiles are the only top-level files served from an episode
+// directory; manifests/<agent>.json is served too.
+var EpisodeFiles = []string{
+	"episode.json", "api_requests.jsonl", "ledger.jsonl", "run_status.json",
+	"workspace.manifest.json", "workspace.tar",
+}
+
+var (
+	episodeIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+	agentRE     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+)
+
+// ValidEpisodeID reports whether id may name an episode directory.
+func ValidEpisodeID(id string) bool {
+	return episodeIDRE.MatchString(id) && !strings.Contains(id, "..")
+}
+
+// episodeFilePath checks name against the allowed set and splits it into
+// path components; false if it is not allowed.
+func episodeFilePath(name string) ([]string, bool) {
+	for _, f := range EpisodeFiles {
+		if name == f {
+			return []string{f}, true
+		}
+	}
+	dir, file := path.Split(name)
+	if dir != "manifests/" || !strings.HasSuffix(file, ".json") {
+		return nil, false
+	}
+	agent := strings.TrimSuffix(file, ".json")
+	if !agentRE.MatchString(agent) || strings.Contains(agent, "..") {
+		return nil, false
+	}
+	return []string{"manifests", file}, true
+}
+
+func (s *Server) listEpisodes(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	limit, err := queryInt(r, "limit")
+	if err != nil {
+		return err
+	}
+	es, err := s.o.Store.Episodes(r.Context(), store.EpisodeFilter{JobID: q.Get("job"), TaskID: q.Get("task"), Status: q.Get("status"), Limit: int(limit)})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, es)
+}
+
+func (s *Server) getEpisode(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.o.Store.Episode(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, e)
+}
+
+// episodeFile serves one allowed file of an episode. Every path component
+// is opened with O_NOFOLLOW relative to its parent, and only a regular file
+// is served, so links planted in an episode directory are never followed.
+func (s *Server) episodeFile(w http.ResponseWriter, r *http.Request) error {
+	id, name := r.PathValue("id"), r.PathValue("name")
+	if !ValidEpisodeID(id) {
+		return fmt.Errorf("episode id %q is not valid: %w", id, api.ErrInvalid)
+	}
+	parts, ok := episodeFilePath(name)
+	if !ok {
+		return fmt.Errorf("episode file %q is not served; allowed: %s, manifests/<agent>.json: %w",
+			name, strings.Join(EpisodeFiles, ", "), api.ErrNotFound)
+	}
+	f, err := OpenEpisodeFile(s.o.DataDir, id, parts...)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	ctype := "application/json"
+	switch {
+	case strings.HasSuffix(name, ".jsonl"):
+		ctype = "application/x-ndjson"
+	case strings.HasSuffix(name, ".tar"):
+		ctype = "application/x-tar"
+	}
+	w.Header().Set("Content-Type", ctype)
+	http.ServeContent(w, r, "", st.ModTime().Truncate(time.Second), f)
+	return nil
+}
+
+// OpenEpisodeFile opens <dataDir>/episodes/<id>/<parts...> without following
+// symbolic links in id or parts, and only if the result is a regular file.
+func OpenEpisodeFile(dataDir, id string, parts ...string) (*os.File, error) {
+	root := filepath.Join(dataDir, "episodes")
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("episode %s: %w", id, api.ErrNotFound)
+	}
+	comps := append([]string{id}, parts...)
+	for i, c := range comps {
+		flags := unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+		if i < len(comps)-1 {
+			flags |= unix.O_DIRECTORY
+		} else {
+			flags |= unix.O_NONBLOCK // a FIFO must not block the server
+		}
+		next, err := unix.Openat(fd, c, flags, 0)
+		unix.Close(fd)
+		if err != nil {
+			if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+				return nil, fmt.Errorf("episode %s: %s is not a plain file or directory: %w", id, path.Join(comps[:i+1]...), api.ErrNotFound)
+			}
+			return nil, fmt.Errorf("episode %s: %s: %w", id, path.Join(comps[:i+1]...), api.ErrNotFound)
+		}
+		fd = next
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return nil, fmt.Errorf("episode %s: %s is not a regular file: %w", id, path.Join(parts...), api.ErrNotFound)
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(root, id, filepath.Join(parts...))), nil
+}

@@ -1,0 +1,139 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/daemon/store"
+)
+
+// followPoll bounds how long a follower waits without a notification.
+const followPoll = time.Second
+
+func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	limit, err := queryInt(r, "limit")
+	if err != nil {
+		return err
+	}
+	js, err := s.o.Store.Jobs(r.Context(), store.JobFilter{State: q.Get("state"), Kind: q.Get("kind"), TaskID: q.Get("task"), Limit: int(limit)})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, js)
+}
+
+func (s *Server) submitJob(w http.ResponseWriter, r *http.Request) error {
+	var req api.JobRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	j, err := s.o.Jobs.Submit(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, j)
+}
+
+func (s *Server) getJob(w http.ResponseWriter, r *http.Request) error {
+	j, err := s.o.Store.Job(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, j)
+}
+
+func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) error {
+	j, err := s.o.Jobs.Cancel(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, j)
+}
+
+// jobEvents returns the events after ?after=N as a JSON array, or with
+// ?follow=1 streams JSON lines (api.StreamItem): events as they are
+// recorded and a job snapshot whenever state or progress changes, ending
+// once the job reaches a final state and every event was sent.
+func (s *Server) jobEvents(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	id := r.PathValue("id")
+	after, err := queryInt(r, "after")
+	if err != nil {
+		return err
+	}
+	if _, err := s.o.Store.Job(ctx, id); err != nil {
+		return err
+	}
+	if f := r.URL.Query().Get("follow"); f != "1" && f != "true" {
+		evs, err := s.o.Store.Events(ctx, id, after, 0)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, evs)
+	}
+	wake, unsub := s.o.Jobs.Subscribe(id)
+	defer unsub()
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	enc := json.NewEncoder(w)
+	var lastSnap []byte
+	eventsSinceSnap := false
+	timer := time.NewTimer(followPoll)
+	defer timer.Stop()
+	for {
+		evs, err := s.o.Store.Events(ctx, id, after, 500)
+		if err != nil {
+			return nil // headers are sent; the client sees the stream end
+		}
+		for i := range evs {
+			if err := enc.Encode(api.StreamItem{Event: &evs[i]}); err != nil {
+				return nil
+			}
+			after = evs[i].Seq
+			eventsSinceSnap = true
+		}
+		j, err := s.o.Store.Job(ctx, id)
+		if err != nil {
+			return nil
+		}
+		snap, _ := json.Marshal(struct {
+			State    string
+			Progress *api.Progress
+			Attempt  int
+		}{j.State, j.Progress, j.Attempt})
+		done := api.Terminal(j.State) && j.LastSeq <= after && len(evs) < 500
+		if string(snap) != string(lastSnap) || (done && eventsSinceSnap) {
+			lastSnap, eventsSinceSnap = snap, false
+			if err := enc.Encode(api.StreamItem{Job: &j}); err != nil {
+				return nil
+			}
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		if len(evs) == 500 {
+			continue
+		}
+		if done {
+			return nil
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(followPoll)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wake:
+		case <-timer.C:
+		}
+	}
+}

@@ -1,0 +1,162 @@
+// Package server is massd's HTTP API (/v1 over a unix socket, optionally TCP
+// with a bearer token): a thin layer that decodes requests, calls the job
+// manager and the store, and maps error classes to status codes.
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/daemon/store"
+)
+
+// MaxJSONBody caps JSON request bodies.
+const MaxJSONBody = 1 << 20
+
+// Options configure a Server.
+type Options struct {
+	Store    *store.Store
+	Jobs     *jobs.Manager
+	DataDir  string
+	Version  string
+	DaemonID string
+	Logger   *slog.Logger
+}
+
+// Server serves the API. Create it with New.
+type Server struct {
+	o       Options
+	started time.Time
+	log     *slog.Logger
+	metrics *metrics
+	mux     *http.ServeMux
+}
+
+// New builds the routes.
+func New(o Options) *Server {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	s := &Server{o: o, started: time.Now().UTC(), log: o.Logger.With("component", "api"), metrics: newMetrics(), mux: http.NewServeMux()}
+	routes := []struct {
+		pattern string
+		h       func(http.ResponseWriter, *http.Request) error
+	}{
+		{"GET /v1/healthz", s.health},
+		{"GET /metrics", s.serveMetrics},
+		{"GET /v1/tasks", s.listTasks},
+		{"POST /v1/tasks", s.addTask},
+		{"POST /v1/tasks/validate", s.validateTask},
+		{"GET /v1/tasks/{id}", s.getTask},
+		{"GET /v1/jobs", s.listJobs},
+		{"POST /v1/jobs", s.submitJob},
+		{"GET /v1/jobs/{id}", s.getJob},
+		{"POST /v1/jobs/{id}/cancel", s.cancelJob},
+		{"GET /v1/jobs/{id}/events", s.jobEvents},
+		{"GET /v1/episodes", s.listEpisodes},
+		{"GET /v1/episodes/{id}", s.getEpisode},
+		{"GET /v1/episodes/{id}/files/{name...}", s.episodeFile},
+	}
+	for _, r := range routes {
+		s.mux.Handle(r.pattern, s.wrap(r.h))
+	}
+	s.mux.Handle("/", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
+		return fmt.Errorf("no route %s %s; see the API reference in README.md: %w", r.Method, r.URL.Path, api.ErrNotFound)
+	}))
+	return s
+}
+
+// Handler serves the API without authentication (for the 0600 unix socket).
+func (s *Server) Handler() http.Handler { return s.metrics.instrument(s.mux) }
+
+// TokenHandler serves the API to clients presenting "Authorization: Bearer
+// token" (for the TCP listener).
+func (s *Server) TokenHandler(token string) http.Handler {
+	inner := s.Handler()
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if token == "" || subtle.ConstantTimeCompare(got, want) != 1 {
+			writeError(w, fmt.Errorf("missing or wrong bearer token: %w", api.ErrUnauthorized))
+			return
+		}
+		inner.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) wrap(h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			if status, _ := api.StatusOf(err); status >= 500 && !errors.Is(err, context.Canceled) {
+				s.log.Error("request", "method", r.Method, "path", r.URL.Path, "err", err)
+			}
+			writeError(w, err)
+		}
+	})
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	status, code := api.StatusOf(err)
+	writeJSON(w, status, api.ErrorBody{Error: err.Error(), Code: code})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	return json.NewEncoder(w).Encode(v)
+}
+
+func decodeJSON(r *http.Request, v any) error {
+	dec := json.NewDecoder(io.LimitReader(r.Body, MaxJSONBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("request body: %v: %w", err, api.ErrInvalid)
+	}
+	return nil
+}
+
+func queryInt(r *http.Request, name string) (int64, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("query %s=%q must be a non-negative integer: %w", name, v, api.ErrInvalid)
+	}
+	return n, nil
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
+	counts, err := s.o.Store.CountByState(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, api.Health{
+		Status: "ok", Version: s.o.Version, DaemonID: s.o.DaemonID, Started: s.started,
+		DataDir: s.o.DataDir, Kinds: s.o.Jobs.KindNames(), Jobs: counts,
+	})
+}
+
+func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
+	counts, err := s.o.Store.CountByState(r.Context())
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	var b strings.Builder
+	s.metrics.write(&b, counts, s.o.Version, s.started)
+	_, err = io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,161 @@
+package server
+
+import (
+	"archive/tar"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/daemon/taskspec"
+)
+
+// Upload limits for POST /v1/tasks.
+const (
+	MaxTaskUploadBytes = 4 << 30
+	MaxTaskFiles       = 100_000
+	// SpecName is the name of the spec inside an upload and a task directory.
+	SpecName = "spec.yaml"
+)
+
+func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) error {
+	ts, err := s.o.Store.Tasks(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, ts)
+}
+
+func (s *Server) getTask(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.o.Store.Task(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, t)
+}
+
+// validateTask checks a spec document (the request body) without storing it.
+func (s *Server) validateTask(w http.ResponseWriter, r *http.Request) error {
+	data, err := io.ReadAll(io.LimitReader(r.Body, taskspec.MaxSpecBytes+1))
+	if err != nil {
+		return fmt.Errorf("read spec: %v: %w", err, api.ErrInvalid)
+	}
+	res := api.ValidateResult{OK: true}
+	if _, err := taskspec.Parse(data); err != nil {
+		res.OK = false
+		var es taskspec.Errors
+		if errors.As(err, &es) {
+			for _, e := range es {
+				res.Errors = append(res.Errors, e.Error())
+			}
+		} else {
+			res.Errors = []string{err.Error()}
+		}
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+// addTask receives a tar stream holding spec.yaml and the files it names,
+// unpacks it into a fresh directory, validates it, and moves it to
+// <data-dir>/tasks/<id>.
+func (s *Server) addTask(w http.ResponseWriter, r *http.Request) error {
+	tasksDir := filepath.Join(s.o.DataDir, "tasks")
+	if err := os.MkdirAll(tasksDir, 0o750); err != nil {
+		return fmt.Errorf("create %s: %w", tasksDir, err)
+	}
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	tmp := filepath.Join(tasksDir, ".incoming-"+hex.EncodeToString(rnd[:]))
+	if err := os.Mkdir(tmp, 0o750); err != nil {
+		return fmt.Errorf("create %s: %w", tmp, err)
+	}
+	keep := false
+	defer func() {
+		if !keep {
+			os.RemoveAll(tmp)
+		}
+	}()
+	if err := untar(http.MaxBytesReader(w, r.Body, MaxTaskUploadBytes), tmp); err != nil {
+		return err
+	}
+	spec, err := taskspec.Load(filepath.Join(tmp, SpecName))
+	if err != nil {
+		return fmt.Errorf("%s: %w", strings.ReplaceAll(err.Error(), tmp+"/", ""), api.ErrInvalid)
+	}
+	dir := filepath.Join(tasksDir, spec.ID)
+	if _, err := os.Lstat(dir); err == nil {
+		return fmt.Errorf("task %s already exists: %w", spec.ID, api.ErrConflict)
+	}
+	t := api.Task{ID: spec.ID, Created: time.Now().UTC(), Dir: dir, Spec: *spec}
+	if err := s.o.Store.CreateTask(r.Context(), t); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return fmt.Errorf("store task %s: %w", spec.ID, err)
+	}
+	keep = true
+	s.log.Info("task added", "task", spec.ID, "dir", dir)
+	return writeJSON(w, http.StatusCreated, t)
+}
+
+// untar extracts regular files and directories only, below dst, refusing
+// absolute names, "..", links and devices.
+func untar(r io.Reader, dst string) error {
+	tr := tar.NewReader(r)
+	n := 0
+	sawSpec := false
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("read task upload: %v: %w", err, api.ErrInvalid)
+		}
+		n++
+		if n > MaxTaskFiles {
+			return fmt.Errorf("task upload has more than %d entries: %w", MaxTaskFiles, api.ErrInvalid)
+		}
+		name := strings.TrimSuffix(h.Name, "/")
+		if name == "" || path.IsAbs(name) || path.Clean(name) != name || name == ".." || strings.HasPrefix(name, "../") || strings.ContainsRune(name, 0) {
+			return fmt.Errorf("task upload entry %q is not a clean relative path: %w", h.Name, api.ErrInvalid)
+		}
+		target := filepath.Join(dst, filepath.FromSlash(name))
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(target, 0o750); err != nil {
+				return fmt.Errorf("unpack %s: %w", name, err)
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(target), 0o750); err != nil {
+				return fmt.Errorf("unpack %s: %w", name, err)
+			}
+			f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o640)
+			if err != nil {
+				return fmt.Errorf("unpack %s: %v: %w", name, err, api.ErrInvalid)
+			}
+			if _, err := io.Copy(f, tr); err != nil {
+				f.Close()
+				return fmt.Errorf("unpack %s: %v: %w", name, err, api.ErrInvalid)
+			}
+			if err := f.Close(); err != nil {
+				return fmt.Errorf("unpack %s: %w", name, err)
+			}
+			sawSpec = sawSpec || name == SpecName
+		default:
+			return fmt.Errorf("task upload entry %q is not a regular file or directory: %w", h.Name, api.ErrInvalid)
+		}
+	}
+	if !sawSpec {
+		return fmt.Errorf("task upload has no %s: %w", SpecName, api.ErrInvalid)
+	}
+	return nil
+}

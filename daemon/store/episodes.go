@@ -1,0 +1,90 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mass-dev/mass/daemon/api"
+)
+
+// UpsertEpisode records or updates an episode; created, and fields left
+// empty in an update, keep their earlier values.
+func (s *Store) UpsertEpisode(ctx context.Context, e api.Episode, now time.Time) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO episodes (id, job_id, task_id, status, dir, summary, created, updated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET job_id = COALESCE(NULLIF(excluded.job_id, ''), episodes.job_id),
+			task_id = COALESCE(NULLIF(excluded.task_id, ''), episodes.task_id), status = excluded.status,
+			dir = COALESCE(NULLIF(excluded.dir, ''), episodes.dir), summary = COALESCE(excluded.summary, episodes.summary), updated = excluded.updated`,
+		e.ID, e.JobID, e.TaskID, e.Status, e.Dir, nullRaw(e.Summary), nanos(now), nanos(now))
+	if err != nil {
+		return fmt.Errorf("record episode %s: %w", e.ID, err)
+	}
+	return nil
+}
+
+const episodeCols = `id, job_id, task_id, status, dir, summary, created, updated`
+
+func scanEpisode(r scanner) (api.Episode, error) {
+	var e api.Episode
+	var summary sql.NullString
+	var created, updated int64
+	if err := r.Scan(&e.ID, &e.JobID, &e.TaskID, &e.Status, &e.Dir, &summary, &created, &updated); err != nil {
+		return e, err
+	}
+	if summary.Valid && summary.String != "" {
+		e.Summary = []byte(summary.String)
+	}
+	e.Created, e.Updated = fromNanos(created), fromNanos(updated)
+	return e, nil
+}
+
+// Episode returns one episode; api.ErrNotFound if absent.
+func (s *Store) Episode(ctx context.Context, id string) (api.Episode, error) {
+	e, err := scanEpisode(s.db.QueryRowContext(ctx, `SELECT `+episodeCols+` FROM episodes WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return e, fmt.Errorf("episode %s: %w", id, api.ErrNotFound)
+	}
+	return e, err
+}
+
+// EpisodeFilter selects episodes; zero fields match everything.
+type EpisodeFilter struct {
+	JobID  string
+	TaskID string
+	Status string
+	Limit  int // default 1000
+}
+
+// Episodes lists episodes matching f, newest first.
+func (s *Store) Episodes(ctx context.Context, f EpisodeFilter) ([]api.Episode, error) {
+	q := `SELECT ` + episodeCols + ` FROM episodes WHERE 1=1`
+	var args []any
+	for _, c := range []struct{ col, v string }{{"job_id", f.JobID}, {"task_id", f.TaskID}, {"status", f.Status}} {
+		if c.v != "" {
+			q += " AND " + c.col + " = ?"
+			args = append(args, c.v)
+		}
+	}
+	if f.Limit <= 0 {
+		f.Limit = 1000
+	}
+	q += " ORDER BY created DESC, id DESC LIMIT ?"
+	args = append(args, f.Limit)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list episodes: %w", err)
+	}
+	defer rows.Close()
+	out := []api.Episode{}
+	for rows.Next() {
+		e, err := scanEpisode(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list episodes: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,313 @@
+package taskspec
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// MaxSpecBytes caps the size of a spec document.
+const MaxSpecBytes = 1 << 20
+
+// Parse decodes a YAML or JSON spec (JSON is read as YAML) and validates
+// its syntax and field types. Unknown fields are errors. It does not touch
+// the filesystem; see Load and Validate for that.
+func Parse(data []byte) (*Spec, error) {
+	if len(data) > MaxSpecBytes {
+		return nil, Errors{{Msg: fmt.Sprintf("spec is %d bytes; the limit is %d", len(data), MaxSpecBytes)}}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, Errors{{Msg: "spec is empty; it needs at least id, prompt and limits"}}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, Errors{{Line: yamlErrLine(err), Msg: "not valid YAML or JSON: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return nil, Errors{{Msg: "expected exactly one document"}}
+	}
+	d := &decoder{}
+	s := &Spec{}
+	d.spec(doc.Content[0], s)
+	if len(d.errs) > 0 {
+		return nil, d.errs
+	}
+	if errs := s.check(); len(errs) > 0 {
+		return nil, errs
+	}
+	return s, nil
+}
+
+func yamlErrLine(err error) int {
+	msg := err.Error()
+	if i := strings.Index(msg, "line "); i >= 0 {
+		rest := msg[i+5:]
+		j := 0
+		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+			j++
+		}
+		if n, err := strconv.Atoi(rest[:j]); err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+type decoder struct {
+	errs  Errors
+	lines map[string]int
+}
+
+func (d *decoder) fail(n *yaml.Node, field, format string, args ...any) {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	d.errs = append(d.errs, &FieldError{Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// fields walks a mapping node, calling set for each known key and reporting
+// unknown and duplicate keys.
+func (d *decoder) fields(n *yaml.Node, path string, known []string, set func(key string, v *yaml.Node)) {
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, path, "must be a mapping (key: value lines), got %s", kindName(n))
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		name := join(path, k.Value)
+		if !contains(known, k.Value) {
+			d.fail(k, name, "unknown field; known fields here: %s", strings.Join(known, ", "))
+			continue
+		}
+		if seen[k.Value] {
+			d.fail(k, name, "appears twice; keep one")
+			continue
+		}
+		seen[k.Value] = true
+		if d.lines == nil {
+			d.lines = map[string]int{}
+		}
+		d.lines[name] = k.Line
+		set(k.Value, v)
+	}
+}
+
+func (d *decoder) spec(n *yaml.Node, s *Spec) {
+	known := []string{"id", "prompt", "inputs", "required_outputs", "protected_paths", "split", "limits", "workflow"}
+	d.fields(n, "", known, func(k string, v *yaml.Node) {
+		switch k {
+		case "id":
+			s.ID = d.str(v, k)
+		case "prompt":
+			s.Prompt = d.str(v, k)
+		case "inputs":
+			d.seq(v, k, func(i int, e *yaml.Node) {
+				s.Inputs = append(s.Inputs, d.input(e, fmt.Sprintf("inputs[%d]", i)))
+			})
+		case "required_outputs":
+			s.RequiredOutputs = d.strs(v, k)
+		case "protected_paths":
+			s.ProtectedPaths = d.strs(v, k)
+		case "split":
+			s.Split = d.str(v, k)
+		case "limits":
+			d.limits(v, &s.Limits)
+		case "workflow":
+			s.Workflow = d.str(v, k)
+		}
+	})
+	s.lines = d.lines
+}
+
+func (d *decoder) input(n *yaml.Node, path string) Input {
+	var in Input
+	if n.Kind == yaml.ScalarNode {
+		in.Path = d.str(n, path)
+		return in
+	}
+	d.fields(n, path, []string{"path", "dest"}, func(k string, v *yaml.Node) {
+		switch k {
+		case "path":
+			in.Path = d.str(v, path+".path")
+		case "dest":
+			in.Dest = d.str(v, path+".dest")
+		}
+	})
+	if in.Path == "" && n.Kind == yaml.MappingNode {
+		d.fail(n, path+".path", "is required (a file or directory relative to the spec)")
+	}
+	return in
+}
+
+func (d *decoder) limits(n *yaml.Node, l *Limits) {
+	known := []string{"episode_wall_time", "agent_turns", "tokens", "cpus", "memory_bytes"}
+	d.fields(n, "limits", known, func(k string, v *yaml.Node) {
+		f := "limits." + k
+		switch k {
+		case "episode_wall_time":
+			l.EpisodeWallTime = d.duration(v, f)
+		case "agent_turns":
+			l.AgentTurns = int(d.int(v, f, math.MaxInt32))
+		case "tokens":
+			l.Tokens = d.int(v, f, math.MaxInt64)
+		case "cpus":
+			l.CPUs = d.float(v, f)
+		case "memory_bytes":
+			l.MemoryBytes = d.size(v, f)
+		}
+	})
+}
+
+func (d *decoder) seq(n *yaml.Node, path string, each func(i int, e *yaml.Node)) {
+	if n.Kind != yaml.SequenceNode {
+		d.fail(n, path, "must be a list, got %s", kindName(n))
+		return
+	}
+	for i, e := range n.Content {
+		each(i, e)
+	}
+}
+
+func (d *decoder) strs(n *yaml.Node, path string) []string {
+	var out []string
+	d.seq(n, path, func(i int, e *yaml.Node) {
+		out = append(out, d.str(e, fmt.Sprintf("%s[%d]", path, i)))
+	})
+	return out
+}
+
+func (d *decoder) str(n *yaml.Node, path string) string {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		d.fail(n, path, "must be a string, got %s", kindName(n))
+		return ""
+	}
+	return n.Value
+}
+
+func (d *decoder) int(n *yaml.Node, path string, max int64) int64 {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+		d.fail(n, path, "must be a whole number, got %s %q", kindName(n), n.Value)
+		return 0
+	}
+	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
+	if err != nil || v < 0 || v > max {
+		d.fail(n, path, "must be a whole number between 0 and %d, got %q", max, n.Value)
+		return 0
+	}
+	return v
+}
+
+func (d *decoder) float(n *yaml.Node, path string) float64 {
+	if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!float") {
+		d.fail(n, path, "must be a number, got %s %q", kindName(n), n.Value)
+		return 0
+	}
+	v, err := strconv.ParseFloat(n.Value, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		d.fail(n, path, "must be a finite number, got %q", n.Value)
+		return 0
+	}
+	return v
+}
+
+// duration accepts Go durations ("30m", "1h30m") or a number of seconds.
+func (d *decoder) duration(n *yaml.Node, path string) time.Duration {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" {
+		secs := d.int(n, path, math.MaxInt64/int64(time.Second))
+		return time.Duration(secs) * time.Second
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+		d.fail(n, path, `must be a duration like "30m" or a number of seconds, got %s %q`, kindName(n), n.Value)
+		return 0
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		d.fail(n, path, `must be a duration like "30m" or "1h30m", got %q`, n.Value)
+		return 0
+	}
+	return v
+}
+
+var sizeUnits = []struct {
+	suffix string
+	mult   int64
+}{
+	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
+	{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
+	{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"t", 1 << 40},
+	{"b", 1},
+}
+
+// size accepts a number of bytes or a size such as "4GiB", "512m".
+func (d *decoder) size(n *yaml.Node, path string) int64 {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" {
+		return d.int(n, path, math.MaxInt64)
+	}
+	if v, ok := ParseSize(n.Value); ok && n.Kind == yaml.ScalarNode {
+		return v
+	}
+	d.fail(n, path, `must be a number of bytes or a size like "4GiB" or "512MiB", got %q`, n.Value)
+	return 0
+}
+
+// ParseSize parses "4GiB", "512m", "1000" into bytes.
+func ParseSize(s string) (int64, bool) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range sizeUnits {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v < 0 || math.IsNaN(v) || v*float64(mult) >= math.MaxInt64 {
+		return 0, false
+	}
+	return int64(v * float64(mult)), true
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	switch n.Tag {
+	case "!!null":
+		return "nothing"
+	case "!!int", "!!float":
+		return "a number"
+	case "!!bool":
+		return "a boolean"
+	case "!!str":
+		return "a string"
+	}
+	return "a value"
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

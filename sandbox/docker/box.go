@@ -1,0 +1,174 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+
+	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/helper"
+)
+
+// box is one agent container.
+type box struct {
+	r       *Runtime
+	id      string
+	episode string
+	agent   string
+	policy  sandbox.Policy
+}
+
+var _ sandbox.Sandbox = (*box)(nil)
+
+// Create starts an agent container on the episode's workspace with every
+// Policy field applied (see hostConfig).
+func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (sandbox.Sandbox, error) {
+	if !sandbox.ValidID(spec.Episode) || !sandbox.ValidID(spec.Agent) || strings.HasPrefix(spec.Agent, "_") {
+		return nil, fmt.Errorf("create sandbox: episode %q / agent %q: %w", spec.Episode, spec.Agent, sandbox.ErrInvalid)
+	}
+	pol := spec.Policy
+	if err := pol.Validate(); err != nil {
+		return nil, fmt.Errorf("create sandbox %s/%s: %w", spec.Episode, spec.Agent, err)
+	}
+	ok, err := r.hasRuntime(ctx, pol.Runtime)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("create sandbox: OCI runtime %q is not registered with the engine (install and register it, or use runc): %w", pol.Runtime, sandbox.ErrUnavailable)
+	}
+	if w := pol.Weaknesses(); len(w) > 0 {
+		if r.cfg.Strict {
+			return nil, fmt.Errorf("create sandbox: strict mode refuses a weakened policy (%s): %w", strings.Join(w, "; "), sandbox.ErrDenied)
+		}
+		r.log.Warn("weakened sandbox policy", "episode", spec.Episode, "agent", spec.Agent, "weaknesses", w)
+	}
+	if _, err := r.cli.VolumeInspect(ctx, volumeName(spec.Episode)); err != nil {
+		return nil, wrapErr("create sandbox: workspace of "+spec.Episode+" (call CreateWorkspace first)", err)
+	}
+	hc, err := hostConfig(pol, volumeName(spec.Episode), r.cfg.HelperPath)
+	if err != nil {
+		return nil, err
+	}
+	image := spec.Image
+	if image == "" {
+		image = r.cfg.Image
+	}
+	env := make([]string, 0, len(spec.Env))
+	for k, v := range spec.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
+			return nil, fmt.Errorf("create sandbox: env %q: %w", k, sandbox.ErrInvalid)
+		}
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	cfg := &container.Config{
+		Image:           image,
+		User:            pol.User,
+		Entrypoint:      []string{HelperMount},
+		Cmd:             []string{"pause"},
+		WorkingDir:      sandbox.WorkspaceMount,
+		Env:             env,
+		Labels:          r.labels(spec.Episode, spec.Agent, kindAgent),
+		NetworkDisabled: pol.NetworkMode == "none",
+		Hostname:        spec.Agent,
+	}
+	resp, err := r.cli.ContainerCreate(ctx, cfg, hc, nil, nil, agentName(spec.Episode, spec.Agent))
+	if err != nil {
+		return nil, wrapErr(fmt.Sprintf("create sandbox %s/%s", spec.Episode, spec.Agent), err)
+	}
+	if err := r.cli.ContainerStart(ctx, resp.ID, container.StartOptions{}); err != nil {
+		_ = r.cli.ContainerRemove(context.WithoutCancel(ctx), resp.ID, container.RemoveOptions{Force: true})
+		return nil, wrapErr(fmt.Sprintf("start sandbox %s/%s", spec.Episode, spec.Agent), err)
+	}
+	return &box{r: r, id: resp.ID, episode: spec.Episode, agent: spec.Agent, policy: pol}, nil
+}
+
+func (b *box) ID() string    { return b.id }
+func (b *box) Agent() string { return b.agent }
+
+// Exec runs the command under the helper's exec wrapper, which kills the
+// whole process tree at the timeout. Should the wrapper itself be killed by
+// the command, the host kills every process of the agent after a grace.
+func (b *box) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
+	if len(req.Argv) == 0 || req.Argv[0] == "" {
+		return sandbox.ExecResult{}, fmt.Errorf("exec: empty argv: %w", sandbox.ErrInvalid)
+	}
+	timeout := req.Timeout
+	if timeout <= 0 {
+		timeout = b.policy.ExecTimeout
+	}
+	if timeout <= 0 {
+		timeout = sandbox.DefaultPolicy().ExecTimeout
+	}
+	maxBytes := req.MaxBytes
+	if maxBytes <= 0 {
+		maxBytes = b.policy.OutputBytes
+	}
+	dir := req.Dir
+	if dir == "" {
+		dir = sandbox.WorkspaceMount
+	}
+	argv := append([]string{HelperMount, "exec", "-timeout", timeout.String(), "--"}, req.Argv...)
+	res, err := b.r.execRaw(ctx, b.id, execOpts{
+		argv: argv, user: b.policy.User, dir: dir, stdin: req.Stdin, maxBytes: maxBytes,
+		hostTimeout: timeout + 5*time.Second,
+		onAbort:     b.killAll,
+	})
+	if err != nil {
+		return res, fmt.Errorf("exec in %s/%s: %w", b.episode, b.agent, err)
+	}
+	if res.ExitCode == helper.ExitTimedOut && res.Duration >= timeout {
+		res.TimedOut = true
+	}
+	if res.ExitCode >= 128 {
+		// The wrapper may have been killed by the command; sweep what it left.
+		b.killOrphans(ctx)
+	}
+	return res, nil
+}
+
+// killOrphans kills processes whose exec wrapper died.
+func (b *box) killOrphans(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	_, err := b.r.execRaw(ctx, b.id, execOpts{argv: []string{HelperMount, "orphans"}, user: b.policy.User, maxBytes: 4096})
+	if err != nil {
+		b.r.log.Warn("kill orphaned agent processes", "episode", b.episode, "agent", b.agent, "err", err)
+	}
+}
+
+// killAll kills every process of the agent user inside the container.
+func (b *box) killAll(ctx context.Context) {
+	_, err := b.r.execRaw(ctx, b.id, execOpts{argv: []string{HelperMount, "killall"}, user: b.policy.User, maxBytes: 4096})
+	if err != nil {
+		b.r.log.Warn("kill agent processes", "episode", b.episode, "agent", b.agent, "err", err)
+	}
+}
+
+func (b *box) Files() sandbox.Files { return &files{b: b} }
+
+// Stop kills every process in the container (it stays, stopped).
+func (b *box) Stop(ctx context.Context) error {
+	if err := b.r.cli.ContainerKill(ctx, b.id, "KILL"); err != nil && !isNotFound(err) && !isNotRunning(err) {
+		return wrapErr("stop sandbox "+b.agent, err)
+	}
+	return nil
+}
+
+// Remove deletes the container, killing it first if needed.
+func (b *box) Remove(ctx context.Context) error {
+	err := b.r.cli.ContainerRemove(ctx, b.id, container.RemoveOptions{Force: true})
+	if err != nil && !isNotFound(err) {
+		return wrapErr("remove sandbox "+b.agent, err)
+	}
+	return nil
+}
+
+func isNotRunning(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "is not running")
+}

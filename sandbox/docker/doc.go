@@ -1,0 +1,41 @@
+// Package docker implements sandbox.Runtime on the Docker Engine API
+// (github.com/docker/docker/client with API version negotiation, so an
+// engine as old as 20.10 / API 1.41 works).
+//
+// Layout of one episode:
+//
+//   - volume mass-ws-<episode>: the workspace, mounted at /workspace in every
+//     container of the episode. With a disk cap it is a tmpfs volume of that
+//     size (local driver, type=tmpfs, nosuid,nodev): the kernel enforces the
+//     cap with ENOSPC. Engines before API 1.45 have no volume subpaths and the
+//     local driver has no quota on this host's filesystems, so tmpfs is the
+//     cap the engine can enforce; its pages count toward host memory (and
+//     toward the memory cgroup of the agent that wrote them).
+//   - container mass-ws-<episode> (label mass.agent=_workspace): the keeper.
+//     The local driver unmounts, and so empties, a tmpfs volume when no
+//     container uses it, so the keeper holds it for the episode's lifetime.
+//     It runs only the helper ("pause") as root with CAP_CHOWN and CAP_FOWNER,
+//     no network, read-only root. Inputs are copied into it through the engine
+//     (CopyToContainer), it runs "prepare" to set ownership, and exports go
+//     through it (CopyFromContainer). KillEpisode leaves it so the workspace
+//     can still be exported; RemoveWorkspace removes it with the volume.
+//   - container mass-<episode>-<agent>: one per agent, every Policy field
+//     applied (hostConfig), main process the helper's "pause" under the
+//     engine's init. The only host bind mount is the helper binary, read-only.
+//
+// Protected paths: a volume cannot be mounted twice with one subtree read-only
+// on this API version, so protection uses ownership. Agents run as a non-root
+// uid without capabilities. "prepare" makes every protected path root-owned
+// and not writable by others, and makes each of its ancestors up to
+// /workspace a root-owned sticky directory (mode 1777): agents can still add
+// and remove their own files there, but cannot write, rename, replace or
+// delete the protected entries. A policy that adds CAP_DAC_OVERRIDE or
+// CAP_FOWNER, or runs agents as root, defeats this; Policy.Weaknesses says so.
+//
+// Exec runs every command under the helper's exec wrapper, a child subreaper
+// that kills the command's whole process tree at the timeout and when the
+// command exits. Should a command kill the wrapper, the host's own deadline
+// (timeout + 5 s) or a cancelled context runs the helper's "killall", which
+// kills every process of the agent but the container's init and main process.
+// Output beyond the cap is drained and dropped, never buffered.
+package docker

@@ -1,0 +1,142 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/mass-dev/mass/sandbox"
+)
+
+// capWriter keeps the first max bytes and drops the rest, still reporting
+// every write as complete so the stream keeps draining.
+type capWriter struct {
+	buf       []byte
+	max       int
+	truncated bool
+}
+
+func (c *capWriter) Write(p []byte) (int, error) {
+	room := c.max - len(c.buf)
+	if room >= len(p) {
+		c.buf = append(c.buf, p...)
+		return len(p), nil
+	}
+	if room > 0 {
+		c.buf = append(c.buf, p[:room]...)
+	}
+	c.truncated = true
+	return len(p), nil
+}
+
+type execOpts struct {
+	argv     []string
+	user     string
+	dir      string
+	stdin    io.Reader
+	maxBytes int
+	// hostTimeout bounds the whole call on the host side; 0 means none.
+	hostTimeout time.Duration
+	// onHostTimeout runs (with a fresh context) when hostTimeout or ctx ends first.
+	onAbort func(context.Context)
+}
+
+// execRaw runs argv in a container and collects capped output.
+func (r *Runtime) execRaw(ctx context.Context, id string, o execOpts) (sandbox.ExecResult, error) {
+	start := time.Now()
+	ec, err := r.cli.ContainerExecCreate(ctx, id, container.ExecOptions{
+		User: o.user, WorkingDir: o.dir, Cmd: o.argv,
+		AttachStdin: o.stdin != nil, AttachStdout: true, AttachStderr: true,
+	})
+	if err != nil {
+		return sandbox.ExecResult{}, wrapErr("exec in "+short(id), err)
+	}
+	hj, err := r.cli.ContainerExecAttach(ctx, ec.ID, container.ExecAttachOptions{})
+	if err != nil {
+		return sandbox.ExecResult{}, wrapErr("attach exec in "+short(id), err)
+	}
+	defer hj.Close()
+	if o.stdin != nil {
+		go func() {
+			_, _ = io.Copy(hj.Conn, o.stdin)
+			_ = hj.CloseWrite()
+		}()
+	}
+	stdout := &capWriter{max: o.maxBytes}
+	stderr := &capWriter{max: o.maxBytes}
+	done := make(chan error, 1)
+	go func() {
+		_, err := stdcopy.StdCopy(stdout, stderr, hj.Reader)
+		done <- err
+	}()
+	var expire <-chan time.Time
+	if o.hostTimeout > 0 {
+		t := time.NewTimer(o.hostTimeout)
+		defer t.Stop()
+		expire = t.C
+	}
+	res := sandbox.ExecResult{}
+	var abortErr error
+	select {
+	case err = <-done:
+		if err != nil && !errors.Is(err, io.EOF) {
+			abortErr = fmt.Errorf("read exec output: %w", err)
+		}
+	case <-expire:
+		res.TimedOut = true
+	case <-ctx.Done():
+		abortErr = ctx.Err()
+	}
+	if res.TimedOut || abortErr != nil && ctx.Err() != nil {
+		if o.onAbort != nil {
+			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			o.onAbort(actx)
+			cancel()
+		}
+		hj.Close()
+		<-done
+	}
+	res.Stdout, res.Stderr = stdout.buf, stderr.buf
+	res.Truncated = stdout.truncated || stderr.truncated
+	if abortErr != nil {
+		res.Duration = time.Since(start)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return res, fmt.Errorf("exec in %s: %w", short(id), errors.Join(abortErr, sandbox.ErrTimeout))
+		}
+		return res, abortErr
+	}
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	for {
+		in, err := r.cli.ContainerExecInspect(ictx, ec.ID)
+		if err != nil {
+			return res, wrapErr("inspect exec", err)
+		}
+		if !in.Running || res.TimedOut {
+			res.ExitCode = in.ExitCode
+			if in.Running {
+				res.ExitCode = -1
+			}
+			break
+		}
+		select {
+		case <-ictx.Done():
+			return res, wrapErr("inspect exec", ictx.Err())
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	res.Duration = time.Since(start)
+	return res, nil
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}

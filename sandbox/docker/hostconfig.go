@@ -1,0 +1,93 @@
+package docker
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/mount"
+
+	"github.com/mass-dev/mass/sandbox"
+)
+
+// HelperMount is where the helper binary appears inside every container.
+const HelperMount = "/.mass/mass-sandbox-helper"
+
+// hostConfig maps every Policy field onto the engine's HostConfig. The only
+// mounts are the workspace volume and the read-only helper binary.
+func hostConfig(p sandbox.Policy, volumeName, helperPath string) (*container.HostConfig, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	secOpt := []string{}
+	if p.NoNewPrivileges {
+		secOpt = append(secOpt, "no-new-privileges:true")
+	}
+	if p.Seccomp != "default" {
+		prof, err := loadSeccomp(p.Seccomp)
+		if err != nil {
+			return nil, err
+		}
+		secOpt = append(secOpt, "seccomp="+prof)
+	}
+	tmpfs := map[string]string{}
+	opts := []string{"rw", "nosuid", "nodev", "mode=1777"}
+	if p.TmpfsBytes > 0 {
+		opts = append(opts, "size="+strconv.FormatInt(p.TmpfsBytes, 10))
+	}
+	tmpfs["/tmp"] = strings.Join(opts, ",")
+	init := p.Init
+	pids := p.PidsLimit
+	hc := &container.HostConfig{
+		NetworkMode:    container.NetworkMode(p.NetworkMode),
+		IpcMode:        container.IpcMode(p.IPCMode),
+		CapDrop:        append([]string(nil), p.CapDrop...),
+		CapAdd:         append([]string(nil), p.CapAdd...),
+		SecurityOpt:    secOpt,
+		ReadonlyRootfs: p.ReadOnlyRootfs,
+		Tmpfs:          tmpfs,
+		Init:           &init,
+		Runtime:        p.Runtime,
+		Privileged:     false,
+		LogConfig:      container.LogConfig{Type: "none"},
+		Mounts: []mount.Mount{
+			{Type: mount.TypeVolume, Source: volumeName, Target: sandbox.WorkspaceMount,
+				VolumeOptions: &mount.VolumeOptions{NoCopy: true}},
+			{Type: mount.TypeBind, Source: helperPath, Target: HelperMount, ReadOnly: true,
+				BindOptions: &mount.BindOptions{Propagation: mount.PropagationRPrivate}},
+		},
+		Resources: container.Resources{
+			Memory:     p.MemoryBytes,
+			MemorySwap: p.MemoryBytes, // equal to Memory: no swap
+			NanoCPUs:   p.NanoCPUs,
+			PidsLimit:  &pids, // 0 means unlimited to the engine
+		},
+	}
+	if p.MemoryBytes == 0 {
+		hc.MemorySwap = 0
+	}
+	if p.NoFile > 0 {
+		hc.Ulimits = []*container.Ulimit{{Name: "nofile", Soft: p.NoFile, Hard: p.NoFile}}
+	}
+	return hc, nil
+}
+
+// loadSeccomp reads a JSON seccomp profile; the engine wants its content.
+func loadSeccomp(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read seccomp profile %s: %w", path, err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return "", fmt.Errorf("seccomp profile %s is not JSON: %v: %w", path, err, sandbox.ErrInvalid)
+	}
+	if a, _ := v["defaultAction"].(string); a == "SCMP_ACT_ALLOW" {
+		return "", fmt.Errorf("seccomp profile %s allows by default: %w", path, sandbox.ErrDenied)
+	}
+	c, _ := json.Marshal(v)
+	return string(c), nil
+}

@@ -1,0 +1,125 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/volume"
+	"github.com/docker/docker/client"
+	"github.com/docker/docker/errdefs"
+
+	"github.com/mass-dev/mass/sandbox"
+)
+
+func isNotFound(err error) bool {
+	return err != nil && (errdefs.IsNotFound(err) || client.IsErrNotFound(err))
+}
+
+func (r *Runtime) filter(episode, kind string) filters.Args {
+	f := filters.NewArgs(filters.Arg("label", LabelDaemon+"="+r.cfg.DaemonID))
+	if episode != "" {
+		f.Add("label", LabelEpisode+"="+episode)
+	}
+	if kind != "" {
+		f.Add("label", LabelKind+"="+kind)
+	}
+	return f
+}
+
+// List returns this daemon's containers and volumes, of one episode or all.
+func (r *Runtime) List(ctx context.Context, episode string) ([]sandbox.Info, error) {
+	if episode != "" && !sandbox.ValidID(episode) {
+		return nil, fmt.Errorf("list: episode id %q: %w", episode, sandbox.ErrInvalid)
+	}
+	cs, err := r.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: r.filter(episode, "")})
+	if err != nil {
+		return nil, wrapErr("list containers", err)
+	}
+	var out []sandbox.Info
+	for _, c := range cs {
+		out = append(out, sandbox.Info{ID: c.ID, Kind: "container", Episode: c.Labels[LabelEpisode],
+			Agent: c.Labels[LabelAgent], Daemon: c.Labels[LabelDaemon], State: string(c.State),
+			Created: time.Unix(c.Created, 0)})
+	}
+	vs, err := r.cli.VolumeList(ctx, volume.ListOptions{Filters: r.filter(episode, "")})
+	if err != nil {
+		return nil, wrapErr("list volumes", err)
+	}
+	for _, v := range vs.Volumes {
+		created, _ := time.Parse(time.RFC3339, v.CreatedAt)
+		out = append(out, sandbox.Info{ID: v.Name, Kind: "volume", Episode: v.Labels[LabelEpisode],
+			Agent: v.Labels[LabelAgent], Daemon: v.Labels[LabelDaemon], State: "present", Created: created})
+	}
+	return out, nil
+}
+
+// KillEpisode force-removes the episode's agent containers in parallel
+// (SIGKILL, then removal). The workspace and its keeper stay for export;
+// RemoveWorkspace removes them.
+func (r *Runtime) KillEpisode(ctx context.Context, episode string) error {
+	if !sandbox.ValidID(episode) {
+		return fmt.Errorf("kill episode: id %q: %w", episode, sandbox.ErrInvalid)
+	}
+	return r.removeContainers(ctx, episode, kindAgent)
+}
+
+func (r *Runtime) removeContainers(ctx context.Context, episode, kind string) error {
+	cs, err := r.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: r.filter(episode, kind)})
+	if err != nil {
+		return wrapErr("list containers of "+episode, err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(cs))
+	for i, c := range cs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := r.cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true})
+			if err != nil && !isNotFound(err) && !isRemovalInProgress(err) {
+				errs[i] = wrapErr("remove container "+short(c.ID), err)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func isRemovalInProgress(err error) bool {
+	return errdefs.IsConflict(err)
+}
+
+// ReapOrphans removes this daemon's containers and volumes whose episode is
+// not live; it returns how many objects it removed.
+func (r *Runtime) ReapOrphans(ctx context.Context, live func(episode string) bool) (int, error) {
+	infos, err := r.List(ctx, "")
+	if err != nil {
+		return 0, err
+	}
+	dead := map[string]bool{}
+	n := 0
+	for _, in := range infos {
+		if in.Episode == "" || live(in.Episode) {
+			continue
+		}
+		dead[in.Episode] = true
+		n++
+	}
+	var errs []error
+	for ep := range dead {
+		if !sandbox.ValidID(ep) {
+			continue
+		}
+		if err := r.RemoveWorkspace(ctx, ep); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(dead) > 0 {
+		r.log.Info("reaped orphans", "objects", n, "episodes", len(dead))
+	}
+	return n, errors.Join(errs...)
+}

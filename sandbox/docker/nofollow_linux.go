@@ -1,0 +1,5 @@
+package docker
+
+import "syscall"
+
+const nofollow = syscall.O_NOFOLLOW

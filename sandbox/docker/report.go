@@ -1,0 +1,122 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mass-dev/mass/sandbox"
+)
+
+// Report gathers engine, runc and kernel versions and the registered OCI
+// runtimes, and warns about versions that predate upstream CVE fixes.
+func (r *Runtime) Report(ctx context.Context) (sandbox.Report, error) {
+	v, err := r.cli.ServerVersion(ctx)
+	if err != nil {
+		return sandbox.Report{}, wrapErr("docker version", err)
+	}
+	info, err := r.cli.Info(ctx)
+	if err != nil {
+		return sandbox.Report{}, wrapErr("docker info", err)
+	}
+	rep := sandbox.Report{
+		Policy:          r.cfg.Policy,
+		Engine:          fmt.Sprintf("docker %s (API %s, client negotiated %s)", v.Version, v.APIVersion, r.cli.ClientVersion()),
+		KernelVersion:   v.KernelVersion,
+		DiskCapEnforced: diskCapDescription(r.cfg.Policy),
+	}
+	for _, c := range v.Components {
+		if strings.EqualFold(c.Name, "runc") {
+			rep.RuncVersion = c.Version
+		}
+	}
+	if rep.RuncVersion == "" {
+		rep.RuncVersion = info.RuncCommit.ID
+	}
+	for name := range info.Runtimes {
+		rep.Runtimes = append(rep.Runtimes, name)
+		if name == "runsc" {
+			rep.GVisor = true
+		}
+	}
+	sort.Strings(rep.Runtimes)
+	rep.Warnings = versionWarnings(rep.RuncVersion)
+	seccomp := false
+	for _, o := range info.SecurityOptions {
+		if strings.Contains(o, "seccomp") {
+			seccomp = true
+		}
+	}
+	if !seccomp {
+		rep.Warnings = append(rep.Warnings, "the engine reports no seccomp support; the default profile cannot apply")
+	}
+	for _, w := range r.cfg.Policy.Weaknesses() {
+		rep.Warnings = append(rep.Warnings, "policy weaker than default: "+w)
+	}
+	return rep, nil
+}
+
+// versionWarnings flags runc releases older than the upstream fixes for
+// CVE-2019-5736 (1.0.0-rc6) and CVE-2024-21626 (1.1.12). Distributions
+// backport fixes, so these are warnings.
+func versionWarnings(runc string) []string {
+	if runc == "" {
+		return []string{"runc version unknown; cannot check CVE-2019-5736 / CVE-2024-21626"}
+	}
+	var w []string
+	if compareVersions(runc, "1.0.0-rc6") < 0 {
+		w = append(w, fmt.Sprintf("runc %s predates the upstream fix for CVE-2019-5736 (1.0.0-rc6); check that your distribution backported it", runc))
+	}
+	if compareVersions(runc, "1.1.12") < 0 {
+		w = append(w, fmt.Sprintf("runc %s predates the upstream fix for CVE-2024-21626 (1.1.12); check that your distribution backported it", runc))
+	}
+	return w
+}
+
+// compareVersions compares "1.1.5+ds1", "1.0.0-rc6", "v1.2.3" style versions:
+// numeric parts first, then a release sorts after any pre-release (rcN).
+func compareVersions(a, b string) int {
+	pa, ra := parseVersion(a)
+	pb, rb := parseVersion(b)
+	for i := 0; i < 3; i++ {
+		if pa[i] != pb[i] {
+			if pa[i] < pb[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	switch {
+	case ra == rb:
+		return 0
+	case ra < rb:
+		return -1
+	}
+	return 1
+}
+
+// parseVersion returns the three numeric parts and a pre-release rank:
+// rcN ranks N, a release ranks 1<<30.
+func parseVersion(s string) ([3]int, int) {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "v")
+	if i := strings.IndexAny(s, "+~ "); i >= 0 {
+		s = s[:i]
+	}
+	rank := 1 << 30
+	if i := strings.IndexByte(s, '-'); i >= 0 {
+		pre := s[i+1:]
+		s = s[:i]
+		rank = 0
+		if n, err := strconv.Atoi(strings.TrimLeft(pre, "abcdefghijklmnopqrstuvwxyz.")); err == nil {
+			rank = n
+		}
+	}
+	var out [3]int
+	for i, part := range strings.SplitN(s, ".", 3) {
+		n, _ := strconv.Atoi(part)
+		out[i] = n
+	}
+	return out, rank
+}

@@ -1,0 +1,187 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/docker/docker/client"
+	"github.com/docker/docker/errdefs"
+
+	"github.com/mass-dev/mass/sandbox"
+)
+
+// Labels put on every container and volume.
+const (
+	LabelDaemon  = "mass.daemon"
+	LabelEpisode = "mass.episode"
+	LabelAgent   = "mass.agent"
+	LabelKind    = "mass.kind" // "agent" or "workspace"
+
+	kindAgent     = "agent"
+	kindWorkspace = "workspace"
+	// keeperAgent is the agent label of the workspace keeper container.
+	keeperAgent = "_workspace"
+)
+
+// DefaultImage is used when a Spec names no image.
+const DefaultImage = "mass-agent:latest"
+
+// Config configures the Docker runtime.
+type Config struct {
+	DaemonID   string         // value of the mass.daemon label; required
+	HelperPath string         // host path of the static mass-sandbox-helper; required
+	Image      string         // default image; DefaultImage when empty
+	Policy     sandbox.Policy // default policy for workspaces; DefaultPolicy() when zero
+	Strict     bool           // refuse to start when Report has warnings
+	Logger     *slog.Logger
+	Client     *client.Client // optional; a client from the environment otherwise
+}
+
+// Runtime is the Docker implementation of sandbox.Runtime.
+type Runtime struct {
+	cli    *client.Client
+	cfg    Config
+	log    *slog.Logger
+	ownCli bool
+
+	mu       sync.Mutex
+	runtimes map[string]bool // OCI runtimes the engine has registered
+}
+
+var _ sandbox.Runtime = (*Runtime)(nil)
+
+// New connects to the engine (DOCKER_HOST or the default socket), negotiates
+// the API version and checks the helper binary. It returns an error wrapping
+// sandbox.ErrUnavailable when no engine answers.
+func New(ctx context.Context, cfg Config) (*Runtime, error) {
+	if !sandbox.ValidID(cfg.DaemonID) {
+		return nil, fmt.Errorf("docker runtime: daemon id %q: %w", cfg.DaemonID, sandbox.ErrInvalid)
+	}
+	st, err := os.Stat(cfg.HelperPath)
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("docker runtime: helper binary %q missing (build it with CGO_ENABLED=0 go build ./sandbox/helper/cmd/mass-sandbox-helper): %w", cfg.HelperPath, sandbox.ErrInvalid)
+	}
+	if cfg.Image == "" {
+		cfg.Image = DefaultImage
+	}
+	if cfg.Policy.Runtime == "" {
+		cfg.Policy = sandbox.DefaultPolicy()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	r := &Runtime{cli: cfg.Client, cfg: cfg, log: cfg.Logger.With("component", "sandbox/docker")}
+	if r.cli == nil {
+		c, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+		if err != nil {
+			return nil, fmt.Errorf("docker client: %w", errors.Join(err, sandbox.ErrUnavailable))
+		}
+		r.cli, r.ownCli = c, true
+	}
+	if _, err := r.cli.Ping(ctx); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("ping docker engine: %v: %w", err, sandbox.ErrUnavailable)
+	}
+	r.cli.NegotiateAPIVersion(ctx)
+	if cfg.Strict {
+		rep, err := r.Report(ctx)
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		if len(rep.Warnings) > 0 {
+			r.Close()
+			return nil, fmt.Errorf("strict mode: %s: %w", strings.Join(rep.Warnings, "; "), sandbox.ErrDenied)
+		}
+	}
+	return r, nil
+}
+
+// Name returns "docker".
+func (r *Runtime) Name() string { return "docker" }
+
+// Client exposes the engine client (for the image builder and the probes).
+func (r *Runtime) Client() *client.Client { return r.cli }
+
+// Close releases the client; containers keep running.
+func (r *Runtime) Close() error {
+	if r.ownCli {
+		return r.cli.Close()
+	}
+	return nil
+}
+
+func (r *Runtime) labels(episode, agent, kind string) map[string]string {
+	return map[string]string{LabelDaemon: r.cfg.DaemonID, LabelEpisode: episode, LabelAgent: agent, LabelKind: kind}
+}
+
+func volumeName(episode string) string       { return "mass-ws-" + episode }
+func keeperName(episode string) string       { return "mass-ws-" + episode }
+func agentName(episode, agent string) string { return "mass-" + episode + "-" + agent }
+
+// wrapErr maps engine errors onto the sandbox sentinels.
+func wrapErr(what string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errdefs.IsNotFound(err):
+		return fmt.Errorf("%s: %v: %w", what, err, sandbox.ErrNotFound)
+	case errdefs.IsConflict(err):
+		return fmt.Errorf("%s: %v: %w", what, err, sandbox.ErrInvalid)
+	case errdefs.IsInvalidParameter(err):
+		return fmt.Errorf("%s: %v: %w", what, err, sandbox.ErrInvalid)
+	case client.IsErrConnectionFailed(err):
+		return fmt.Errorf("%s: %v: %w", what, err, sandbox.ErrUnavailable)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%s: %w", what, errors.Join(err, sandbox.ErrTimeout))
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// hasRuntime reports whether the engine registered an OCI runtime.
+func (r *Runtime) hasRuntime(ctx context.Context, name string) (bool, error) {
+	r.mu.Lock()
+	known := r.runtimes
+	r.mu.Unlock()
+	if known == nil {
+		info, err := r.cli.Info(ctx)
+		if err != nil {
+			return false, wrapErr("docker info", err)
+		}
+		known = map[string]bool{}
+		for k := range info.Runtimes {
+			known[k] = true
+		}
+		r.mu.Lock()
+		r.runtimes = known
+		r.mu.Unlock()
+	}
+	return known[name], nil
+}
+
+// HelperEnv names the environment variable that overrides where the helper
+// binary is looked up.
+const HelperEnv = "MASS_SANDBOX_HELPER"
+
+// FindHelper returns the helper binary: $MASS_SANDBOX_HELPER, else
+// mass-sandbox-helper beside the running executable.
+func FindHelper() (string, error) {
+	if p := os.Getenv(HelperEnv); p != "" {
+		return p, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find sandbox helper: %w", err)
+	}
+	p := filepath.Join(filepath.Dir(exe), "mass-sandbox-helper")
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("find sandbox helper: %s missing (CGO_ENABLED=0 go build -o %s ./sandbox/helper/cmd/mass-sandbox-helper, or set %s): %w", p, p, HelperEnv, sandbox.ErrNotFound)
+	}
+	return p, nil
+}

@@ -1,0 +1,115 @@
+// Command mass-sandbox-helper runs inside every agent container (mounted
+// read-only from the host, built with CGO_ENABLED=0): JSON file operations,
+// an exec wrapper that kills whole process trees, and workspace preparation.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/helper"
+)
+
+const usage = `usage:
+  mass-sandbox-helper op                         JSON request on stdin, JSON response on stdout
+  mass-sandbox-helper exec [-timeout D] -- ARGV  run ARGV, kill its whole tree at D or when it exits
+  mass-sandbox-helper prepare -owner UID:GID [-protect PATH]...
+  mass-sandbox-helper pause                      wait for SIGTERM (workspace keeper)
+  mass-sandbox-helper orphans                    SIGKILL processes whose exec wrapper died
+  mass-sandbox-helper killall                    SIGKILL every process of the caller's uid`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	os.Exit(run(os.Args[1], os.Args[2:]))
+}
+
+func run(cmd string, args []string) int {
+	switch cmd {
+	case "op":
+		return op()
+	case "exec":
+		fs := flag.NewFlagSet("exec", flag.ContinueOnError)
+		timeout := fs.Duration("timeout", 0, "kill the command tree after this long (0: never)")
+		if err := fs.Parse(args); err != nil {
+			return 2
+		}
+		return helper.RunExec(fs.Args(), *timeout)
+	case "prepare":
+		return prepare(args)
+	case "pause":
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+		<-ch
+		return 0
+	case "orphans":
+		helper.KillOrphans()
+		return 0
+	case "killall":
+		if err := helper.KillAll(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintln(os.Stderr, usage)
+	return 2
+}
+
+func op() int {
+	enc := json.NewEncoder(os.Stdout)
+	req, err := helper.DecodeRequest(os.Stdin)
+	if err != nil {
+		_ = enc.Encode(helper.Response{Kind: helper.KindInvalid, Error: err.Error()})
+		return 0
+	}
+	_ = enc.Encode(helper.NewServer(sandbox.WorkspaceMount).Do(req))
+	return 0
+}
+
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+func prepare(args []string) int {
+	fs := flag.NewFlagSet("prepare", flag.ContinueOnError)
+	owner := fs.String("owner", "65534:65534", "uid:gid that owns the workspace")
+	var protect multi
+	fs.Var(&protect, "protect", "workspace-relative path agents must not change (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	uid, gid, err := parseOwner(*owner)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	start := time.Now()
+	if err := helper.Prepare(sandbox.WorkspaceMount, uid, gid, protect); err != nil {
+		fmt.Fprintf(os.Stderr, "prepare: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "prepare: ok in %s\n", time.Since(start))
+	return 0
+}
+
+func parseOwner(s string) (int, int, error) {
+	u, g, ok := strings.Cut(s, ":")
+	uid, err1 := strconv.Atoi(u)
+	gid, err2 := strconv.Atoi(g)
+	if !ok || err1 != nil || err2 != nil || uid < 0 || gid < 0 {
+		return 0, 0, fmt.Errorf("bad owner %q: want UID:GID", s)
+	}
+	return uid, gid, nil
+}

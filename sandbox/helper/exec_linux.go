@@ -1,0 +1,229 @@
+package helper
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// ExitTimedOut is the wrapper's exit status when it killed a command at its timeout.
+const ExitTimedOut = 124
+
+// RunExec runs argv as a child and returns its exit status. The wrapper
+// becomes a child subreaper, so every descendant, even one that called
+// setsid, stays below it; on timeout, and when the command itself exits, the
+// whole tree is killed. Status is 128+signal for a signalled command.
+func RunExec(argv []string, timeout time.Duration) int {
+	if len(argv) == 0 {
+		fmt.Fprintln(os.Stderr, "mass-sandbox-helper exec: missing command")
+		return 2
+	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		fmt.Fprintf(os.Stderr, "mass-sandbox-helper exec: subreaper: %v\n", err)
+		return 2
+	}
+	// The wrapper itself ignores SIGPIPE/SIGHUP so it can still reap the tree.
+	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", argv[0], err)
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return 127
+		}
+		return 126
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var timer <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	status := 0
+	select {
+	case err := <-done:
+		status = exitStatus(cmd, err)
+	case <-timer:
+		killTree(cmd.Process.Pid)
+		<-done
+		status = ExitTimedOut
+		fmt.Fprintf(os.Stderr, "\n[mass: command killed after %s timeout]\n", timeout)
+	}
+	killTree(0)
+	return status
+}
+
+func exitStatus(cmd *exec.Cmd, err error) int {
+	if err == nil {
+		return 0
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+		if ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return ws.ExitStatus()
+	}
+	return 1
+}
+
+// killTree kills the process group of pgid (when > 0) and then every
+// descendant of this process until none is left.
+func killTree(pgid int) {
+	if pgid > 0 {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+	self := os.Getpid()
+	for i := 0; i < 200; i++ {
+		kids := descendants(self)
+		for _, pid := range kids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		reaped := reapAll()
+		if len(kids) == 0 && !reaped {
+			return
+		}
+		if len(kids) > 0 && !reaped {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+// reapAll collects exited children without blocking; true if any was reaped.
+func reapAll() bool {
+	any := false
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if pid <= 0 || err != nil {
+			return any
+		}
+		any = true
+	}
+}
+
+// descendants lists the pids below root by scanning /proc.
+func descendants(root int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if pp, ok := parentOf(pid); ok {
+			children[pp] = append(children[pp], pid)
+		}
+	}
+	var out []int
+	stack := []int{root}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, c := range children[p] {
+			out = append(out, c)
+			stack = append(stack, c)
+		}
+	}
+	return out
+}
+
+func parentOf(pid int) (int, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// The command name may contain spaces and parentheses; fields follow the last ')'.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return 0, false
+	}
+	pp, err := strconv.Atoi(f[1])
+	return pp, err == nil
+}
+
+// KillAll sends SIGKILL to every process in the container that the caller
+// may signal, except the container's init, itself and the helper's own
+// "pause" main process (which keeps the container alive and runs nothing).
+// It repeats until a scan finds nothing left, so forks in flight die too.
+func KillAll() error {
+	self := os.Getpid()
+	for i := 0; i < 50; i++ {
+		ents, err := os.ReadDir("/proc")
+		if err != nil {
+			return fmt.Errorf("read /proc: %w", err)
+		}
+		killed := 0
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == 1 || pid == self || isPause(pid) {
+				continue
+			}
+			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+				killed++
+			}
+		}
+		if killed == 0 {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return nil
+}
+
+// isPause reports whether pid runs this very binary with the "pause" command.
+func isPause(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return false
+	}
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	if len(args) != 2 || args[1] != "pause" {
+		return false
+	}
+	exe, err1 := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
+	me, err2 := os.Executable()
+	return err1 == nil && err2 == nil && exe == me
+}
+
+// KillOrphans kills every process that was reparented to the container's
+// init (its exec wrapper died) together with its descendants, sparing the
+// container's main "pause" process. Processes of live commands are children
+// of their wrapper and are left alone.
+func KillOrphans() {
+	self := os.Getpid()
+	for i := 0; i < 50; i++ {
+		var victims []int
+		for _, pid := range descendants(1) {
+			if pp, ok := parentOf(pid); ok && pp == 1 && pid != self && !isPause(pid) {
+				victims = append(victims, pid)
+				victims = append(victims, descendants(pid)...)
+			}
+		}
+		if len(victims) == 0 {
+			return
+		}
+		for _, pid := range victims {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,71 @@
+package check
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+func identityChecks() []named {
+	return []named{
+		one("uid_nonroot", checkUID),
+		one("caps_zero", checkCaps),
+		one("no_new_privs", func(Config) Result { return statusField("NoNewPrivs", "1", "NoNewPrivs=1") }),
+		one("seccomp_filter", func(Config) Result { return statusField("Seccomp", "2", "Seccomp=2 (filter mode)") }),
+	}
+}
+
+// procStatus parses /proc/self/status into a map.
+func procStatus() (map[string]string, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok {
+			m[k] = strings.TrimSpace(v)
+		}
+	}
+	return m, nil
+}
+
+func checkUID(cfg Config) Result {
+	want := fmt.Sprintf("uid=gid=%d, no supplementary group 0", cfg.UID)
+	uid, euid, gid, egid := os.Getuid(), os.Geteuid(), os.Getgid(), os.Getegid()
+	groups, _ := os.Getgroups()
+	obs := fmt.Sprintf("uid=%d euid=%d gid=%d egid=%d groups=%v", uid, euid, gid, egid, groups)
+	ok := uid != 0 && euid != 0 && gid != 0 && egid != 0 && uid == cfg.UID && euid == cfg.UID
+	for _, g := range groups {
+		if g == 0 {
+			ok = false
+		}
+	}
+	return verdict(ok, want, obs)
+}
+
+func checkCaps(Config) Result {
+	st, err := procStatus()
+	if err != nil {
+		return fail("CapEff=CapPrm=CapBnd=CapInh=CapAmb=0", "read /proc/self/status: "+err.Error())
+	}
+	var parts []string
+	ok := true
+	for _, k := range []string{"CapEff", "CapPrm", "CapBnd", "CapInh", "CapAmb"} {
+		v := st[k]
+		parts = append(parts, k+"="+v)
+		if strings.Trim(v, "0") != "" || v == "" {
+			ok = false
+		}
+	}
+	return verdict(ok, "all capability sets empty", strings.Join(parts, " "))
+}
+
+func statusField(key, want, expected string) Result {
+	st, err := procStatus()
+	if err != nil {
+		return fail(expected, "read /proc/self/status: "+err.Error())
+	}
+	got := st[key]
+	return verdict(got == want, expected, key+"="+got)
+}

@@ -1,0 +1,137 @@
+package check
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Mount is one line of /proc/self/mountinfo.
+type Mount struct {
+	Root    string // path inside the source filesystem
+	Point   string // mount point in this namespace
+	Options string // per-mount options (ro, nosuid, ...)
+	FSType  string
+	Source  string
+}
+
+// ParseMountinfo parses /proc/self/mountinfo text; malformed lines are errors.
+func ParseMountinfo(text string) ([]Mount, error) {
+	var ms []Mount
+	for i, l := range strings.Split(text, "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		f := strings.Fields(l)
+		sep := -1
+		for j := 6; j < len(f); j++ {
+			if f[j] == "-" {
+				sep = j
+				break
+			}
+		}
+		if len(f) < 6 || sep < 0 || len(f) < sep+3 {
+			return nil, fmt.Errorf("mountinfo line %d: %q: too few fields", i+1, short(l, 80))
+		}
+		ms = append(ms, Mount{
+			Root: unoctal(f[3]), Point: unoctal(f[4]), Options: f[5],
+			FSType: f[sep+1], Source: unoctal(f[sep+2]),
+		})
+	}
+	return ms, nil
+}
+
+func unoctal(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+4 <= len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// virtualFS are filesystems that hold no host files.
+var virtualFS = map[string]bool{
+	"proc": true, "sysfs": true, "tmpfs": true, "devpts": true, "mqueue": true, "cgroup": true,
+	"cgroup2": true, "overlay": true, "fuse.fuse-overlayfs": true, "shm": true, "9p": false,
+}
+
+var engineFileRoot = regexp.MustCompile(`/containers/[0-9a-f]{64}/(resolv\.conf|hostname|hosts)$`)
+
+// HostPathMounts returns the mounts that expose host files other than the
+// workspace volume, the helper binary, the engine's read-only init and the
+// engine-written resolv.conf, hostname and hosts files.
+func HostPathMounts(ms []Mount, workspace, helper string) []Mount {
+	var bad []Mount
+	for _, m := range ms {
+		switch {
+		case m.Point == "/" && virtualFS[m.FSType]:
+		case m.Point == helper && hasOpt(m.Options, "ro"):
+		case m.Point == "/sbin/docker-init" && hasOpt(m.Options, "ro"): // the engine's init (tini)
+		case m.Point == workspace || strings.HasPrefix(m.Point, workspace+"/"):
+			if !virtualFS[m.FSType] && !strings.Contains(m.Root, "/volumes/") {
+				bad = append(bad, m)
+			}
+		case (m.Point == "/etc/resolv.conf" || m.Point == "/etc/hostname" || m.Point == "/etc/hosts") &&
+			engineFileRoot.MatchString(m.Root) && path.Base(m.Root) == path.Base(m.Point):
+		case virtualFS[m.FSType] && m.Point != "/" && (m.Root == "/" || underAny(m.Point, "/proc", "/dev", "/sys")):
+			// A fresh virtual filesystem, or the engine masking /proc paths
+			// with its /dev tmpfs. A sub-path of a tmpfs elsewhere is a bind
+			// of host state (the engine socket lives on the host's /run tmpfs).
+		default:
+			bad = append(bad, m)
+		}
+	}
+	return bad
+}
+
+func underAny(p string, dirs ...string) bool {
+	for _, d := range dirs {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func hasOpt(opts, o string) bool {
+	for _, x := range strings.Split(opts, ",") {
+		if x == o {
+			return true
+		}
+	}
+	return false
+}
+
+func checkMountinfo(cfg Config) Result {
+	const want = "only the workspace volume, the read-only helper and engine-written /etc files"
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return fail(want, "read mountinfo: "+errName(err))
+	}
+	ms, err := ParseMountinfo(string(b))
+	if err != nil {
+		return fail(want, err.Error())
+	}
+	bad := HostPathMounts(ms, cfg.Workspace, cfg.Helper)
+	if len(bad) > 0 {
+		var s []string
+		for _, m := range bad {
+			s = append(s, fmt.Sprintf("%s <- %s (%s)", m.Point, m.Root, m.FSType))
+		}
+		return fail(want, short(strings.Join(s, "; "), 400))
+	}
+	return pass(want, fmt.Sprintf("%d mounts, no host path", len(ms)))
+}

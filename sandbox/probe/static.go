@@ -1,0 +1,184 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/docker/docker/api/types/network"
+
+	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/docker"
+	"github.com/mass-dev/mass/sandbox/probe/check"
+)
+
+const helperMount = docker.HelperMount
+
+// static runs the quick checks in agent A while agent B holds a marked
+// process, and while the runner listens on the Docker bridge gateway.
+func (r *run) static(ctx context.Context) error {
+	cfg := r.config()
+	gw := r.listenGateway(ctx)
+	defer gw.close()
+	cfg.Gateway, cfg.GatewayTCP, cfg.GatewayUDP = gw.addr, gw.tcpPort, gw.udpPort
+
+	marker := "mass-probe-marker-" + randHex(8)
+	cfg.Marker = markerHash(marker)
+	hctx, stop := context.WithCancel(ctx)
+	var held sync.WaitGroup
+	held.Add(1)
+	go func() {
+		defer held.Done()
+		r.b.Exec(hctx, sandbox.ExecRequest{Argv: []string{probePath, "hold", "-marker", marker, "-for", "5m"}, Timeout: 5 * time.Minute})
+	}()
+	defer func() { stop(); held.Wait() }()
+	cfg.OtherHostPID = r.hostPID(ctx, r.b.ID(), marker)
+
+	rs, _, err := r.exec(ctx, r.a, 2*time.Minute, "static", "-config", mustJSON(cfg))
+	if err != nil {
+		return err
+	}
+	r.report.add(rs...)
+	if gw.addr != "" {
+		time.Sleep(200 * time.Millisecond) // let a late datagram arrive
+		conns, bytes := gw.seen()
+		r.report.add(check.Result{Name: "gateway_listener_silent", OK: conns == 0 && bytes == 0,
+			Expected: "runner's listener on the Docker gateway receives nothing",
+			Observed: fmt.Sprintf("%d connections/datagrams, %d bytes on %s (tcp %d, udp %d)", conns, bytes, gw.addr, gw.tcpPort, gw.udpPort)})
+	}
+	return nil
+}
+
+// hostPID finds the host pid of the process whose argv carries marker,
+// through the engine's `top`; 0 when it cannot be found.
+func (r *run) hostPID(ctx context.Context, id, marker string) int {
+	if r.o.Engine == nil {
+		return 0
+	}
+	for i := 0; i < 50; i++ {
+		top, err := r.o.Engine.ContainerTop(ctx, id, nil)
+		if err == nil {
+			pidCol := -1
+			for j, t := range top.Titles {
+				if t == "PID" {
+					pidCol = j
+				}
+			}
+			for _, p := range top.Processes {
+				if pidCol >= 0 && pidCol < len(p) && strings.Contains(strings.Join(p, " "), marker) &&
+					!strings.Contains(strings.Join(p, " "), "exec") {
+					if pid, err := strconv.Atoi(p[pidCol]); err == nil {
+						return pid
+					}
+				}
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return 0
+}
+
+// gateway is the runner's own TCP and UDP listener on the bridge gateway:
+// the only "egress" target a probe may actually reach when networking is on.
+type gateway struct {
+	addr             string
+	tcpPort, udpPort int
+	tl               net.Listener
+	ul               net.PacketConn
+	conns, bytes     atomic.Int64
+	wg               sync.WaitGroup
+}
+
+func (r *run) listenGateway(ctx context.Context) *gateway {
+	g := &gateway{}
+	if r.o.Engine == nil {
+		return g
+	}
+	nw, err := r.o.Engine.NetworkInspect(ctx, "bridge", network.InspectOptions{})
+	if err != nil || len(nw.IPAM.Config) == 0 {
+		r.log.Warn("no docker bridge network; gateway probes will report it", "err", err)
+		return g
+	}
+	ip := bridgeGateway(nw.IPAM.Config[0].Gateway, nw.IPAM.Config[0].Subnet)
+	if ip == "" {
+		r.log.Warn("no docker bridge gateway address on this host", "subnet", nw.IPAM.Config[0].Subnet)
+		return g
+	}
+	tl, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		r.log.Warn("listen on docker gateway", "addr", ip, "err", err)
+		return g
+	}
+	ul, err := net.ListenPacket("udp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		tl.Close()
+		r.log.Warn("listen on docker gateway", "addr", ip, "err", err)
+		return g
+	}
+	g.addr, g.tl, g.ul = ip, tl, ul
+	g.tcpPort = tl.Addr().(*net.TCPAddr).Port
+	g.udpPort = ul.LocalAddr().(*net.UDPAddr).Port
+	g.wg.Add(2)
+	go func() {
+		defer g.wg.Done()
+		for {
+			c, err := tl.Accept()
+			if err != nil {
+				return
+			}
+			g.conns.Add(1)
+			c.SetReadDeadline(time.Now().Add(2 * time.Second))
+			buf := make([]byte, 64)
+			n, _ := c.Read(buf)
+			g.bytes.Add(int64(n))
+			c.Close()
+		}
+	}()
+	go func() {
+		defer g.wg.Done()
+		buf := make([]byte, 64)
+		for {
+			n, _, err := ul.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			g.conns.Add(1)
+			g.bytes.Add(int64(n))
+		}
+	}()
+	return g
+}
+
+// bridgeGateway returns the engine's gateway address, or else the host
+// address inside the bridge subnet (the default bridge often omits it).
+func bridgeGateway(gw, subnet string) string {
+	if gw != "" {
+		return gw
+	}
+	_, n, err := net.ParseCIDR(subnet)
+	if err != nil {
+		return ""
+	}
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if ipn, ok := a.(*net.IPNet); ok && n.Contains(ipn.IP) {
+			return ipn.IP.String()
+		}
+	}
+	return ""
+}
+
+func (g *gateway) seen() (int64, int64) { return g.conns.Load(), g.bytes.Load() }
+
+func (g *gateway) close() {
+	if g.tl != nil {
+		g.tl.Close()
+		g.ul.Close()
+	}
+	g.wg.Wait()
+}

@@ -1,0 +1,121 @@
+package probe
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// inContainerProbes are the names every static run must report.
+var wantStatic = []string{
+	"uid_nonroot", "caps_zero", "no_new_privs", "seccomp_filter", "write_root", "write_etc", "write_usr",
+	"proc_sys_write", "sysrq_trigger_write", "proc_kcore_read", "proc_keys_read", "cgroup_not_writable",
+	"release_agent_not_writable", "no_docker_socket", "mountinfo_no_host_paths", "dev_nodes_standard",
+	"protected_not_writable", "mount_denied", "umount_denied", "unshare_user", "unshare_mount", "unshare_net",
+	"setns_denied", "keyctl_denied", "add_key_denied", "bpf_denied", "perf_event_open_denied",
+	"userfaultfd_denied", "init_module_denied", "finit_module_denied", "kexec_load_denied",
+	"settimeofday_denied", "syslog_denied", "raw_socket_denied", "packet_socket_denied", "mknod_denied",
+	"net_loopback_only", "net_no_route", "egress_tcp_public", "egress_udp_public", "dns_resolution",
+	"metadata_169_254_169_254", "metadata_100_100_100_200", "metadata_google_internal",
+	"docker_gateway_tcp", "docker_gateway_udp", "env_no_secrets", "other_agent_invisible",
+	"other_agent_unsignalable", "gateway_listener_silent",
+}
+
+func names(rep Report) []string {
+	var n []string
+	for _, p := range rep.Probes {
+		n = append(n, p.Name)
+	}
+	return n
+}
+
+func TestVerifyDefaultPolicyStaticAndResources(t *testing.T) {
+	ref := testReference()
+	rep := verify(t, Options{Reference: ref, Policy: ref, Groups: []string{GroupStatic, GroupResources}})
+	var buf bytes.Buffer
+	WriteTable(&buf, rep)
+	t.Log("\n" + buf.String())
+	if f := rep.Failing(); len(f) > 0 {
+		t.Errorf("probes failed on the default policy: %v", f)
+	}
+	got := names(rep)
+	for _, w := range append(wantStatic, "forkbomb_pids_limit", "host_responsive_during_forkbomb",
+		"other_agent_responsive_during_forkbomb", "memory_bomb_oom", "tmp_fill_cap", "workspace_fill_cap", "cpu_burn_capped") {
+		if !slices.Contains(got, w) {
+			t.Errorf("probe %s missing from the report", w)
+		}
+	}
+	js, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shape struct {
+		Probes []map[string]any `json:"probes"`
+		Passed *int             `json:"passed"`
+		Failed *int             `json:"failed"`
+	}
+	if err := json.Unmarshal(js, &shape); err != nil || shape.Passed == nil || shape.Failed == nil || len(shape.Probes) == 0 {
+		t.Fatalf("report JSON %s lacks probes/passed/failed: %v", js, err)
+	}
+	for _, k := range []string{"name", "ok", "expected", "observed"} {
+		if _, ok := shape.Probes[0][k]; !ok {
+			t.Errorf("probe JSON lacks %q: %v", k, shape.Probes[0])
+		}
+	}
+}
+
+func TestVerifyHostSide(t *testing.T) {
+	ref := testReference()
+	ops := 400
+	if testing.Short() {
+		ops = 80
+	}
+	rep := verify(t, Options{Reference: ref, Policy: ref, Groups: []string{GroupHost}, RaceOps: ops})
+	var buf bytes.Buffer
+	WriteTable(&buf, rep)
+	t.Log("\n" + buf.String())
+	if f := rep.Failing(); len(f) > 0 {
+		t.Errorf("host-side probes failed: %v", f)
+	}
+	want := []string{"host_symlink_file", "host_symlink_dir", "host_fifo", "host_sparse_file", "host_device_name", "host_export", "host_swap_race"}
+	if got := names(rep); !slices.Equal(got, want) {
+		t.Errorf("host probes = %v, want %v", got, want)
+	}
+}
+
+// TestWeakenedPoliciesFailExactly runs the suite against each deliberate
+// hole and checks that exactly the probes naming that hole fail.
+func TestWeakenedPoliciesFailExactly(t *testing.T) {
+	for _, w := range Weakenings {
+		if testing.Short() && slices.Contains(w.Groups, GroupResources) {
+			continue
+		}
+		t.Run(w.Name, func(t *testing.T) {
+			ref := testReference()
+			o := Options{Reference: ref, Policy: ref, Groups: w.Groups}
+			wantFail, err := Weaken(&o, []string{w.Name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := verify(t, o)
+			got := rep.Failing()
+			sort.Strings(got)
+			if !slices.Equal(got, wantFail) {
+				var buf bytes.Buffer
+				WriteTable(&buf, rep)
+				t.Errorf("weakening %s: failing probes = %v, want exactly %v\n%s", w.Name, got, wantFail, buf.String())
+			}
+		})
+	}
+}
+
+func TestWeakenUnknown(t *testing.T) {
+	o := Options{}
+	_, err := Weaken(&o, []string{"network", "no-such-hole"})
+	if err == nil || !strings.Contains(err.Error(), "no-such-hole") {
+		t.Errorf("Weaken with an unknown name: err = %v, want it to name the hole", err)
+	}
+}

@@ -1,0 +1,117 @@
+package probe
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mass-dev/mass/sandbox"
+)
+
+// Weakening is a deliberate hole in the policy, used to show that the probes
+// can fail. Fails names exactly the probes that must then fail.
+type Weakening struct {
+	Name  string
+	Doc   string
+	Apply func(o *Options)
+	Fails []string
+	// Groups are the probe groups needed to see the failure.
+	Groups []string
+}
+
+var netFails = []string{
+	"net_loopback_only", "net_no_route", "egress_tcp_public", "egress_udp_public", "dns_resolution",
+	"metadata_169_254_169_254", "metadata_100_100_100_200", "metadata_google_internal",
+	"docker_gateway_tcp", "docker_gateway_udp", "gateway_listener_silent",
+}
+
+// Weakenings are the policy holes --weaken accepts.
+var Weakenings = []Weakening{
+	{"network", "NetworkMode bridge instead of none",
+		func(o *Options) { o.Policy.NetworkMode = "bridge" }, netFails, []string{GroupStatic}},
+	{"cap-sys-admin", "CapAdd SYS_ADMIN",
+		func(o *Options) { o.Policy.CapAdd = append(o.Policy.CapAdd, "SYS_ADMIN") },
+		[]string{"caps_zero", "unshare_user"}, []string{GroupStatic}},
+	{"cap-net-raw", "CapAdd NET_RAW",
+		func(o *Options) { o.Policy.CapAdd = append(o.Policy.CapAdd, "NET_RAW") },
+		[]string{"caps_zero"}, []string{GroupStatic}},
+	{"root", "User 0:0",
+		func(o *Options) { o.Policy.User = "0:0" }, []string{"uid_nonroot", "protected_not_writable"}, []string{GroupStatic}},
+	{"writable-rootfs", "ReadOnlyRootfs false",
+		func(o *Options) { o.Policy.ReadOnlyRootfs = false }, []string{"write_root", "write_etc", "write_usr"}, []string{GroupStatic}},
+	{"new-privileges", "NoNewPrivileges false",
+		func(o *Options) { o.Policy.NoNewPrivileges = false }, []string{"no_new_privs"}, []string{GroupStatic}},
+	{"env-secret", "an API key in the agent environment",
+		func(o *Options) { o.Env = map[string]string{"OPENAI_API_KEY": "sk-probe0000000000000000"} },
+		[]string{"env_no_secrets"}, []string{GroupStatic}},
+	{"unprotected", "protected paths not mounted read-only",
+		func(o *Options) { o.NoProtect = true }, []string{"protected_not_writable"}, []string{GroupStatic}},
+	{"no-pids-limit", "PidsLimit 0",
+		func(o *Options) { o.Policy.PidsLimit = 0 }, []string{"forkbomb_pids_limit"}, []string{GroupResources}},
+	{"no-memory-limit", "MemoryBytes 0",
+		func(o *Options) { o.Policy.MemoryBytes = 0 }, []string{"memory_bomb_oom"}, []string{GroupResources}},
+	{"no-tmpfs-cap", "TmpfsBytes 0",
+		func(o *Options) { o.Policy.TmpfsBytes = 0 }, []string{"tmp_fill_cap"}, []string{GroupResources}},
+	{"no-disk-cap", "DiskBytes 0",
+		func(o *Options) { o.Policy.DiskBytes = 0 }, []string{"workspace_fill_cap"}, []string{GroupResources}},
+	{"no-cpu-limit", "NanoCPUs 0",
+		func(o *Options) { o.Policy.NanoCPUs = 0 }, []string{"cpu_burn_capped"}, []string{GroupResources}},
+}
+
+// LookupWeakening finds a weakening by name.
+func LookupWeakening(name string) (Weakening, error) {
+	for _, w := range Weakenings {
+		if w.Name == name {
+			return w, nil
+		}
+	}
+	var names []string
+	for _, w := range Weakenings {
+		names = append(names, w.Name)
+	}
+	return Weakening{}, fmt.Errorf("unknown weakening %q (known: %s): %w", name, strings.Join(names, ", "), sandbox.ErrInvalid)
+}
+
+// Weaken applies the named weakenings to o (which must already carry its
+// Reference and Policy) and returns the probes expected to fail.
+func Weaken(o *Options, names []string) ([]string, error) {
+	var fails []string
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
+		}
+		w, err := LookupWeakening(n)
+		if err != nil {
+			return nil, err
+		}
+		w.Apply(o)
+		fails = append(fails, w.Fails...)
+	}
+	sort.Strings(fails)
+	return fails, nil
+}
+
+// WriteTable prints one line per probe and a summary.
+func WriteTable(w io.Writer, rep Report) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROBE\tOK\tEXPECTED\tOBSERVED")
+	for _, p := range rep.Probes {
+		okText := "ok"
+		if !p.OK {
+			okText = "FAIL"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Name, okText, oneLine(p.Expected), oneLine(p.Observed))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d passed, %d failed\n", rep.Passed, rep.Failed)
+	return err
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# check.sh: gofmt, go vet (plain and -tags cuda), staticcheck, and -race on
+# the packages that run concurrent code.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "check: gofmt"
+bad=$(gofmt -l $(git ls-files '*.go'))
+if [[ -n $bad ]]; then
+	echo "gofmt needed on:"; echo "$bad"; exit 1
+fi
+
+echo "check: go vet"
+go vet ./...
+go vet -tags cuda ./... 
+
+echo "check: staticcheck"
+sc=$(go env GOPATH)/bin/staticcheck
+if [[ ! -x $sc ]]; then
+	GOFLAGS= go install honnef.co/go/tools/cmd/staticcheck@2026.2.2
+fi
+"$sc" ./...
+
+echo "check: go test -race (concurrent packages)"
+go test -race -count=1 -timeout 30m ./daemon/... ./agents/... ./sandbox/...
+echo "check: ok"

@@ -1,0 +1,70 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/mass-dev/mass/trainer/export"
+	"github.com/mass-dev/mass/trainer/lora"
+	"github.com/mass-dev/mass/trainer/model"
+	"github.com/mass-dev/mass/trainer/train"
+	"github.com/urfave/cli/v2"
+)
+
+// loadAdapter reads a PEFT adapter folder, or returns an adapter with no
+// targets-effect (B = 0) when dir is empty.
+func loadAdapter(dir string, mc *model.Config) (*lora.Adapter, error) {
+	if dir == "" {
+		return lora.New(lora.Config{Rank: 1, Alpha: 1, Targets: []string{"q_proj"}}, mc, 0)
+	}
+	return export.ReadAdapter(dir, mc)
+}
+
+func evalCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "eval",
+		Usage: "mean over windows of each window's mean supervised-token loss",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "model", Required: true, Usage: "base model `DIR`"},
+			&cli.StringFlag{Name: "adapter", Usage: "PEFT adapter `DIR`"},
+			&cli.StringFlag{Name: "data", Required: true, Usage: "rows.jsonl `FILE`"},
+			&cli.BoolFlag{Name: "json", Usage: `print {"loss","supervised_tokens","windows"}`},
+			backendFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			m, err := model.Load(c.String("model"))
+			if err != nil {
+				return err
+			}
+			a, err := loadAdapter(c.String("adapter"), m.Config)
+			if err != nil {
+				return err
+			}
+			rows, err := train.ReadRows(c.String("data"))
+			if err != nil {
+				return err
+			}
+			f, err := pickBackend(c.String("backend"))
+			if err != nil {
+				return err
+			}
+			be, err := f(m, a)
+			if err != nil {
+				return err
+			}
+			defer be.Close()
+			ctx, stop := signalContext()
+			defer stop()
+			res, err := train.Evaluate(ctx, be, rows)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return json.NewEncoder(os.Stdout).Encode(res)
+			}
+			fmt.Printf("loss %.6f over %d windows (%d supervised tokens, %d skipped)\n", res.Loss, res.Windows, res.SupervisedTokens, res.Skipped)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,83 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/mass-dev/mass/trainer/lora"
+	"github.com/mass-dev/mass/trainer/optim"
+	"github.com/mass-dev/mass/trainer/train"
+	"github.com/urfave/cli/v2"
+)
+
+func trainCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "train",
+		Usage: "train a LoRA adapter on rows.jsonl windows (resumes from --out's latest checkpoint)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "model", Required: true, Usage: "base model `DIR` (Hugging Face layout)"},
+			&cli.StringFlag{Name: "data", Required: true, Usage: "training windows rows.jsonl `FILE`"},
+			&cli.StringFlag{Name: "val", Usage: "validation windows rows.jsonl `FILE`"},
+			&cli.StringFlag{Name: "out", Required: true, Usage: "run `DIR` (checkpoints, metrics.jsonl, best/)"},
+			backendFlag(),
+			&cli.IntFlag{Name: "steps", Value: 1624, Usage: "optimizer steps"},
+			&cli.IntFlag{Name: "batch", Value: 1, Usage: "windows per micro-batch"},
+			&cli.IntFlag{Name: "accum", Value: 1, Usage: "micro-batches per optimizer step"},
+			&cli.Float64Flag{Name: "lr", Value: optim.DefaultLR, Usage: "peak learning rate"},
+			&cli.IntFlag{Name: "warmup", Value: optim.DefaultWarmup, Usage: "linear warmup steps"},
+			&cli.Float64Flag{Name: "floor", Value: optim.DefaultFloor, Usage: "final lr as a fraction of the peak (cosine)"},
+			&cli.Float64Flag{Name: "weight-decay", Value: optim.DefaultWeightDecay},
+			&cli.Float64Flag{Name: "clip", Value: optim.DefaultClip, Usage: "max global gradient norm (0: off)"},
+			&cli.IntFlag{Name: "rank", Value: lora.DefaultRank},
+			&cli.Float64Flag{Name: "alpha", Value: lora.DefaultAlpha},
+			&cli.Float64Flag{Name: "dropout", Value: lora.DefaultDropout},
+			&cli.BoolFlag{Name: "rslora", Usage: "scale by alpha/sqrt(rank)"},
+			&cli.StringFlag{Name: "targets", Value: strings.Join(lora.Modules, ","), Usage: "comma-separated LoRA target modules"},
+			&cli.IntFlag{Name: "val-every", Value: 150},
+			&cli.IntFlag{Name: "ckpt-every", Value: 50},
+			&cli.IntFlag{Name: "max-val", Usage: "use at most `N` validation windows"},
+			&cli.Uint64Flag{Name: "seed", Value: 1},
+			&cli.BoolFlag{Name: "json-progress", Usage: "print each metrics record as a JSON line on stdout"},
+		},
+		Action: func(c *cli.Context) error {
+			cfg := train.Config{
+				Model: c.String("model"), Data: c.String("data"), Val: c.String("val"), Out: c.String("out"),
+				Backend: c.String("backend"), Steps: c.Int("steps"), Batch: c.Int("batch"), Accum: c.Int("accum"),
+				ValEvery: c.Int("val-every"), CkptEvery: c.Int("ckpt-every"), MaxVal: c.Int("max-val"), Seed: c.Uint64("seed"),
+				LoRA: lora.Config{Rank: c.Int("rank"), Alpha: c.Float64("alpha"), Dropout: c.Float64("dropout"),
+					RSLoRA: c.Bool("rslora"), Targets: strings.Split(c.String("targets"), ",")},
+				Optim: optim.Config{LR: c.Float64("lr"), Warmup: c.Int("warmup"), TotalSteps: c.Int("steps"), Floor: c.Float64("floor"),
+					WeightDecay: c.Float64("weight-decay"), Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Clip: c.Float64("clip")},
+			}
+			ctx, stop := signalContext()
+			defer stop()
+			jsonOut := c.Bool("json-progress")
+			enc := json.NewEncoder(os.Stdout)
+			res, err := train.Run(ctx, cfg, train.Options{
+				Backends: Backends,
+				Logger:   slog.Default(),
+				OnRecord: func(r train.Record) {
+					if jsonOut {
+						enc.Encode(r)
+						return // the reader of stdout shows progress
+					}
+					if r.ValLoss != nil {
+						fmt.Fprintf(os.Stderr, "\nstep %d/%d  val_loss %.4f\n", r.Step, r.Steps, *r.ValLoss)
+						return
+					}
+					fmt.Fprintf(os.Stderr, "\r%s   ", train.ProgressLine(r))
+				},
+			})
+			fmt.Fprintln(os.Stderr)
+			if err != nil {
+				return err
+			}
+			b, _ := json.Marshal(res)
+			fmt.Fprintf(os.Stderr, "done: %s\n", b)
+			return nil
+		},
+	}
+}

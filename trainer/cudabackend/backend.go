@@ -1,0 +1,196 @@
+//go:build masscuda
+
+package cudabackend
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/mass-dev/mass/cuda/device"
+	"github.com/mass-dev/mass/cuda/kernels"
+	"github.com/mass-dev/mass/trainer"
+	"github.com/mass-dev/mass/trainer/lora"
+	"github.com/mass-dev/mass/trainer/model"
+)
+
+// Name is the backend's name on the mass-train command line.
+const Name = "cuda"
+
+var _ trainer.Backend = (*Backend)(nil)
+
+// Attention implementations.
+const (
+	AttnClear = "clear" // scores by batched cuBLASLt GEMMs and a softmax kernel ([Hq,T,T] scratch)
+	AttnFlash = "flash" // tiled kernel, no score matrix (scalar FP32 arithmetic)
+)
+
+// Options select the device and the implementation choices.
+type Options struct {
+	Device      int
+	CublasLtDir string // folder of libcublasLt.so.*; empty: $MASS_CUBLASLT_DIR or the loader path
+	Attention   string // AttnClear or AttnFlash
+	CEChunk     int    // vocabulary chunk of the fused LM head
+	Log         *slog.Logger
+}
+
+// DefaultOptions reads MASS_CUDA_ATTN (clear|flash) and MASS_CUBLASLT_DIR.
+func DefaultOptions() Options {
+	o := Options{Attention: AttnClear, CEChunk: kernels.DefaultCEChunk, Log: slog.Default(),
+		CublasLtDir: os.Getenv("MASS_CUBLASLT_DIR")}
+	if a := os.Getenv("MASS_CUDA_ATTN"); a != "" {
+		o.Attention = a
+	}
+	return o
+}
+
+// Backend runs windows on one GPU. It is not safe for concurrent use.
+type Backend struct {
+	cfg    *model.Config
+	ad     *lora.Adapter
+	opt    Options
+	dev    *device.Device
+	ops    *kernels.Ops
+	w      *weights
+	closed bool
+}
+
+// New is the trainer.Factory: it uploads m's weights in bf16 with DefaultOptions.
+func New(m *model.Model, a *lora.Adapter) (trainer.Backend, error) {
+	return Open(m.Config, m, a, 0, DefaultOptions())
+}
+
+// Open starts the device and uploads the weights of m, or, when m is nil, fills the device
+// with random weights from seed (for benchmarks of full-size shapes).
+func Open(cfg *model.Config, m *model.Model, a *lora.Adapter, seed uint32, opt Options) (*Backend, error) {
+	if err := supported(cfg, opt); err != nil {
+		return nil, err
+	}
+	if a == nil {
+		return nil, fmt.Errorf("cuda backend needs an adapter (may have no trainable modules)")
+	}
+	if opt.Log == nil {
+		opt.Log = slog.Default()
+	}
+	dev, err := device.Open(opt.Device, opt.Log)
+	if err != nil {
+		return nil, err
+	}
+	b := &Backend{cfg: cfg, ad: a, opt: opt, dev: dev}
+	err = dev.Do(func(x *device.Exec) error {
+		if b.ops, err = kernels.New(x, opt.CublasLtDir); err != nil {
+			return err
+		}
+		opt.Log.Info("cublasLt loaded", "path", b.ops.Lt.Path, "version", b.ops.Lt.Version())
+		b.w, err = uploadWeights(b.ops, cfg, m, a, seed)
+		return err
+	})
+	if err != nil {
+		dev.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func supported(c *model.Config, opt Options) error {
+	switch {
+	case c.Arch != model.Qwen3:
+		return fmt.Errorf("%w: the cuda backend runs qwen3 (no qkv bias yet); use --backend cpu for %s", model.ErrUnsupported, c.Arch)
+	case c.HeadDim%2 != 0:
+		return fmt.Errorf("%w: odd head_dim %d", model.ErrUnsupported, c.HeadDim)
+	case opt.Attention == AttnFlash && c.HeadDim > kernels.MaxFlashHeadDim:
+		return fmt.Errorf("%w: flash attention supports head_dim up to %d, not %d", model.ErrUnsupported, kernels.MaxFlashHeadDim, c.HeadDim)
+	case opt.Attention != AttnFlash && opt.Attention != AttnClear:
+		return fmt.Errorf("attention %q: want %s or %s", opt.Attention, AttnClear, AttnFlash)
+	}
+	return nil
+}
+
+// Name implements trainer.Backend.
+func (b *Backend) Name() string { return Name }
+
+// Close implements trainer.Backend.
+func (b *Backend) Close() error {
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	err := b.dev.Do(func(x *device.Exec) error {
+		b.w.free(x)
+		return b.ops.Close()
+	})
+	if cerr := b.dev.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// ForwardBackward implements trainer.Backend.
+func (b *Backend) ForwardBackward(ctx context.Context, batch trainer.Batch, scale float64) ([]trainer.WindowLoss, error) {
+	out := make([]trainer.WindowLoss, len(batch.Windows))
+	err := b.dev.Do(func(x *device.Exec) error {
+		if err := b.w.syncLoRA(b.ops, b.ad, true); err != nil {
+			return err
+		}
+		for i, w := range batch.Windows {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			r, err := b.runWindow(x, w, runOpts{train: true, seed: mix(batch.Seed, uint64(i)), gradScale: scale})
+			if err != nil {
+				return fmt.Errorf("window %d: %w", i, err)
+			}
+			out[i] = r.loss
+		}
+		return b.w.addGrads(b.ops, b.ad)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Loss implements trainer.Backend.
+func (b *Backend) Loss(ctx context.Context, windows []trainer.Window) ([]trainer.WindowLoss, error) {
+	out := make([]trainer.WindowLoss, len(windows))
+	err := b.dev.Do(func(x *device.Exec) error {
+		if err := b.w.syncLoRA(b.ops, b.ad, false); err != nil {
+			return err
+		}
+		for i, w := range windows {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			r, err := b.runWindow(x, w, runOpts{})
+			if err != nil {
+				return fmt.Errorf("window %d: %w", i, err)
+			}
+			out[i] = r.loss
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Logits implements trainer.Backend.
+func (b *Backend) Logits(ctx context.Context, w trainer.Window) ([]float32, error) {
+	var logits []float32
+	err := b.dev.Do(func(x *device.Exec) error {
+		if err := b.w.syncLoRA(b.ops, b.ad, false); err != nil {
+			return err
+		}
+		r, err := b.runWindow(x, w, runOpts{logits: true})
+		logits = r.logits
+		return err
+	})
+	return logits, err
+}
+
+// mix derives an independent 64-bit stream id (splitmix64 finalizer), as the CPU backend.
+func mix(a, b uint64) uint64 {
+	z := a ^ (b+0x9e3779b97f4a7c15)*0xbf58476d1ce4e5b9
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}

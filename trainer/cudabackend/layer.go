@@ -1,0 +1,284 @@
+//go:build masscuda
+
+package cudabackend
+
+import (
+	"fmt"
+
+	"github.com/mass-dev/mass/cuda"
+	"github.com/mass-dev/mass/cuda/cublaslt"
+	"github.com/mass-dev/mass/cuda/kernels"
+)
+
+// acts are one layer's saved activations (bf16 unless noted).
+type acts struct {
+	r, rstd1, a      uintptr // layer input stream, its rstd (f32), normed input
+	qp, kp, qrs, krs uintptr // q/k before norm+RoPE, their rstd (f32)
+	q, k, v, o, lse  uintptr // attention inputs, output, lse (f32, flash only)
+	r2, rstd2, m     uintptr // stream after attention, its rstd (f32), normed
+	gate, up, h      uintptr
+	xa               [7]uintptr
+	attnOut, mlpOut  uintptr
+}
+
+// fwd holds one window's forward state.
+type fwd struct {
+	b         *Backend
+	sc        *scope
+	T         int
+	ro        runOpts
+	ids, pos  uintptr
+	tg        uintptr
+	layers    []acts
+	final     uintptr // final-normed hidden states
+	rl, rstdF uintptr // final stream and its rstd
+}
+
+func gemmLogits(t, v, d int, x, head, out uintptr) cublaslt.Gemm {
+	return cublaslt.Gemm{TransB: true, M: t, N: v, K: d, A: x, B: head, C: out, CType: cublaslt.F32, Alpha: 1}
+}
+
+func (f *fwd) shape() cuda.AttnShape {
+	c := f.b.cfg
+	return cuda.AttnShape{T: f.T, QHeads: c.NumHeads, KVHeads: c.NumKVHeads, HeadDim: c.HeadDim}
+}
+
+func (f *fwd) lin(l, mi int) linear {
+	c, lw := f.b.cfg, f.b.w.layers[l]
+	in, out := dims(c.HiddenSize, c.NumHeads*c.HeadDim, c.NumKVHeads*c.HeadDim, c.IntermediateSize, mi)
+	ln := linear{T: f.T, in: in, out: out, w: lw.proj[mi].Ptr, lo: lw.lo[mi]}
+	if f.ro.train && f.b.w.dropout > 0 {
+		ln.dropout = f.b.w.dropout
+		ln.seed = uint32(mix(f.ro.seed, uint64(l*8+mi)))
+	}
+	return ln
+}
+
+func dims(d, q, kv, ff, mi int) (in, out int) {
+	switch mi {
+	case mQ:
+		return d, q
+	case mK, mV:
+		return d, kv
+	case mO:
+		return q, d
+	case mGate, mUp:
+		return d, ff
+	}
+	return ff, d
+}
+
+func (f *fwd) forward() error {
+	b, c, o, sc := f.b, f.b.cfg, f.b.ops, f.sc
+	t, d, eps := f.T, c.HiddenSize, float32(c.RMSNormEps)
+	emb, err := sc.bf16(t * d)
+	if err != nil {
+		return err
+	}
+	if err := o.Embedding(emb, b.w.embed.Ptr, f.ids, t, d, c.VocabSize); err != nil {
+		return err
+	}
+	xAdd, resid := emb, uintptr(0)
+	f.layers = make([]acts, c.NumLayers)
+	for l := range f.layers {
+		if xAdd, resid, err = f.layerFwd(l, xAdd, resid); err != nil {
+			return fmt.Errorf("layer %d: %w", l, err)
+		}
+	}
+	for _, p := range []*uintptr{&f.final, &f.rl} {
+		if *p, err = sc.bf16(t * d); err != nil {
+			return err
+		}
+	}
+	if f.rstdF, err = sc.f32(t); err != nil {
+		return err
+	}
+	return o.RMSNormFwd(f.final, f.rl, f.rstdF, xAdd, resid, b.w.finalNorm.Ptr, t, d, eps)
+}
+
+// layerFwd runs decoder layer l on the stream xAdd + resid (resid 0 for the first layer)
+// and returns the next layer's pair.
+func (f *fwd) layerFwd(l int, xAdd, resid uintptr) (uintptr, uintptr, error) {
+	b, c, o, sc := f.b, f.b.cfg, f.b.ops, f.sc
+	t, d, q, kv, ff := f.T, c.HiddenSize, c.NumHeads*c.HeadDim, c.NumKVHeads*c.HeadDim, c.IntermediateSize
+	eps, theta := float32(c.RMSNormEps), float32(c.RopeTheta)
+	var err error
+	a := &f.layers[l]
+	lw := b.w.layers[l]
+	tmp := &scope{x: sc.x}
+	defer tmp.release()
+	for _, p := range []struct {
+		dst *uintptr
+		n   int
+		f32 bool
+	}{{&a.rstd1, t, true}, {&a.a, t * d, false}, {&a.qp, t * q, false}, {&a.kp, t * kv, false},
+		{&a.qrs, t * c.NumHeads, true}, {&a.krs, t * c.NumKVHeads, true}, {&a.q, t * q, false},
+		{&a.k, t * kv, false}, {&a.v, t * kv, false}, {&a.o, t * q, false}, {&a.lse, c.NumHeads * t, true},
+		{&a.r2, t * d, false}, {&a.rstd2, t, true}, {&a.m, t * d, false}, {&a.gate, t * ff, false},
+		{&a.up, t * ff, false}, {&a.h, t * ff, false}, {&a.attnOut, t * d, false}, {&a.mlpOut, t * d, false}} {
+		if p.f32 {
+			*p.dst, err = sc.f32(p.n)
+		} else {
+			*p.dst, err = sc.bf16(p.n)
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+	}
+	a.r = xAdd
+	if resid != 0 {
+		if a.r, err = sc.bf16(t * d); err != nil {
+			return 0, 0, err
+		}
+	}
+	if err := o.RMSNormFwd(a.a, a.r, a.rstd1, xAdd, resid, lw.inNorm.Ptr, t, d, eps); err != nil {
+		return 0, 0, err
+	}
+	for _, p := range []struct {
+		mi  int
+		dst uintptr
+	}{{mQ, a.qp}, {mK, a.kp}, {mV, a.v}} {
+		if a.xa[p.mi], err = b.linFwd(sc, tmp, f.lin(l, p.mi), p.dst, a.a); err != nil {
+			return 0, 0, err
+		}
+	}
+	if err := o.QKNormRoPEFwd(a.q, a.qrs, a.qp, lw.qNorm.Ptr, f.pos, t, c.NumHeads, c.HeadDim, eps, theta); err != nil {
+		return 0, 0, err
+	}
+	if err := o.QKNormRoPEFwd(a.k, a.krs, a.kp, lw.kNorm.Ptr, f.pos, t, c.NumKVHeads, c.HeadDim, eps, theta); err != nil {
+		return 0, 0, err
+	}
+	if err := f.attnFwd(tmp, a); err != nil {
+		return 0, 0, err
+	}
+	if a.xa[mO], err = b.linFwd(sc, tmp, f.lin(l, mO), a.attnOut, a.o); err != nil {
+		return 0, 0, err
+	}
+	if err := o.RMSNormFwd(a.m, a.r2, a.rstd2, a.attnOut, a.r, lw.postNorm.Ptr, t, d, eps); err != nil {
+		return 0, 0, err
+	}
+	if a.xa[mGate], err = b.linFwd(sc, tmp, f.lin(l, mGate), a.gate, a.m); err != nil {
+		return 0, 0, err
+	}
+	if a.xa[mUp], err = b.linFwd(sc, tmp, f.lin(l, mUp), a.up, a.m); err != nil {
+		return 0, 0, err
+	}
+	if err := o.SwiGLUFwd(a.h, a.gate, a.up, t*ff); err != nil {
+		return 0, 0, err
+	}
+	if a.xa[mDown], err = b.linFwd(sc, tmp, f.lin(l, mDown), a.mlpOut, a.h); err != nil {
+		return 0, 0, err
+	}
+	return a.mlpOut, a.r2, nil
+}
+
+// attnFwd runs the configured attention. The clear path's P is recomputed in the backward
+// rather than kept, so its [Hq, T, T] buffers are scratch in tmp.
+func (f *fwd) attnFwd(tmp *scope, a *acts) error {
+	s := f.shape()
+	bufs := kernels.AttnBufs{Q: a.q, K: a.k, V: a.v, O: a.o, LSE: a.lse}
+	if f.b.opt.Attention == AttnFlash {
+		return f.b.ops.FlashFwd(bufs, s)
+	}
+	sq := s.QHeads * s.T * s.T
+	pb, err := tmp.bf16(sq)
+	if err != nil {
+		return err
+	}
+	sb, err := tmp.f32(sq)
+	if err != nil {
+		return err
+	}
+	return f.b.ops.AttnClearFwd(bufs, pb, sb, s)
+}
+
+func (f *fwd) attnBwd(tmp *scope, a *acts, g kernels.AttnGrads) error {
+	s := f.shape()
+	bufs := kernels.AttnBufs{Q: a.q, K: a.k, V: a.v, O: a.o, LSE: a.lse}
+	if f.b.opt.Attention == AttnFlash {
+		return f.b.ops.FlashBwd(bufs, g, s)
+	}
+	sq := s.QHeads * s.T * s.T
+	pb, err := tmp.bf16(sq)
+	if err != nil {
+		return err
+	}
+	sb, err := tmp.f32(sq)
+	if err != nil {
+		return err
+	}
+	ds, err := tmp.bf16(sq)
+	if err != nil {
+		return err
+	}
+	ob, err := tmp.bf16(s.T * s.QHeads * s.HeadDim)
+	if err != nil {
+		return err
+	}
+	recompute := bufs
+	recompute.O = ob
+	if err := f.b.ops.AttnClearFwd(recompute, pb, sb, s); err != nil {
+		return err
+	}
+	return f.b.ops.AttnClearBwd(bufs, g, pb, sb, ds, s)
+}
+
+// backward propagates dFinal (the LM head's gradient at the final-normed states) down the
+// layers, accumulating LoRA gradients on the device.
+func (f *fwd) backward(dFinal uintptr) error {
+	b, c, o := f.b, f.b.cfg, f.b.ops
+	t, d, q, kv, ff := f.T, c.HiddenSize, c.NumHeads*c.HeadDim, c.NumKVHeads*c.HeadDim, c.IntermediateSize
+	bs := &scope{x: f.sc.x}
+	defer bs.release()
+	gR, err := bs.bf16(t * d)
+	if err != nil {
+		return err
+	}
+	if err := o.RMSNormBwd(gR, dFinal, f.rl, f.rstdF, b.w.finalNorm.Ptr, 0, t, d); err != nil {
+		return err
+	}
+	for l := c.NumLayers - 1; l >= 0; l-- {
+		a, lw := &f.layers[l], b.w.layers[l]
+		tmp := &scope{x: f.sc.x}
+		buf := func(n int) uintptr {
+			p, e := tmp.bf16(n)
+			if e != nil && err == nil {
+				err = e
+			}
+			return p
+		}
+		dh, dgate, dup, dm, gR2 := buf(t*ff), buf(t*ff), buf(t*ff), buf(t*d), buf(t*d)
+		do, dq, dk, dv, dqp, dkp, da, gNext := buf(t*q), buf(t*q), buf(t*kv), buf(t*kv), buf(t*q), buf(t*kv), buf(t*d), buf(t*d)
+		if err != nil {
+			return err
+		}
+		steps := []func() error{
+			func() error { return b.linBwd(tmp, f.lin(l, mDown), dh, false, gR, a.h, a.xa[mDown]) },
+			func() error { return o.SwiGLUBwd(dgate, dup, dh, a.gate, a.up, t*ff) },
+			func() error { return b.linBwd(tmp, f.lin(l, mGate), dm, false, dgate, a.m, a.xa[mGate]) },
+			func() error { return b.linBwd(tmp, f.lin(l, mUp), dm, true, dup, a.m, a.xa[mUp]) },
+			func() error { return o.RMSNormBwd(gR2, dm, a.r2, a.rstd2, lw.postNorm.Ptr, gR, t, d) },
+			func() error { return b.linBwd(tmp, f.lin(l, mO), do, false, gR2, a.o, a.xa[mO]) },
+			func() error { return f.attnBwd(tmp, a, kernels.AttnGrads{DO: do, DQ: dq, DK: dk, DV: dv}) },
+			func() error {
+				return o.QKNormRoPEBwd(dqp, dq, a.qp, a.qrs, lw.qNorm.Ptr, f.pos, t, c.NumHeads, c.HeadDim, float32(c.RopeTheta))
+			},
+			func() error {
+				return o.QKNormRoPEBwd(dkp, dk, a.kp, a.krs, lw.kNorm.Ptr, f.pos, t, c.NumKVHeads, c.HeadDim, float32(c.RopeTheta))
+			},
+			func() error { return b.linBwd(tmp, f.lin(l, mQ), da, false, dqp, a.a, a.xa[mQ]) },
+			func() error { return b.linBwd(tmp, f.lin(l, mK), da, true, dkp, a.a, a.xa[mK]) },
+			func() error { return b.linBwd(tmp, f.lin(l, mV), da, true, dv, a.a, a.xa[mV]) },
+			func() error { return o.RMSNormBwd(gNext, da, a.r, a.rstd1, lw.inNorm.Ptr, gR2, t, d) },
+			func() error { return f.sc.x.Copy(gR, gNext, int64(t*d*2)) },
+		}
+		for _, s := range steps {
+			if err := s(); err != nil {
+				tmp.release()
+				return err
+			}
+		}
+		tmp.release()
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+//go:build masscuda
+
+package cudabackend
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/mass-dev/mass/cuda"
+	"github.com/mass-dev/mass/trainer"
+	"github.com/mass-dev/mass/trainer/cpu"
+	"github.com/mass-dev/mass/trainer/lora"
+	"github.com/mass-dev/mass/trainer/model"
+	"github.com/mass-dev/mass/trainer/optim"
+)
+
+var (
+	parityPreset = flag.String("parity-preset", "tiny", "model preset for the CPU-vs-CUDA parity test")
+	paritySteps  = flag.Int("parity-steps", 10, "optimizer steps compared in the parity test")
+)
+
+// Parity tolerances: bf16 weights and activations against the float64 reference.
+const (
+	tolLoss = 1e-2
+	tolGrad = 5e-2
+)
+
+func parityWindows(r *rand.Rand, vocab, n, t int) []trainer.Window {
+	ws := make([]trainer.Window, n)
+	for i := range ws {
+		ids := make([]int32, t)
+		labels := make([]int32, t)
+		for j := range ids {
+			ids[j] = int32(r.IntN(vocab))
+			labels[j] = ids[j]
+			if j < t/4 {
+				labels[j] = trainer.IgnoreIndex
+			}
+		}
+		ws[i] = trainer.Window{InputIDs: ids, Labels: labels}
+	}
+	return ws
+}
+
+// parityAdapter returns an adapter with dropout off (the backends draw different masks)
+// and non-zero B, so that A's gradients are not trivially zero.
+func parityAdapter(t *testing.T, cfg *model.Config) *lora.Adapter {
+	lc := lora.DefaultConfig()
+	lc.Rank, lc.Alpha, lc.Dropout = 8, 16, 0
+	a, err := lora.New(lc, cfg, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(4, 5))
+	for _, p := range a.Params {
+		if p.Shape[1] == lc.Rank {
+			for i := range p.Data {
+				p.Data[i] = float32(r.NormFloat64() * 0.05)
+			}
+		}
+	}
+	return a
+}
+
+func gradsOf(a *lora.Adapter) []float32 {
+	var g []float32
+	for _, p := range a.Params {
+		g = append(g, p.Grad...)
+	}
+	return g
+}
+
+func TestParityTiny(t *testing.T) {
+	cfg, err := model.Preset(*parityPreset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.NewRandom(cfg, 11)
+	r := rand.New(rand.NewPCG(12, 13))
+	windows := parityWindows(r, cfg.VocabSize, 2, 40)
+	ctx := context.Background()
+	for _, attn := range []string{AttnClear, AttnFlash} {
+		t.Run(attn, func(t *testing.T) {
+			ac, ag := parityAdapter(t, cfg), parityAdapter(t, cfg)
+			cb, err := cpu.New(m, ac)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cb.Close()
+			opt := DefaultOptions()
+			opt.Attention = attn
+			gb, err := Open(cfg, m, ag, 0, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer gb.Close()
+			oc := optim.NewAdamW(optim.DefaultConfig(*paritySteps), ac)
+			og := optim.NewAdamW(optim.DefaultConfig(*paritySteps), ag)
+			var lc, lg []float32
+			for step := 0; step < *paritySteps; step++ {
+				ac.ZeroGrad()
+				ag.ZeroGrad()
+				batch := trainer.Batch{Windows: windows, Seed: uint64(step)}
+				wc, err := cb.ForwardBackward(ctx, batch, 0.5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wg, err := gb.ForwardBackward(ctx, batch, 0.5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range wc {
+					lc = append(lc, float32(wc[i].Loss))
+					lg = append(lg, float32(wg[i].Loss))
+					if wc[i].Tokens != wg[i].Tokens {
+						t.Errorf("step %d window %d: %d supervised tokens on cpu, %d on cuda", step, i, wc[i].Tokens, wg[i].Tokens)
+					}
+				}
+				if step == 0 {
+					ge := cuda.RelErr(gradsOf(ag), gradsOf(ac))
+					report(t, attn, "step 0 loss", cuda.RelErr(lg, lc), tolLoss)
+					report(t, attn, "step 0 lora grads", ge, tolGrad)
+				}
+				for _, s := range []struct {
+					o *optim.AdamW
+					a *lora.Adapter
+				}{{oc, ac}, {og, ag}} {
+					if err := s.o.Step(s.a.Params, 1e-3); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			worst := 0.0
+			for i := range lc {
+				worst = math.Max(worst, math.Abs(float64(lg[i]-lc[i]))/math.Abs(float64(lc[i])))
+			}
+			report(t, attn, fmt.Sprintf("%d-step losses (max)", *paritySteps), worst, tolLoss)
+			t.Logf("losses cpu %v", lc)
+			t.Logf("losses cuda %v", lg)
+		})
+	}
+}
+
+func report(t *testing.T, attn, what string, got, tol float64) {
+	t.Helper()
+	status := "ok"
+	if !(got <= tol) {
+		status = "FAIL"
+		t.Errorf("parity %s %s: relative error %.3g exceeds %.0e", attn, what, got, tol)
+	}
+	fmt.Printf("PARITY %-6s %-24s %10.3e %8.0e %s\n", attn, what, got, tol, status)
+}

@@ -1,0 +1,67 @@
+package tokenizer
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// chatCorpus is ~4 MB: the rendered fixture chats, then Go standard-library sources (code and
+// prose, as in agent transcripts), so the word cache meets new words throughout.
+func chatCorpus(tb testing.TB) string {
+	var sb strings.Builder
+	f, err := os.Open("testdata/chat.jsonl")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var c struct{ Text string }
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			tb.Fatal(err)
+		}
+		sb.WriteString(c.Text)
+	}
+	const want = 4 << 20
+	filepath.WalkDir(filepath.Join(runtime.GOROOT(), "src"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || sb.Len() >= want {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(p, ".go") {
+			b, err := os.ReadFile(p)
+			if err == nil {
+				sb.Write(b)
+			}
+		}
+		return nil
+	})
+	return sb.String()
+}
+
+func BenchmarkEncode(b *testing.B) {
+	tok := testTokenizer(b)
+	text := chatCorpus(b)
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	var n int
+	for i := 0; i < b.N; i++ {
+		n = len(tok.Encode(text))
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+}
+
+func BenchmarkDecode(b *testing.B) {
+	tok := testTokenizer(b)
+	ids := tok.Encode(chatCorpus(b))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s, _ := tok.Decode(ids)
+		b.SetBytes(int64(len(s)))
+	}
+}

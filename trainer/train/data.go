@@ -1,0 +1,67 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/mass-dev/mass/trainer"
+	"github.com/mass-dev/mass/trainer/sft"
+)
+
+// ReadRows reads a rows.jsonl file of SFT windows (docs/formats.md).
+func ReadRows(path string) ([]sft.Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open rows: %w", err)
+	}
+	defer f.Close()
+	rows, err := sft.ReadRows(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s holds no windows", path)
+	}
+	return rows, nil
+}
+
+// Window converts a row.
+func Window(r sft.Row) trainer.Window {
+	return trainer.Window{InputIDs: r.InputIDs, Labels: r.Labels}
+}
+
+// EvalResult is what `mass-train eval --json` prints.
+type EvalResult struct {
+	Loss             float64 `json:"loss"`
+	SupervisedTokens int     `json:"supervised_tokens"`
+	Windows          int     `json:"windows"`
+	// Skipped counts windows without a supervised position (no loss defined).
+	Skipped int `json:"skipped,omitempty"`
+}
+
+// Evaluate returns the mean over windows of each window's mean
+// supervised-token loss; windows with nothing supervised are skipped.
+func Evaluate(ctx context.Context, be trainer.Backend, rows []sft.Row) (EvalResult, error) {
+	var res EvalResult
+	var sum float64
+	for i, r := range rows {
+		w := Window(r)
+		if w.Supervised() == 0 {
+			res.Skipped++
+			continue
+		}
+		l, err := be.Loss(ctx, []trainer.Window{w})
+		if err != nil {
+			return EvalResult{}, fmt.Errorf("window %d: %w", i, err)
+		}
+		sum += l[0].Loss
+		res.SupervisedTokens += l[0].Tokens
+		res.Windows++
+	}
+	if res.Windows == 0 {
+		return res, fmt.Errorf("no window has a supervised token")
+	}
+	res.Loss = sum / float64(res.Windows)
+	return res, nil
+}

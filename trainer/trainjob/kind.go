@@ -1,0 +1,161 @@
+package trainjob
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/trainer/train"
+)
+
+// KindName is the job kind.
+const KindName = "train"
+
+// StopGrace is how long mass-train gets after SIGTERM to checkpoint and exit.
+const StopGrace = 60 * time.Second
+
+// Kind returns the "train" job kind running binary (empty: mass-train next
+// to the running executable, else on PATH).
+func Kind(binary string) jobs.Kind {
+	return jobs.Kind{
+		Name:        KindName,
+		Description: `LoRA SFT with mass-train (params {"model","data","val","steps",...}); resumes from its checkpoints`,
+		OnInterrupt: jobs.Resume,
+		Validate:    func(raw json.RawMessage) error { _, err := ParseParams(raw); return err },
+		Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+			return run(ctx, binary, job, rep)
+		},
+	}
+}
+
+// FindBinary locates mass-train.
+func FindBinary() (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), "mass-train")
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("mass-train")
+	if err != nil {
+		return "", fmt.Errorf("mass-train not found next to massd or on PATH: %w", err)
+	}
+	return p, nil
+}
+
+func run(ctx context.Context, binary string, job jobs.Job, rep jobs.Reporter) error {
+	p, err := ParseParams(job.Params)
+	if err != nil {
+		return err
+	}
+	if binary == "" {
+		if binary, err = FindBinary(); err != nil {
+			return err
+		}
+	}
+	name := p.Name
+	if name == "" {
+		name = job.ID
+	}
+	out := filepath.Join(job.DataDir, "runs", name)
+	if job.Attempt > 1 {
+		rep.Event("resume", fmt.Sprintf("attempt %d resumes %s from its latest checkpoint", job.Attempt, out), map[string]any{"out": out})
+	}
+	cmd := exec.CommandContext(ctx, binary, p.Args(job.DataDir, out)...)
+	// Cancellation asks mass-train to checkpoint and stop; it is killed only
+	// if it does not within StopGrace.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = StopGrace
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
+	rep.Event("start", "mass-train "+out, map[string]any{"out": out, "binary": binary})
+	rep.Progress(jobs.Progress{Stage: "starting", Message: out})
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start mass-train: %w", err)
+	}
+	tail := make(chan string, 1)
+	go func() { tail <- lastLines(stderr, 20, rep) }()
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		var r train.Record
+		if json.Unmarshal(sc.Bytes(), &r) != nil {
+			continue
+		}
+		report(rep, r)
+	}
+	errTail := <-tail
+	if err := cmd.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("mass-train: %w: %s", err, errTail)
+	}
+	var res train.Result
+	b, err := os.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		return fmt.Errorf("read run result: %w", err)
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		return fmt.Errorf("parse run result: %w", err)
+	}
+	rep.SetResult(map[string]any{"out": out, "result": res})
+	rep.Event("done", fmt.Sprintf("trained %d steps, final loss %.4f", res.Steps, res.FinalLoss), map[string]any{"out": out})
+	return nil
+}
+
+func report(rep jobs.Reporter, r train.Record) {
+	if r.ValLoss != nil {
+		rep.Event("validation", fmt.Sprintf("step %d val_loss %.4f", r.Step, *r.ValLoss),
+			map[string]any{"step": r.Step, "val_loss": *r.ValLoss})
+		return
+	}
+	rep.Progress(jobs.Progress{Stage: "train", Message: train.ProgressLine(r), Counters: map[string]int64{
+		"step": int64(r.Step), "steps": int64(r.Steps), "processed_supervised_tokens": r.ProcessedTokens}})
+	if r.Step%50 == 0 || r.Step == r.Steps {
+		loss := 0.0
+		if r.Loss != nil {
+			loss = *r.Loss
+		}
+		rep.Event("step", train.ProgressLine(r), map[string]any{"step": r.Step, "loss": loss, "lr": r.LR})
+	}
+}
+
+// lastLines drains r (mass-train's stderr: progress lines and logs), logs
+// complete lines, and returns the last n for an error message.
+func lastLines(r io.Reader, n int, rep jobs.Reporter) string {
+	defer io.Copy(io.Discard, r) // never leave the child blocked on a full pipe
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	var lines []string
+	for sc.Scan() {
+		line := sc.Text()
+		lines = append(lines, line)
+		if len(lines) > n {
+			lines = lines[1:]
+		}
+	}
+	if err := sc.Err(); err != nil && !errors.Is(err, os.ErrClosed) {
+		rep.Logger().Warn("read mass-train stderr", "err", err)
+	}
+	out := ""
+	for _, l := range lines {
+		out += l + "\n"
+	}
+	return out
+}

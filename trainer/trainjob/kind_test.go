@@ -1,0 +1,134 @@
+package trainjob
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/trainer/model"
+	"github.com/mass-dev/mass/trainer/sft"
+	"github.com/mass-dev/mass/trainer/train"
+)
+
+// recorder is a jobs.Reporter that keeps what it is told.
+type recorder struct {
+	mu       sync.Mutex
+	events   []string
+	progress []jobs.Progress
+	result   any
+}
+
+func (r *recorder) Event(typ, msg string, _ map[string]any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, typ+": "+msg)
+}
+func (r *recorder) Progress(p jobs.Progress) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.progress = append(r.progress, p)
+}
+func (r *recorder) SetResult(v any)            { r.result = v }
+func (r *recorder) Episode(jobs.EpisodeRecord) {}
+func (r *recorder) Logger() *slog.Logger       { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+var _ jobs.Reporter = (*recorder)(nil)
+
+func buildMassTrain(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "mass-train")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/mass-dev/mass/cmd/mass-train")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build mass-train: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestTrainJobRunsMassTrain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds mass-train")
+	}
+	bin := buildMassTrain(t)
+	data := t.TempDir()
+	mc, _ := model.Preset("micro")
+	if err := model.NewRandom(mc, 1).Save(filepath.Join(data, "models", "micro"), "BF16", 0); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := train.ToyRows(16, 12, 8, 1)
+	os.MkdirAll(filepath.Join(data, "datasets", "toy"), 0o755)
+	f, _ := os.Create(filepath.Join(data, "datasets", "toy", "rows.jsonl"))
+	sft.WriteRows(f, rows)
+	f.Close()
+
+	params, _ := json.Marshal(map[string]any{"name": "t1", "model": "models/micro", "data": "datasets/toy/rows.jsonl",
+		"val": "datasets/toy/rows.jsonl", "steps": 6, "batch": 2, "lr": 0.01, "rank": 4, "alpha": 8, "val_every": 3, "ckpt_every": 3})
+	k := Kind(bin)
+	if err := k.Validate(params); err != nil {
+		t.Fatal(err)
+	}
+	rep := &recorder{}
+	job := jobs.Job{ID: "job-1", Kind: KindName, Params: params, Attempt: 1, DataDir: data, WorkDir: t.TempDir()}
+	if err := k.Run(context.Background(), job, rep); err != nil {
+		t.Fatalf("run: %v\nevents: %v", err, rep.events)
+	}
+	last := rep.progress[len(rep.progress)-1]
+	if got, want := last.Counters["step"], int64(6); got != want {
+		t.Errorf("last progress step = %d, want %d (%v)", got, want, last)
+	}
+	if got, want := last.Counters["processed_supervised_tokens"], int64(6*2*9); got != want {
+		t.Errorf("processed tokens = %d, want %d", got, want)
+	}
+	vals := 0
+	for _, e := range rep.events {
+		if len(e) > 10 && e[:10] == "validation" {
+			vals++
+		}
+	}
+	if got, want := vals, 2; got != want {
+		t.Errorf("validation events = %d, want %d: %v", got, want, rep.events)
+	}
+	if rep.result == nil {
+		t.Error("no result recorded")
+	}
+	if _, err := os.Stat(filepath.Join(data, "runs", "t1", "checkpoints", "step-000006", "adapter.safetensors")); err != nil {
+		t.Errorf("final checkpoint missing: %v", err)
+	}
+}
+
+func TestParseParamsRejects(t *testing.T) {
+	tests := []string{
+		`{}`,
+		`{"model":"m"}`,
+		`{"model":"m","data":"d","name":"../x"}`,
+		`{"model":"m","data":"d","steps":-1}`,
+		`{"model":"m","data":"d","bogus":1}`,
+		`{"model":"m","data":"d","targets":["q_proj,k_proj"]}`,
+	}
+	for _, tc := range tests {
+		if _, err := ParseParams(json.RawMessage(tc)); err == nil {
+			t.Errorf("ParseParams(%s) accepted", tc)
+		}
+	}
+}
+
+func FuzzParseParams(f *testing.F) {
+	f.Add([]byte(`{"model":"m","data":"d","steps":5,"targets":["q_proj"]}`))
+	f.Add([]byte(`{"model":"/abs","data":"d","name":"run-1","dropout":0}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := ParseParams(b)
+		if err != nil {
+			return
+		}
+		args := p.Args("/data", "/data/runs/x")
+		if args[0] != "train" {
+			t.Fatalf("args %v", args)
+		}
+	})
+}
