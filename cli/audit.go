@@ -50,23 +50,27 @@ func auditCommand() *cli.Command {
 }
 
 // episodeArg returns the single EPISODE argument, accepting flags given
-// after it (urfave/cli stops parsing flags at the first argument).
-func episodeArg(c *cli.Context) (string, error) {
+// after it (urfave/cli stops parsing flags at the first argument). ok is
+// false, with a nil error, when --help was among them and help was shown.
+func episodeArg(c *cli.Context) (episode string, ok bool, err error) {
 	args, err := interleavedFlags(c)
 	if err != nil {
-		return "", err
+		return "", false, err
+	}
+	if c.Bool("help") {
+		return "", false, cli.ShowSubcommandHelp(c)
 	}
 	if len(args) != 1 || args[0] == "" {
-		return "", cli.Exit(fmt.Sprintf("usage: massctl %s EPISODE (got %d arguments)", c.Command.FullName(), len(args)), 2)
+		return "", false, cli.Exit(fmt.Sprintf("usage: massctl %s EPISODE (got %d arguments)", c.Command.FullName(), len(args)), 2)
 	}
-	return args[0], nil
+	return args[0], true, nil
 }
 
 // interleavedFlags sets the command's flags found among its arguments and
 // returns the remaining positional arguments.
 func interleavedFlags(c *cli.Context) ([]string, error) {
 	known := map[string]bool{} // name -> is a bool flag
-	for _, f := range c.Command.Flags {
+	for _, f := range append(append([]cli.Flag{}, c.Command.Flags...), c.App.Flags...) {
 		_, isBool := f.(*cli.BoolFlag)
 		for _, n := range f.Names() {
 			known[n] = isBool
@@ -123,8 +127,8 @@ func episodeSource(c *cli.Context, episode string) (audit.Source, error) {
 }
 
 func auditRun(c *cli.Context) error {
-	episode, err := episodeArg(c)
-	if err != nil {
+	episode, ok, err := episodeArg(c)
+	if err != nil || !ok {
 		return err
 	}
 	src, err := episodeSource(c, episode)
@@ -170,7 +174,11 @@ func printAudit(w io.Writer, r *audit.Report) {
 	if !r.Ledger.Verified {
 		status = fmt.Sprintf("CHAIN NOT VERIFIED (%s), audit of the first %d records", r.Ledger.Error, r.Ledger.Records)
 	}
-	fmt.Fprintf(w, "episode %s — ledger %s\n\n", r.Episode, status)
+	fmt.Fprintf(w, "episode %s — ledger %s\n", r.Episode, status)
+	if r.DryRun {
+		fmt.Fprintf(w, "DRY RUN: model %s is massd's scripted dry-run policy, not a real model\n", r.Model)
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, kv := range []struct {
 		k string
@@ -218,8 +226,8 @@ func printAudit(w io.Writer, r *audit.Report) {
 }
 
 func auditVerify(c *cli.Context) error {
-	episode, err := episodeArg(c)
-	if err != nil {
+	episode, ok, err := episodeArg(c)
+	if err != nil || !ok {
 		return err
 	}
 	src, err := episodeSource(c, episode)

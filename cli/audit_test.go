@@ -182,7 +182,7 @@ func TestAuditThroughDaemon(t *testing.T) {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 
-	out, code := runMassctl(t, "--socket", sock, "audit", "ep-cli", "--json")
+	out, code := runMassctl(t, "audit", "ep-cli", "--json", "--socket", sock)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
 	}

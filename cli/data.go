@@ -33,6 +33,7 @@ func dataCommand() *cli.Command {
 				Action: dataRenderChat,
 			},
 			dataBuildCommand(tokFlag),
+			dataShowCommand(tokFlag),
 			dataSynthCommand(),
 		},
 	}

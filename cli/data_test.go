@@ -78,6 +78,10 @@ func TestDataBuildSynthetic(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
 	}
+	shown := string(runData(t, nil, "show", "--tokenizer", dataFixtures, filepath.Join(dir, "ds"), "0"))
+	if !strings.Contains(shown, "<|im_start|>assistant\n«<think>") || !strings.Contains(shown, "<|im_end|>»") {
+		t.Errorf("show: supervised spans not marked as expected:\n%s", shown)
+	}
 	for _, f := range []string{"rows.jsonl", "windows.bin", "manifest.json"} {
 		if _, err := os.Stat(filepath.Join(dir, "ds", f)); err != nil {
 			t.Error(err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -188,6 +189,10 @@ func sandboxVerify(c *cli.Context) error {
 	defer eng.Close()
 	defer rt.Close()
 	o.Runtime, o.Engine = rt, eng
+	if rep, err := rt.Report(ctx); err == nil && !slices.Contains(rep.Runtimes, ref.Runtime) {
+		return cli.Exit(fmt.Sprintf("OCI runtime %q is not registered with this engine (it has: %s); for gVisor install runsc and register it in /etc/docker/daemon.json",
+			ref.Runtime, strings.Join(rep.Runtimes, ", ")), 1)
+	}
 	if len(expectFail) > 0 {
 		fmt.Fprintf(os.Stderr, "weakened policy (%s); expected to fail: %s\n", c.String("weaken"), strings.Join(expectFail, ", "))
 	}

@@ -66,12 +66,13 @@ func jobWatch(c *cli.Context) error {
 }
 
 type watchView struct {
-	w       io.Writer
-	tty     bool
-	mu      sync.Mutex // the redraw ticker and the stream never interleave writes
-	job     *api.Job
-	lastMsg string
-	drawn   bool
+	w        io.Writer
+	tty      bool
+	mu       sync.Mutex // the redraw ticker and the stream never interleave writes
+	job      *api.Job
+	lastMsg  string
+	lastLine string // last plain status line printed
+	drawn    bool
 }
 
 func (v *watchView) update(it api.StreamItem) {
@@ -79,8 +80,9 @@ func (v *watchView) update(it api.StreamItem) {
 	defer v.mu.Unlock()
 	if it.Job != nil {
 		j := *it.Job
-		if !v.tty {
-			fmt.Fprintln(v.w, statusLine(j, ""))
+		if line := statusLine(j, ""); !v.tty && line != v.lastLine {
+			fmt.Fprintln(v.w, line)
+			v.lastLine = line
 		}
 		v.job = &j
 	}

@@ -1,9 +1,13 @@
 // Shared helpers for the mass kernels: bf16 conversions and block reductions.
 // Every kernel takes only 8-byte parameters or floats (the launcher copies 8 bytes per slot).
 #pragma once
+#ifdef MASS_EMU
+#include "emu/emu.h"
+#else
 #include <cuda_bf16.h>
 
 typedef __nv_bfloat16 bf16;
+#endif
 
 __device__ __forceinline__ float ld(const bf16* p, long long i) { return __bfloat162float(p[i]); }
 __device__ __forceinline__ bf16 tobf(float f) { return __float2bfloat16(f); }

@@ -101,7 +101,11 @@ extern "C" __global__ void __launch_bounds__(32) flash_attn_bwd(
     float* dQ, bf16* dK, bf16* dV, const bf16* Q, const bf16* K, const bf16* V, const bf16* dO,
     const float* lse, const float* delta, long long T, long long Hq, long long Hkv, long long hd,
     float scale) {
+#ifdef MASS_EMU
+    float* sm = emu_dynamic_smem();
+#else
     extern __shared__ float sm[];
+#endif
     long long st = hd + 1;
     float* k_s = sm;
     float* v_s = k_s + FA_BC * st;

@@ -118,6 +118,9 @@ func Run(ctx context.Context, o Options) error {
 			}
 		}(servers[i], listeners[i])
 	}
+	for name, m := range c.Models {
+		log.Info("model endpoint", "name", name, "endpoint", m)
+	}
 	log.Info("massd ready", "version", o.Version, "socket", c.Socket, "data_dir", c.DataDir, "kinds", strings.Join(mgr.KindNames(), ","))
 
 	var serveErr error

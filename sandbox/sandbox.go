@@ -51,7 +51,7 @@ type Spec struct {
 // ExecRequest runs one command inside a sandbox.
 type ExecRequest struct {
 	Argv     []string // argv[0] resolved inside the container
-	Dir      string   // working directory inside the container; default /workspace
+	Dir      string   // working directory inside the container; default /workspace, relative to it if not absolute
 	Stdin    io.Reader
 	Timeout  time.Duration // 0 means policy default; on expiry the whole process tree is killed
 	MaxBytes int           // cap on stdout and on stderr each; 0 means policy default
@@ -148,12 +148,17 @@ type Runtime interface {
 	CreateWorkspace(ctx context.Context, ws WorkspaceSpec, inputs []Input) error
 	// ExportWorkspace writes the workspace as a tar stream plus a manifest
 	// with sha256 per regular file; links and special files are not followed.
+	// Content beyond maxBytes fails with ErrTooLarge; maxBytes 0 means the
+	// implementation's default cap, never none.
 	ExportWorkspace(ctx context.Context, episode string, w io.Writer, maxBytes int64) ([]FileInfo, error)
+	// RemoveWorkspace removes every container of the episode and its volume.
 	RemoveWorkspace(ctx context.Context, episode string) error
 	Create(ctx context.Context, spec Spec) (Sandbox, error)
 	// List returns the containers and volumes of an episode ("" for all of this daemon's).
 	List(ctx context.Context, episode string) ([]Info, error)
-	// KillEpisode stops and removes every container of an episode.
+	// KillEpisode stops and removes every agent container of an episode
+	// (cancellation: done within 2 s). The workspace stays so that it can
+	// still be exported; RemoveWorkspace removes it.
 	KillEpisode(ctx context.Context, episode string) error
 	// ReapOrphans removes containers and volumes of this daemon that no live episode owns.
 	ReapOrphans(ctx context.Context, live func(episode string) bool) (int, error)

@@ -4,12 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-out=$(go test -run '^$' -bench 'BenchmarkAppend|BenchmarkVerify' -benchtime "${BENCHTIME:-2s}" ./agents/ledger)
+out=$(go test -run '^$' -bench 'BenchmarkAppend|BenchmarkHashRecord|BenchmarkVerify' -benchtime "${BENCHTIME:-2s}" ./agents/ledger)
 echo "$out" | awk '
 /^Benchmark/ {
 	name=$1; sub(/-[0-9]+$/, "", name); ns=$3
 	rate = (ns > 0) ? 1e9/ns : 0
-	unit = (name ~ /Verify/) ? "ledgers/s (1000 records)" : "appends/s"
+	unit = (name ~ /Verify/) ? "ledgers/s (1000 records)" : (name ~ /Hash/) ? "records/s (no I/O)" : "appends/s"
 	rows[++n] = sprintf("%-26s %14.0f ns/op %12.0f %s", name, ns, rate, unit)
 }
 END {

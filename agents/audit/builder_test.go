@@ -22,6 +22,9 @@ type episodeBuilder struct {
 	w    *ledger.Writer
 	ts   time.Time
 	reqs []string
+
+	model  string // episode.json
+	dryRun bool
 }
 
 func newEpisode(t testing.TB, id string) *episodeBuilder {
@@ -135,7 +138,8 @@ func (b *episodeBuilder) done(protected ...string) string {
 			b.t.Fatal(err)
 		}
 	}
-	info := map[string]any{"episode_id": b.id, "task_id": "t", "mode": "bare", "protected_paths": protected}
+	info := map[string]any{"episode_id": b.id, "task_id": "t", "mode": "bare", "protected_paths": protected,
+		"model": b.model, "dry_run": b.dryRun}
 	if err := os.WriteFile(filepath.Join(b.dir, EpisodeFile), detail(info), 0o644); err != nil {
 		b.t.Fatal(err)
 	}
@@ -165,6 +169,7 @@ const (
 // Known answers are asserted in TestTeamEpisode.
 func teamEpisode(t testing.TB) string {
 	b := newEpisode(t, "ep-team")
+	b.model, b.dryRun = "scripted", true
 	const o, w1, w2, w3 = "orchestrator", "worker-1", "worker-2", "worker-3"
 	b.start(o, RoleOrchestrator, "")
 	b.write(o, "write_file", "/workspace/plan.md", "", hPlan1)

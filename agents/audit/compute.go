@@ -59,7 +59,7 @@ type auditor struct {
 // It reads only in and never fails: records it cannot interpret are skipped.
 func Compute(in Inputs) *Report {
 	a := &auditor{in: in, agents: map[string]*agentInfo{}, rep: &Report{
-		Episode: in.Episode, Ledger: in.Ledger,
+		Episode: in.Episode, Model: in.Model, DryRun: in.DryRun, Ledger: in.Ledger,
 		Agents: []AgentRow{}, Delegations: []Delegation{}, Handoffs: []Handoff{}, Revisions: []Revision{},
 		ShellChanges: []ShellChange{}, Violations: []Violation{}, Halts: []LoopHalt{},
 	}}

@@ -36,6 +36,9 @@ func TestTeamEpisode(t *testing.T) {
 	if !r.Ledger.Verified {
 		t.Errorf("ledger not verified: %s", r.Ledger.Error)
 	}
+	if r.Model != "scripted" || !r.DryRun {
+		t.Errorf("model, dry_run = %q, %v, want scripted, true", r.Model, r.DryRun)
+	}
 	if got, want := r.Handoffs, []Handoff{{Path: "/workspace/model.py", Writer: "worker-1", Reader: "worker-2",
 		WriteSeq: 5, FinishSeq: 9, ReadSeq: 12}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("handoffs = %+v, want %+v", got, want)

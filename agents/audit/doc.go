@@ -58,7 +58,9 @@
 // Protected-path violations: one per protected_write_denied record, plus one
 // per failed write_file or edit whose path lies in a protected path and that
 // is not the tool record of an attempt already counted (same agent and
-// args_sha256 directly after a protected_write_denied).
+// args_sha256 directly after a protected_write_denied). A shell command that
+// writes into a protected path fails on the read-only mount; the ledger
+// holds only the command, so such attempts are not counted.
 //
 // Loop halts: one per loop_halt record, with detail.rule.
 //

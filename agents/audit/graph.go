@@ -107,7 +107,7 @@ func layout(r *Report) graph {
 		}
 		k := pairCount[[2]string{h.Writer, h.Reader}]
 		pairCount[[2]string{h.Writer, h.Reader}]++
-		bend := 46.0 + 26*float64(k)
+		bend := 46.0 + 0.15*abs(a[0]-b[0]) + 26*float64(k) // farther pairs dip deeper
 		x1, y1, x2, y2 := a[0], a[1]+nodeH/2, b[0], b[1]+nodeH/2
 		cx, cy, dy := (x1+x2)/2, max(y1, y2)+bend, 14.0 // label below the curve
 		if y1 != y2 {                                   // different rows: bow sideways instead
@@ -126,4 +126,11 @@ func layout(r *Report) graph {
 		g.W = max(g.W, cx+marginX)
 	}
 	return g
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

@@ -80,6 +80,8 @@ type Inputs struct {
 	Requests       []Request
 	Manifests      map[string]map[string]string // agent -> cleaned path -> sha256
 	ProtectedPaths []string
+	Model          string // episode.json's model
+	DryRun         bool   // the model was massd's scripted dry-run policy
 }
 
 // Request is the part of an api_requests.jsonl record the audit uses.
@@ -120,11 +122,13 @@ func Load(ctx context.Context, src Source, episode string) (Inputs, error) {
 	if eb, err := src.ReadFile(ctx, EpisodeFile, MaxManifestBytes); err == nil {
 		var info struct {
 			ProtectedPaths []string `json:"protected_paths"`
+			Model          string   `json:"model"`
+			DryRun         bool     `json:"dry_run"`
 		}
 		if err := json.Unmarshal(eb, &info); err != nil {
 			return in, fmt.Errorf("load %s of %s: %w", EpisodeFile, episode, err)
 		}
-		in.ProtectedPaths = info.ProtectedPaths
+		in.ProtectedPaths, in.Model, in.DryRun = info.ProtectedPaths, info.Model, info.DryRun
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return in, fmt.Errorf("load %s of %s: %w", EpisodeFile, episode, err)
 	}

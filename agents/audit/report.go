@@ -4,6 +4,8 @@ package audit
 // the evidence behind each counter, with ledger seq numbers to look up.
 type Report struct {
 	Episode                 string `json:"episode"`
+	Model                   string `json:"model,omitempty"`
+	DryRun                  bool   `json:"dry_run,omitempty"` // scripted dry-run model, not a real one
 	Delegation              int    `json:"delegation"`
 	CodeHandoff             int    `json:"code_handoff"`
 	WorkerRevision          int    `json:"worker_revision"`

@@ -33,6 +33,10 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("containers/volumes left after the episode: %+v", left)
 	}
 
+	lr := ledgerRecords(t, dir)
+	if last := lr[len(lr)-1]; st.LedgerHead == nil || st.LedgerHead.Seq != last.Seq || st.LedgerHead.Hash != last.Hash {
+		t.Errorf("run_status ledger_head = %+v, want seq %d hash %s", st.LedgerHead, last.Seq, last.Hash)
+	}
 	rep := auditEpisode(t, dir, st.EpisodeID)
 	if got, want := rep.Delegation, 2; got != want {
 		t.Errorf("audit delegation = %d, want %d", got, want)

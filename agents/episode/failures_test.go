@@ -1,7 +1,12 @@
 package episode
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -300,5 +305,53 @@ func TestWorkflowTeacherPrompt(t *testing.T) {
 	first := srv.Requests()[0].FirstUser()
 	if !strings.Contains(first, `"agent_id":"coder"`) || !strings.Contains(first, "Execution directive") {
 		t.Errorf("orchestrator's first message = %q, want task + workflow + directive", first)
+	}
+}
+
+func TestCancelStopsEverything(t *testing.T) {
+	d, _ := fakeModel(t, script(calls(sh("sleep 120"))), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(3*time.Second, cancel)
+	spec := testTask(t, 10*time.Minute)
+	st, err := Run(ctx, d, Options{Task: spec, TaskID: spec.ID, Model: "fake", Dir: filepath.Join(t.TempDir(), "ep")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Exit != ExitCancelled || st.Failure != FailCancelled {
+		t.Fatalf("status = %s/%s (%s), want cancelled", st.Exit, st.Failure, st.Reason)
+	}
+	if left := leftovers(t, st.EpisodeID); len(left) != 0 {
+		t.Errorf("leftovers after cancel: %+v", left)
+	}
+}
+
+// The API key reaches the endpoint and nothing else: not the recording,
+// the ledger, the status files or the workspace.
+func TestAPIKeyStaysOutOfTheRecord(t *testing.T) {
+	const key = "sk-mass-test-3f9a7c1e"
+	t.Setenv("MASS_FAKE_KEY", key)
+	d, srv := fakeModel(t, scripted.Policy, func(c *model.Config) { c.APIKeyEnv = "MASS_FAKE_KEY" })
+	st, dir := runEpisode(t, d, testTask(t, 2*time.Minute), "")
+	if !st.Success {
+		t.Fatalf("episode failed: %s", st.Reason)
+	}
+	if got, want := srv.Requests()[0].Header["Authorization"], "Bearer "+key; got != want {
+		t.Fatalf("endpoint got authorization %q, want %q", got, want)
+	}
+	err := filepath.WalkDir(dir, func(p string, de fs.DirEntry, err error) error {
+		if err != nil || de.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, []byte(key)) {
+			t.Errorf("%s contains the API key", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

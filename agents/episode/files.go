@@ -81,6 +81,15 @@ type Status struct {
 	Final           string     `json:"final,omitempty"` // the orchestrator's final answer
 	Model           string     `json:"model,omitempty"`
 	DryRun          bool       `json:"dry_run,omitempty"`
+	// LedgerHead is the ledger's last record when the episode ended, so a
+	// verifier can tell a cut-off tail from a complete ledger.
+	LedgerHead *Head `json:"ledger_head,omitempty"`
+}
+
+// Head names a ledger's last record.
+type Head struct {
+	Seq  int64  `json:"seq"`
+	Hash string `json:"hash"`
 }
 
 // writeJSON writes v to path atomically (temp file, fsync, rename).

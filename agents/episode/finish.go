@@ -53,6 +53,8 @@ func (e *run) finish(st *Status) error {
 	if err := e.rec.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close recording: %w", err))
 	}
+	seq, hash := e.led.Head()
+	st.LedgerHead = &Head{Seq: seq, Hash: hash}
 	if err := e.led.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close ledger: %w", err))
 	}

@@ -42,6 +42,8 @@ func Recover(ctx context.Context, d Deps, id, dir string) error {
 		errs = append(errs, err)
 	}
 	if w, err := ledger.Create(filepath.Join(dir, LedgerFile), id); err == nil {
+		seq, hash := w.Head()
+		st.LedgerHead = &Head{Seq: seq, Hash: hash}
 		w.Close()
 	} else {
 		errs = append(errs, err)

@@ -123,6 +123,9 @@ func TestReopenTornLine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if got, want := w.Torn(), len(tail); got != want {
+				t.Errorf("torn bytes = %d, want %d", got, want)
+			}
 			r, err := w.Append(sampleRecord(9))
 			if err != nil {
 				t.Fatal(err)

@@ -40,6 +40,8 @@ type Writer struct {
 
 	syncMu sync.Mutex // serializes fsync; guards synced
 	synced int64      // seq of the last line known durable
+
+	torn int // bytes of a torn tail moved aside by Create
 }
 
 // Create opens the ledger at path for episode, creating it if needed. An
@@ -103,6 +105,7 @@ func (w *Writer) recover() error {
 		return fmt.Errorf("reopen ledger %s: %w", w.path, err)
 	}
 	if torn != nil {
+		w.torn = len(torn)
 		if err := saveTorn(w.path+TornSuffix, torn); err != nil {
 			return err
 		}
@@ -234,6 +237,10 @@ func (w *Writer) Head() (seq int64, hash string) {
 	defer w.mu.Unlock()
 	return w.seq, w.prev
 }
+
+// Torn returns how many bytes of a torn final line Create moved to
+// path+TornSuffix (0 when the ledger ended cleanly); callers should log it.
+func (w *Writer) Torn() int { return w.torn }
 
 // Path returns the ledger's file path.
 func (w *Writer) Path() string { return w.path }

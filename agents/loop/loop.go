@@ -49,7 +49,6 @@ type Detector struct {
 	last     [32]byte
 	run      int
 	turn     map[[32]byte]int
-	turnN    int
 	chunks   map[string][]int
 	contentN int
 }

@@ -122,11 +122,12 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 
 func (c *OpenAI) request(req Request) openai.ChatCompletionRequest {
 	r := openai.ChatCompletionRequest{
-		Model:              c.cfg.Model,
-		Messages:           req.Messages,
-		Tools:              req.Tools,
-		Temperature:        float32(c.sampling.Temperature),
-		TopP:               float32(c.sampling.TopP),
+		Model:       c.cfg.Model,
+		Messages:    req.Messages,
+		Tools:       req.Tools,
+		Temperature: float32(c.sampling.Temperature),
+		TopP:        float32(c.sampling.TopP),
+		//lint:ignore SA1019 the open servers (vLLM, SGLang, llama.cpp, Ollama) all read max_tokens
 		MaxTokens:          c.sampling.MaxTokens,
 		Seed:               c.sampling.Seed,
 		ChatTemplateKwargs: c.extra["chat_template_kwargs"].(map[string]any),

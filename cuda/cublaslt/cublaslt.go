@@ -1,9 +1,5 @@
 //go:build masscuda
 
-// Package cublaslt is a small cgo shim over cuBLASLt for bf16 matrix products with fp32
-// accumulation. It dlopens libcublasLt.so.13, .12 or .11 at run time (from the folder named
-// by MASS_CUBLASLT_DIR or Open's argument, else the loader's search path), because the GPU
-// host's library may live only inside a Python environment's nvidia wheels.
 package cublaslt
 
 // #cgo LDFLAGS: -ldl
@@ -19,15 +15,6 @@ import (
 
 // EnvDir names the environment variable that points at the folder holding libcublasLt.
 const EnvDir = "MASS_CUBLASLT_DIR"
-
-// CType is the element type of the output matrix C.
-type CType int
-
-// Output types.
-const (
-	F32 CType = iota
-	BF16
-)
 
 // Handle is an open cuBLASLt handle. Use it only from the thread that owns the CUDA
 // context (the device layer's Do).
@@ -67,45 +54,13 @@ func (h *Handle) Close() error {
 	return nil
 }
 
-// Gemm is one row-major product C = Alpha·op(A)·op(B) + Beta·C with op(A) [M, K] and
-// op(B) [K, N]; A and B are bf16, C is CType. TransA means A is stored [K, M]; TransB that B
-// is stored [N, K]. Leading dimensions are row strides in elements (0 means packed). With
-// Batch > 1 the Stride fields give the element offset between consecutive matrices.
-type Gemm struct {
-	TransA, TransB bool
-	M, N, K        int
-	A, B, C        uintptr
-	LDA, LDB, LDC  int
-	CType          CType
-	Alpha, Beta    float32
-	Batch          int
-	StrideA        int64
-	StrideB        int64
-	StrideC        int64
-}
-
 // Matmul runs g on stream with the given device workspace. cuBLASLt is column-major, so
 // the row-major product is computed as Cᵀ = op(B)ᵀ·op(A)ᵀ with the operands swapped.
 func (h *Handle) Matmul(g Gemm, workspace uintptr, wsBytes int64, stream uintptr) error {
 	if g.M <= 0 || g.N <= 0 || g.K <= 0 {
 		return fmt.Errorf("gemm %dx%dx%d: dimensions must be positive", g.M, g.N, g.K)
 	}
-	lda, ldb, ldc := g.LDA, g.LDB, g.LDC
-	if lda == 0 {
-		lda = g.K
-		if g.TransA {
-			lda = g.M
-		}
-	}
-	if ldb == 0 {
-		ldb = g.N
-		if g.TransB {
-			ldb = g.K
-		}
-	}
-	if ldc == 0 {
-		ldc = g.N
-	}
+	lda, ldb, ldc := g.leading()
 	batch := max(g.Batch, 1)
 	st := C.mass_lt_matmul(h.h, b2i(g.TransB), b2i(g.TransA), C.int(g.N), C.int(g.M), C.int(g.K),
 		C.float(g.Alpha), C.uintptr_t(g.B), C.int(ldb), C.longlong(g.StrideB),

@@ -1,4 +1,4 @@
-//go:build masscuda
+//go:build masscuda || masscudaemu
 
 package device
 
@@ -9,10 +9,6 @@ import (
 	"os"
 	"runtime"
 
-	"gorgonia.org/cu"
-
-	"github.com/mass-dev/mass/cuda"
-	"github.com/mass-dev/mass/cuda/devmem"
 )
 
 // Device owns a CUDA context on one locked OS thread. Every CUDA call runs on that thread
@@ -89,63 +85,4 @@ func (d *Device) Close() error {
 	err := d.Do(func(x *Exec) error { return x.close() })
 	close(d.quit)
 	return err
-}
-
-func newExec(ordinal int) (*Exec, error) {
-	dev, err := cu.GetDevice(ordinal)
-	if err != nil {
-		return nil, fmt.Errorf("get cuda device %d: %w", ordinal, err)
-	}
-	ctx, err := dev.RetainPrimaryCtx()
-	if err != nil {
-		return nil, fmt.Errorf("retain primary context of device %d: %w", ordinal, err)
-	}
-	if err := cu.SetCurrentContext(ctx); err != nil {
-		return nil, fmt.Errorf("make context current: %w", err)
-	}
-	x := &Exec{dev: dev, ctx: ctx, fns: map[string]cu.Function{}}
-	x.Info.Ordinal = ordinal
-	if x.Info.Major, x.Info.Minor, err = dev.ComputeCapability(); err != nil {
-		return nil, fmt.Errorf("read compute capability: %w", err)
-	}
-	if x.Info.Name, err = dev.Name(); err != nil {
-		return nil, fmt.Errorf("read device name: %w", err)
-	}
-	if x.Info.SMs, err = dev.Attribute(cu.MultiprocessorCount); err != nil {
-		return nil, fmt.Errorf("read multiprocessor count: %w", err)
-	}
-	if _, x.Info.TotalMem, err = cu.MemInfo(); err != nil {
-		return nil, fmt.Errorf("read memory info: %w", err)
-	}
-	if x.stream, err = cu.MakeStream(cu.NonBlocking); err != nil {
-		return nil, fmt.Errorf("create stream: %w", err)
-	}
-	x.mem = devmem.New(rawAlloc{})
-	for _, name := range cuda.Modules() {
-		if err := x.loadModule(name); err != nil {
-			return nil, err
-		}
-	}
-	return x, nil
-}
-
-// rawAlloc is devmem's view of cuMemAlloc/cuMemFree on the current context.
-type rawAlloc struct{}
-
-func (rawAlloc) Malloc(n int64) (uintptr, error) {
-	p, err := cu.MemAlloc(n)
-	if err != nil {
-		if errors.Is(err, cu.OutOfMemory) {
-			return 0, fmt.Errorf("cuMemAlloc %d: %w: %w", n, err, devmem.ErrOutOfMemory)
-		}
-		return 0, fmt.Errorf("cuMemAlloc %d: %w", n, err)
-	}
-	return uintptr(p), nil
-}
-
-func (rawAlloc) Free(p uintptr) error {
-	if err := cu.MemFree(cu.DevicePtr(p)); err != nil {
-		return fmt.Errorf("cuMemFree: %w", err)
-	}
-	return nil
 }

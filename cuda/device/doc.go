@@ -1,4 +1,4 @@
-//go:build masscuda
+//go:build masscuda || masscudaemu
 
 // Package device is the CUDA backend's device layer on gorgonia.org/cu: one context owned
 // by one locked OS thread, a stream, the embedded kernel modules, checked launches and a

@@ -4,8 +4,8 @@ package device
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"math"
 	"unsafe"
 
 	"gorgonia.org/cu"
@@ -26,25 +26,6 @@ type Exec struct {
 	mem      *devmem.Cache
 	syncEach bool
 }
-
-// Arg is one kernel parameter, passed in an 8-byte slot: a device pointer, a 64-bit integer
-// or a float32 in the low four bytes.
-type Arg uint64
-
-// Ptr passes a device pointer.
-func Ptr(p uintptr) Arg { return Arg(p) }
-
-// Int passes a long long.
-func Int(v int) Arg { return Arg(uint64(int64(v))) }
-
-// F32 passes a float.
-func F32(v float32) Arg { return Arg(math.Float32bits(v)) }
-
-// Dim is a grid or block shape.
-type Dim struct{ X, Y, Z int }
-
-// D1 is a one-dimensional shape.
-func D1(x int) Dim { return Dim{x, 1, 1} }
 
 func (x *Exec) loadModule(name string) error {
 	ptx, err := cuda.PTX(name, x.Info.Major, x.Info.Minor)
@@ -225,4 +206,63 @@ func (x *Exec) close() error {
 	keep(x.stream.Destroy())
 	keep(x.dev.ReleasePrimaryCtx())
 	return first
+}
+
+func newExec(ordinal int) (*Exec, error) {
+	dev, err := cu.GetDevice(ordinal)
+	if err != nil {
+		return nil, fmt.Errorf("get cuda device %d: %w", ordinal, err)
+	}
+	ctx, err := dev.RetainPrimaryCtx()
+	if err != nil {
+		return nil, fmt.Errorf("retain primary context of device %d: %w", ordinal, err)
+	}
+	if err := cu.SetCurrentContext(ctx); err != nil {
+		return nil, fmt.Errorf("make context current: %w", err)
+	}
+	x := &Exec{dev: dev, ctx: ctx, fns: map[string]cu.Function{}}
+	x.Info.Ordinal = ordinal
+	if x.Info.Major, x.Info.Minor, err = dev.ComputeCapability(); err != nil {
+		return nil, fmt.Errorf("read compute capability: %w", err)
+	}
+	if x.Info.Name, err = dev.Name(); err != nil {
+		return nil, fmt.Errorf("read device name: %w", err)
+	}
+	if x.Info.SMs, err = dev.Attribute(cu.MultiprocessorCount); err != nil {
+		return nil, fmt.Errorf("read multiprocessor count: %w", err)
+	}
+	if _, x.Info.TotalMem, err = cu.MemInfo(); err != nil {
+		return nil, fmt.Errorf("read memory info: %w", err)
+	}
+	if x.stream, err = cu.MakeStream(cu.NonBlocking); err != nil {
+		return nil, fmt.Errorf("create stream: %w", err)
+	}
+	x.mem = devmem.New(rawAlloc{})
+	for _, name := range cuda.Modules() {
+		if err := x.loadModule(name); err != nil {
+			return nil, err
+		}
+	}
+	return x, nil
+}
+
+// rawAlloc is devmem's view of cuMemAlloc/cuMemFree on the current context.
+type rawAlloc struct{}
+
+func (rawAlloc) Malloc(n int64) (uintptr, error) {
+	p, err := cu.MemAlloc(n)
+	if err != nil {
+		if errors.Is(err, cu.OutOfMemory) {
+			return 0, fmt.Errorf("cuMemAlloc %d: %w: %w", n, err, devmem.ErrOutOfMemory)
+		}
+		return 0, fmt.Errorf("cuMemAlloc %d: %w", n, err)
+	}
+	return uintptr(p), nil
+}
+
+func (rawAlloc) Free(p uintptr) error {
+	if err := cu.MemFree(cu.DevicePtr(p)); err != nil {
+		return fmt.Errorf("cuMemFree: %w", err)
+	}
+	return nil
 }

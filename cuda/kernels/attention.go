@@ -1,4 +1,4 @@
-//go:build masscuda
+//go:build masscuda || masscudaemu
 
 package kernels
 

@@ -1,4 +1,4 @@
-//go:build masscuda
+//go:build masscuda || masscudaemu
 
 // Package kernels wraps each CUDA kernel of package cuda, and the cuBLASLt products that
 // surround them, in a typed Go call on the device layer. Every call must run inside

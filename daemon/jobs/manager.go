@@ -132,6 +132,9 @@ func (m *Manager) recover(ctx context.Context) error {
 		}
 		switch policy {
 		case Retry, Resume:
+			if policy == Retry {
+				m.setAsideWorkDir(j)
+			}
 			attempt, err := m.store.Requeue(ctx, j.ID, now, store.EventInput{
 				Type: "requeued", Message: fmt.Sprintf("queued again after interruption (%s)", policy),
 				Fields: map[string]any{"policy": string(policy)},
@@ -151,6 +154,18 @@ func (m *Manager) recover(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// setAsideWorkDir moves a retried job's work dir to <dir>.attempt-N so the
+// next attempt starts from an empty one; the old files stay for inspection.
+func (m *Manager) setAsideWorkDir(j api.Job) {
+	dir := m.workDir(j.ID)
+	if _, err := os.Lstat(dir); err != nil {
+		return
+	}
+	if err := os.Rename(dir, fmt.Sprintf("%s.attempt-%d", dir, j.Attempt)); err != nil {
+		m.log.Warn("set aside work dir of retried job", "job", j.ID, "err", err)
+	}
 }
 
 func (m *Manager) loop() {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -280,5 +281,61 @@ func TestReporterEpisode(t *testing.T) {
 	}
 	if got, want := string(eps[0].Summary), `{"success":true}`; got != want {
 		t.Errorf("summary = %s, want %s", got, want)
+	}
+}
+
+func TestRetryStartsFresh(t *testing.T) {
+	e := newEnv(t)
+	started := make(chan string, 4)
+	k := Kind{Name: "flaky", OnInterrupt: Retry, Run: func(ctx context.Context, job Job, rep Reporter) error {
+		marker := filepath.Join(job.WorkDir, "marker")
+		if _, err := os.Stat(marker); err == nil {
+			return errors.New("work dir was not fresh")
+		}
+		if err := os.WriteFile(marker, []byte("x"), 0o644); err != nil {
+			return err
+		}
+		started <- job.ID
+		if job.Attempt == 1 {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		return nil
+	}}
+	m := e.manager(t, 1, k)
+	j := submit(t, m, "flaky", "")
+	<-started
+	if err := m.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m2 := e.manager(t, 1, k)
+	defer m2.Close(context.Background())
+	got := awaitState(t, e.store, j.ID, api.StateSucceeded, api.StateFailed)
+	if got.State != api.StateSucceeded || got.Attempt != 2 {
+		t.Fatalf("state %s attempt %d (%s)", got.State, got.Attempt, got.Error)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "jobs", j.ID+".attempt-1", "marker")); err != nil {
+		t.Errorf("first attempt's files were not kept: %v", err)
+	}
+}
+
+func TestLoadTask(t *testing.T) {
+	dir := t.TempDir()
+	spec := "id: t1\nprompt: p\ninputs: [data]\nlimits: {episode_wall_time: 1m, agent_turns: 3}\n"
+	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, TaskSpecName), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Job{ID: "x", TaskDir: dir}.LoadTask()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Dir, dir; got != want {
+		t.Errorf("spec dir = %q, want %q", got, want)
+	}
+	if _, err := (Job{ID: "y"}).LoadTask(); err == nil {
+		t.Error("loaded a task for a job without one")
 	}
 }

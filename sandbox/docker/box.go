@@ -3,10 +3,12 @@ package docker
 import (
 	"context"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 
 	"github.com/mass-dev/mass/sandbox"
@@ -79,7 +81,11 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (sandbox.Sandbo
 	}
 	resp, err := r.cli.ContainerCreate(ctx, cfg, hc, nil, nil, agentName(spec.Episode, spec.Agent))
 	if err != nil {
-		return nil, wrapErr(fmt.Sprintf("create sandbox %s/%s", spec.Episode, spec.Agent), err)
+		what := fmt.Sprintf("create sandbox %s/%s", spec.Episode, spec.Agent)
+		if cerrdefs.IsNotFound(err) {
+			what += fmt.Sprintf(" (image %s missing? build it with `massctl image build`)", image)
+		}
+		return nil, wrapErr(what, err)
 	}
 	if err := r.cli.ContainerStart(ctx, resp.ID, container.StartOptions{}); err != nil {
 		_ = r.cli.ContainerRemove(context.WithoutCancel(ctx), resp.ID, container.RemoveOptions{Force: true})
@@ -110,8 +116,11 @@ func (b *box) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecRe
 		maxBytes = b.policy.OutputBytes
 	}
 	dir := req.Dir
-	if dir == "" {
+	switch {
+	case dir == "":
 		dir = sandbox.WorkspaceMount
+	case !path.IsAbs(dir):
+		dir = path.Join(sandbox.WorkspaceMount, dir)
 	}
 	argv := append([]string{HelperMount, "exec", "-timeout", timeout.String(), "--"}, req.Argv...)
 	res, err := b.r.execRaw(ctx, b.id, execOpts{

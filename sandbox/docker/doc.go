@@ -10,12 +10,14 @@
 //     cap with ENOSPC. Engines before API 1.45 have no volume subpaths and the
 //     local driver has no quota on this host's filesystems, so tmpfs is the
 //     cap the engine can enforce; its pages count toward host memory (and
-//     toward the memory cgroup of the agent that wrote them).
+//     toward the memory cgroup of the agent that wrote them). Config.DiskMode
+//     DiskMonitor instead keeps it on disk and measures it from the keeper
+//     every few seconds, killing the agents of an episode over its cap.
 //   - container mass-ws-<episode> (label mass.agent=_workspace): the keeper.
 //     The local driver unmounts, and so empties, a tmpfs volume when no
 //     container uses it, so the keeper holds it for the episode's lifetime.
-//     It runs only the helper ("pause") as root with CAP_CHOWN and CAP_FOWNER,
-//     no network, read-only root. Inputs are copied into it through the engine
+//     It runs only the helper ("pause") as root with CAP_CHOWN, CAP_FOWNER and
+//     CAP_DAC_READ_SEARCH, no network, read-only root. Inputs are copied into it through the engine
 //     (CopyToContainer), it runs "prepare" to set ownership, and exports go
 //     through it (CopyFromContainer). KillEpisode leaves it so the workspace
 //     can still be exported; RemoveWorkspace removes it with the volume.

@@ -14,14 +14,22 @@ import (
 	"github.com/mass-dev/mass/sandbox/helper"
 )
 
+// DefaultExportBytes caps an export whose caller passed no cap: a sparse
+// file can claim any size, so an export is never unbounded.
+const DefaultExportBytes = 16 << 30
+
 // ExportWorkspace streams /workspace out of the keeper through the engine
 // (CopyFromContainer) and rewrites it into w with workspace-relative names.
 // Regular files, directories and symlinks (as links, never followed) are
 // kept; other entries appear only in the manifest as type "other". The
-// export fails with ErrTooLarge once file contents pass maxBytes (0: no cap).
+// export fails with ErrTooLarge once file contents pass maxBytes
+// (DefaultExportBytes when 0).
 func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writer, maxBytes int64) ([]sandbox.FileInfo, error) {
 	if !sandbox.ValidID(episode) {
 		return nil, fmt.Errorf("export workspace: episode id %q: %w", episode, sandbox.ErrInvalid)
+	}
+	if maxBytes <= 0 {
+		maxBytes = DefaultExportBytes
 	}
 	rc, _, err := r.cli.CopyFromContainer(ctx, keeperName(episode), sandbox.WorkspaceMount+"/.")
 	if err != nil {

@@ -7,17 +7,16 @@ import (
 	"sync"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/volume"
-	"github.com/docker/docker/client"
-	"github.com/docker/docker/errdefs"
 
 	"github.com/mass-dev/mass/sandbox"
 )
 
 func isNotFound(err error) bool {
-	return err != nil && (errdefs.IsNotFound(err) || client.IsErrNotFound(err))
+	return err != nil && (cerrdefs.IsNotFound(err))
 }
 
 func (r *Runtime) filter(episode, kind string) filters.Args {
@@ -90,7 +89,7 @@ func (r *Runtime) removeContainers(ctx context.Context, episode, kind string) er
 }
 
 func isRemovalInProgress(err error) bool {
-	return errdefs.IsConflict(err)
+	return cerrdefs.IsConflict(err)
 }
 
 // ReapOrphans removes this daemon's containers and volumes whose episode is

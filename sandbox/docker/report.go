@@ -25,7 +25,7 @@ func (r *Runtime) Report(ctx context.Context) (sandbox.Report, error) {
 		Policy:          r.cfg.Policy,
 		Engine:          fmt.Sprintf("docker %s (API %s, client negotiated %s)", v.Version, v.APIVersion, r.cli.ClientVersion()),
 		KernelVersion:   v.KernelVersion,
-		DiskCapEnforced: diskCapDescription(r.cfg.Policy),
+		DiskCapEnforced: diskCapDescription(r.cfg.DiskMode, r.cfg.Policy, r.cfg.MonitorInterval),
 	}
 	for _, c := range v.Components {
 		if strings.EqualFold(c.Name, "runc") {

@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/client"
-	"github.com/docker/docker/errdefs"
 
 	"github.com/mass-dev/mass/sandbox"
 )
@@ -39,8 +40,12 @@ type Config struct {
 	Image      string         // default image; DefaultImage when empty
 	Policy     sandbox.Policy // default policy for workspaces; DefaultPolicy() when zero
 	Strict     bool           // refuse to start when Report has warnings
-	Logger     *slog.Logger
-	Client     *client.Client // optional; a client from the environment otherwise
+	// DiskMode is DiskTmpfs (default) or DiskMonitor.
+	DiskMode string
+	// MonitorInterval is DiskMonitor's period; DefaultMonitorInterval when 0.
+	MonitorInterval time.Duration
+	Logger          *slog.Logger
+	Client          *client.Client // optional; a client from the environment otherwise
 }
 
 // Runtime is the Docker implementation of sandbox.Runtime.
@@ -50,8 +55,14 @@ type Runtime struct {
 	log    *slog.Logger
 	ownCli bool
 
+	ctx    context.Context // ends at Close; parent of the disk monitors
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
 	mu       sync.Mutex
 	runtimes map[string]bool // OCI runtimes the engine has registered
+	monitors map[string]context.CancelFunc
+	overCap  map[string]bool
 }
 
 var _ sandbox.Runtime = (*Runtime)(nil)
@@ -76,7 +87,19 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	r := &Runtime{cli: cfg.Client, cfg: cfg, log: cfg.Logger.With("component", "sandbox/docker")}
+	switch cfg.DiskMode {
+	case "":
+		cfg.DiskMode = DiskTmpfs
+	case DiskTmpfs, DiskMonitor:
+	default:
+		return nil, fmt.Errorf("docker runtime: disk mode %q: want %q or %q: %w", cfg.DiskMode, DiskTmpfs, DiskMonitor, sandbox.ErrInvalid)
+	}
+	if cfg.MonitorInterval <= 0 {
+		cfg.MonitorInterval = DefaultMonitorInterval
+	}
+	r := &Runtime{cli: cfg.Client, cfg: cfg, log: cfg.Logger.With("component", "sandbox/docker"),
+		monitors: map[string]context.CancelFunc{}, overCap: map[string]bool{}}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
 	if r.cli == nil {
 		c, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
 		if err != nil {
@@ -109,8 +132,11 @@ func (r *Runtime) Name() string { return "docker" }
 // Client exposes the engine client (for the image builder and the probes).
 func (r *Runtime) Client() *client.Client { return r.cli }
 
-// Close releases the client; containers keep running.
+// Close stops the disk monitors and releases the client; containers keep
+// running.
 func (r *Runtime) Close() error {
+	r.cancel()
+	r.wg.Wait()
 	if r.ownCli {
 		return r.cli.Close()
 	}
@@ -130,11 +156,12 @@ func wrapErr(what string, err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errdefs.IsNotFound(err):
+	case cerrdefs.IsNotFound(err), isNotRunning(err):
+		// A stopped or vanishing container is gone for the caller's purposes.
 		return fmt.Errorf("%s: %v: %w", what, err, sandbox.ErrNotFound)
-	case errdefs.IsConflict(err):
+	case cerrdefs.IsConflict(err):
 		return fmt.Errorf("%s: %v: %w", what, err, sandbox.ErrInvalid)
-	case errdefs.IsInvalidParameter(err):
+	case cerrdefs.IsInvalidArgument(err):
 		return fmt.Errorf("%s: %v: %w", what, err, sandbox.ErrInvalid)
 	case client.IsErrConnectionFailed(err):
 		return fmt.Errorf("%s: %v: %w", what, err, sandbox.ErrUnavailable)

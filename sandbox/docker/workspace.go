@@ -23,17 +23,9 @@ import (
 // local driver unmounts a tmpfs volume — losing its data — when no container
 // uses it, so a small keeper container holds it mounted for the episode's
 // lifetime. The keeper is also where inputs are copied in, ownership and
-// protected paths are set (it runs as root with CAP_CHOWN and CAP_FOWNER
-// only, no network, its own pid namespace), and the workspace is exported
-// from. It never runs agent code.
-
-// DiskCapDescription says how the workspace cap is enforced.
-func diskCapDescription(p sandbox.Policy) string {
-	if p.DiskBytes <= 0 {
-		return "not enforced (disk_bytes 0)"
-	}
-	return fmt.Sprintf("tmpfs volume size=%d bytes (kernel-enforced, writes fail with ENOSPC; counts toward host memory)", p.DiskBytes)
-}
+// protected paths are set (it runs as root with CAP_CHOWN, CAP_FOWNER and
+// CAP_DAC_READ_SEARCH only, no network, its own pid namespace), and the
+// workspace is exported from. It never runs agent code.
 
 // CreateWorkspace makes the episode volume, starts its keeper, copies the
 // inputs in through the engine and applies ownership and protection.
@@ -56,7 +48,7 @@ func (r *Runtime) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec,
 		pol.DiskBytes = ws.DiskBytes
 	}
 	opts := map[string]string{}
-	if pol.DiskBytes > 0 {
+	if pol.DiskBytes > 0 && r.cfg.DiskMode == DiskTmpfs {
 		opts = map[string]string{"type": "tmpfs", "device": "tmpfs",
 			"o": "size=" + strconv.FormatInt(pol.DiskBytes, 10) + ",nosuid,nodev,mode=0755"}
 	}
@@ -101,6 +93,9 @@ func (r *Runtime) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec,
 	if res.ExitCode != 0 {
 		return fmt.Errorf("prepare workspace %s: %s: %w", ws.Episode, res.Stderr, sandbox.ErrInvalid)
 	}
+	if pol.DiskBytes > 0 && r.cfg.DiskMode == DiskMonitor {
+		r.startMonitor(ws.Episode, pol.DiskBytes)
+	}
 	return nil
 }
 
@@ -108,7 +103,9 @@ func (r *Runtime) startKeeper(ctx context.Context, episode string, pol sandbox.P
 	kp := pol
 	kp.Runtime = r.cfg.Policy.Runtime
 	kp.CapDrop = []string{"ALL"}
-	kp.CapAdd = []string{"CHOWN", "FOWNER"}
+	// DAC_READ_SEARCH lets the disk monitor measure directories an agent
+	// made unreadable.
+	kp.CapAdd = []string{"CHOWN", "FOWNER", "DAC_READ_SEARCH"}
 	kp.NetworkMode = "none"
 	kp.ReadOnlyRootfs = true
 	kp.NoNewPrivileges = true
@@ -121,7 +118,7 @@ func (r *Runtime) startKeeper(ctx context.Context, episode string, pol sandbox.P
 	}
 	cfg := &container.Config{
 		Image:           r.cfg.Image,
-		User:            "0:0", // root with CAP_CHOWN and CAP_FOWNER only: it sets ownership
+		User:            "0:0", // root with the three capabilities above: it sets ownership
 		Entrypoint:      []string{HelperMount},
 		Cmd:             []string{"pause"},
 		WorkingDir:      sandbox.WorkspaceMount,
@@ -217,6 +214,7 @@ func (r *Runtime) RemoveWorkspace(ctx context.Context, episode string) error {
 	if !sandbox.ValidID(episode) {
 		return fmt.Errorf("remove workspace: episode id %q: %w", episode, sandbox.ErrInvalid)
 	}
+	r.stopMonitor(episode)
 	if err := r.removeContainers(ctx, episode, ""); err != nil {
 		return err
 	}

@@ -227,3 +227,17 @@ func KillOrphans() {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Pause blocks until SIGTERM or SIGINT. It is a container's main process;
+// when the container has no init it is pid 1, so it also reaps orphans.
+func Pause() {
+	ch := make(chan os.Signal, 8)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT, syscall.SIGCHLD)
+	for sig := range ch {
+		if sig == syscall.SIGCHLD {
+			reapAll()
+			continue
+		}
+		return
+	}
+}

@@ -123,9 +123,28 @@ func (s *Server) resolveOr(p, def string) (string, error) {
 	return s.resolve(p)
 }
 
+// openRegular opens p for reading without blocking on a FIFO or device and
+// refuses anything but a regular file.
+func openRegular(p string) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, invalidf("%s is not a regular file", p)
+	}
+	return f, nil
+}
+
 // hashFile returns the hex sha256 of a regular file, "" when it does not exist.
 func hashFile(p string) (string, int64, error) {
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", 0, nil
@@ -158,18 +177,11 @@ func (s *Server) read(req Request) (sandbox.ReadResult, error) {
 	if limit == 0 {
 		limit = DefaultReadLines
 	}
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
 		return sandbox.ReadResult{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return sandbox.ReadResult{}, err
-	}
-	if !fi.Mode().IsRegular() {
-		return sandbox.ReadResult{}, invalidf("%s is not a regular file", p)
-	}
 	h := sha256.New()
 	br := bufio.NewReaderSize(io.TeeReader(f, h), 64<<10)
 	var out strings.Builder
@@ -284,7 +296,12 @@ func (s *Server) edit(req Request) (sandbox.FileChange, error) {
 	if req.Old == "" {
 		return sandbox.FileChange{}, invalidf("%s exists; old string must not be empty", p)
 	}
-	old, err := os.ReadFile(p)
+	f, err := openRegular(p)
+	if err != nil {
+		return sandbox.FileChange{}, err
+	}
+	old, err := io.ReadAll(io.LimitReader(f, MaxEditFileBytes+1))
+	f.Close()
 	if err != nil {
 		return sandbox.FileChange{}, err
 	}

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mass-dev/mass/sandbox"
 )
@@ -43,6 +45,36 @@ func newTestServer(t *testing.T) (*Server, string) {
 		t.Fatal(err)
 	}
 	return NewServer(root), root
+}
+
+// TestFIFO checks that no operation blocks on a FIFO an agent planted.
+func TestFIFO(t *testing.T) {
+	s, root := newTestServer(t)
+	if err := syscall.Mkfifo(filepath.Join(root, "src", "trap.py"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range []Request{
+		{Op: OpRead, Path: "src/trap.py"},
+		{Op: OpEdit, Path: "src/trap.py", Old: "a", New: "b"},
+		{Op: OpStat, Path: "src/trap.py"},
+		{Op: OpGrep, Pattern: "x", Path: "src/trap.py"},
+		{Op: OpGrep, Pattern: "TODO"},
+		{Op: OpManifest},
+		{Op: OpWrite, Path: "src/trap.py", Content: []byte("x")},
+	} {
+		done := make(chan Response, 1)
+		go func() { done <- s.Do(req) }()
+		select {
+		case resp := <-done:
+			if req.Op == OpRead || req.Op == OpEdit {
+				if resp.OK || resp.Kind != KindInvalid {
+					t.Errorf("%s on a FIFO: %+v, want invalid", req.Op, resp)
+				}
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s blocked on a FIFO", req.Op)
+		}
+	}
 }
 
 func TestRead(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // CleanRel validates a workspace-relative path: no absolute paths, no "..",
@@ -104,4 +105,24 @@ func protect(root, rel string) error {
 		}
 		return os.Chmod(p, mode)
 	})
+}
+
+// DiskUsage returns the bytes allocated under root (st_blocks, so sparse
+// files count what they use), never following links.
+func DiskUsage(root string) (int64, error) {
+	var total int64
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // vanished or unreadable: skip
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			total += st.Blocks * 512
+		}
+		return nil
+	})
+	return total, err
 }

@@ -219,7 +219,7 @@ func (s *Server) grep(req Request) ([]sandbox.GrepMatch, bool, error) {
 }
 
 func grepFile(re *regexp.Regexp, p string, out *[]sandbox.GrepMatch, truncated *bool) error {
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
 		return nil // unreadable files are skipped, as grep -s does
 	}

@@ -12,9 +12,9 @@ import (
 	"io"
 	"strings"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
-	"github.com/docker/docker/errdefs"
 )
 
 // Image references and labels.
@@ -55,7 +55,7 @@ type Result struct {
 func currentHash(ctx context.Context, e Engine, ref string) (string, string, error) {
 	info, err := e.ImageInspect(ctx, ref)
 	if err != nil {
-		if errdefs.IsNotFound(err) || client.IsErrNotFound(err) {
+		if cerrdefs.IsNotFound(err) {
 			return "", "", nil
 		}
 		return "", "", fmt.Errorf("inspect image %s: %w", ref, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/mass-dev/mass/sandbox"
 	"github.com/mass-dev/mass/sandbox/helper"
 	"github.com/mass-dev/mass/sandbox/probe/check"
+	"github.com/mass-dev/mass/sandbox/workspace"
 )
 
 const (
@@ -160,6 +161,18 @@ func (r *run) exportProbe(ctx context.Context) check.Result {
 		check.PlantFileLink, types[check.PlantFileLink], check.PlantFIFO, orNone(types[check.PlantFIFO]), leak))
 	if err != nil || leak || types[check.PlantFileLink] != "symlink" || types[check.PlantDirLink] != "symlink" || types[check.PlantFIFO] == "file" {
 		ok = false
+	}
+	// Reading the export on the host must refuse links rather than follow them.
+	for _, name := range []string{check.PlantFileLink, check.PlantDirLink + "/secret.txt", check.PlantFIFO} {
+		b, rerr := workspace.ReadFile(bytes.NewReader(buf.b), name, 1<<20)
+		if rerr == nil || bytes.Contains(b, []byte(r.secret)) {
+			ok = false
+		}
+		obs = append(obs, fmt.Sprintf("host read of %s: %s", name, errText(rerr)))
+	}
+	if verr := workspace.Verify(bytes.NewReader(buf.b), man, workspace.DefaultLimits); verr != nil {
+		ok = false
+		obs = append(obs, "verify export: "+errText(verr))
 	}
 	return check.Result{Name: name, OK: ok, Expected: "export stops at its cap; links exported as links, FIFO not as a file; no host content",
 		Observed: strings.Join(obs, "; ")}

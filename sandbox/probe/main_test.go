@@ -63,8 +63,17 @@ func setup(m *testing.M) int {
 		return 1
 	}
 	testEngine = c
-	return m.Run()
+	code := m.Run()
+	// Leave nothing behind, even after a failed or panicking test.
+	if rt, err := docker.New(context.Background(), docker.Config{DaemonID: testDaemonID(), HelperPath: testHelper, Client: c}); err == nil {
+		if _, err := rt.ReapOrphans(context.Background(), func(string) bool { return false }); err != nil {
+			fmt.Fprintf(os.Stderr, "reap probe test leftovers: %v\n", err)
+		}
+	}
+	return code
 }
+
+func testDaemonID() string { return fmt.Sprintf("probetest%d", os.Getpid()) }
 
 // testReference is the production policy with limits small enough that the
 // bombs and fills stay cheap on a shared machine.
@@ -87,7 +96,7 @@ func verify(t *testing.T, o Options) Report {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	rt, err := docker.New(ctx, docker.Config{
-		DaemonID: fmt.Sprintf("probetest%d", os.Getpid()), HelperPath: testHelper, Image: image.TestRef,
+		DaemonID: testDaemonID(), HelperPath: testHelper, Image: image.TestRef,
 		Policy: o.Policy, Client: testEngine,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 	})

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"strconv"
@@ -44,6 +45,7 @@ func (r *run) static(ctx context.Context) error {
 		return err
 	}
 	r.report.add(rs...)
+	r.report.add(r.setuid(ctx))
 	if gw.addr != "" {
 		time.Sleep(200 * time.Millisecond) // let a late datagram arrive
 		conns, bytes := gw.seen()
@@ -52,6 +54,40 @@ func (r *run) static(ctx context.Context) error {
 			Observed: fmt.Sprintf("%d connections/datagrams, %d bytes on %s (tcp %d, udp %d)", conns, bytes, gw.addr, gw.tcpPort, gw.udpPort)})
 	}
 	return nil
+}
+
+// setuid plants a root-owned setuid copy of the probe in the workspace (from
+// a short-lived root container, standing in for any way such a file could
+// appear) and runs it as the agent: it must not gain uid 0 or capabilities.
+func (r *run) setuid(ctx context.Context) check.Result {
+	const name, want = "setuid_workspace", "a root-owned setuid file runs with the agent's uid and no capabilities"
+	suid := sandbox.WorkspaceMount + "/.mass-probe-suid"
+	pol := r.o.Policy
+	pol.User, pol.CapAdd = "0:0", []string{"DAC_OVERRIDE"}
+	planter, err := r.o.Runtime.Create(ctx, sandbox.Spec{Episode: r.episode, Agent: "probe-planter", Image: r.o.Image, Policy: pol})
+	if err != nil {
+		return check.Result{Name: name, Expected: want, Observed: "create planter container: " + err.Error()}
+	}
+	defer planter.Remove(context.WithoutCancel(ctx))
+	res, err := planter.Exec(ctx, sandbox.ExecRequest{Argv: []string{"/bin/sh", "-c",
+		"cp " + probePath + " " + suid + " && chmod 4755 " + suid + " && ls -ln " + suid}, Timeout: time.Minute})
+	if err != nil || res.ExitCode != 0 {
+		return check.Result{Name: name, Expected: want, Observed: fmt.Sprintf("plant setuid file: exit %d %s %v", res.ExitCode, res.Stderr, err)}
+	}
+	planted := strings.Join(strings.Fields(string(res.Stdout)), " ")
+	res, err = r.a.Exec(ctx, sandbox.ExecRequest{Argv: []string{suid, "whoami"}, Timeout: time.Minute, MaxBytes: 4096})
+	if err != nil || res.ExitCode != 0 {
+		return check.Result{Name: name, Expected: want, Observed: fmt.Sprintf("run setuid file: exit %d %s %v", res.ExitCode, res.Stderr, err)}
+	}
+	var id check.Identity
+	if err := json.Unmarshal(res.Stdout, &id); err != nil {
+		return check.Result{Name: name, Expected: want, Observed: "decode whoami: " + err.Error()}
+	}
+	// No gain relative to the uid the agent actually runs as.
+	uid, _, _ := sandbox.ParseUser(r.o.Policy.User)
+	ok := id.EUID == uid && id.UID == uid && strings.Trim(id.CapEff, "0") == ""
+	return check.Result{Name: name, OK: ok, Expected: want,
+		Observed: fmt.Sprintf("planted %q; ran with uid=%d euid=%d CapEff=%s", short(planted, 60), id.UID, id.EUID, id.CapEff)}
 }
 
 // hostPID finds the host pid of the process whose argv carries marker,

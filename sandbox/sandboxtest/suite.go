@@ -97,6 +97,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Lifecycle", func(t *testing.T) { testLifecycle(t, h) })
 	t.Run("Invalid", func(t *testing.T) { testInvalid(t, h) })
 	t.Run("Policy", func(t *testing.T) { testPolicy(t, h) })
+	t.Run("Report", func(t *testing.T) { testReport(t, h) })
 }
 
 func testExec(t *testing.T, h Harness) {

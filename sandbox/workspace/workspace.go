@@ -90,7 +90,7 @@ func Walk(r io.Reader, lim Limits, fn func(info sandbox.FileInfo, body io.Reader
 
 func typeOf(t byte) string {
 	switch t {
-	case tar.TypeReg, tar.TypeRegA:
+	case tar.TypeReg:
 		return "file"
 	case tar.TypeDir:
 		return "dir"

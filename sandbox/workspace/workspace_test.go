@@ -18,7 +18,6 @@ import (
 type ent struct {
 	name, body, link string
 	typ              byte
-	size             int64
 }
 
 func mkTar(t testing.TB, ents ...ent) []byte {

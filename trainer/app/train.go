@@ -19,8 +19,8 @@ func trainCommand() *cli.Command {
 		Usage: "train a LoRA adapter on rows.jsonl windows (resumes from --out's latest checkpoint)",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "model", Required: true, Usage: "base model `DIR` (Hugging Face layout)"},
-			&cli.StringFlag{Name: "data", Required: true, Usage: "training windows rows.jsonl `FILE`"},
-			&cli.StringFlag{Name: "val", Usage: "validation windows rows.jsonl `FILE`"},
+			&cli.StringFlag{Name: "data", Required: true, Usage: "training windows: rows.jsonl `FILE` or dataset folder"},
+			&cli.StringFlag{Name: "val", Usage: "validation windows: rows.jsonl `FILE` or dataset folder"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "run `DIR` (checkpoints, metrics.jsonl, best/)"},
 			backendFlag(),
 			&cli.IntFlag{Name: "steps", Value: 1624, Usage: "optimizer steps"},

@@ -31,6 +31,7 @@ type messageJSON struct {
 	Role       string          `json:"role"`
 	Content    json.RawMessage `json:"content"`
 	Reasoning  *string         `json:"reasoning_content"`
+	Reasoning2 *string         `json:"reasoning"` // newer vLLM's name for it
 	ToolCalls  []toolCallJSON  `json:"tool_calls"`
 	ToolCallID string          `json:"tool_call_id"`
 	Name       string          `json:"name"`
@@ -56,6 +57,9 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 	content, err := flattenContent(j.Content)
 	if err != nil {
 		return fmt.Errorf("message %s: %w", j.Role, err)
+	}
+	if j.Reasoning == nil {
+		j.Reasoning = j.Reasoning2
 	}
 	*m = Message{Role: j.Role, Content: content, Reasoning: j.Reasoning, ToolCallID: j.ToolCallID, Name: j.Name}
 	for _, tc := range j.ToolCalls {

@@ -24,10 +24,13 @@ const (
 // template by guesswork would silently train on text the model never saw.
 var ErrUnknownTemplate = errors.New("unknown chat template")
 
-// knownTemplates maps the sha256 of a template's exact text to its family.
+// knownTemplates maps the sha256 of a template's text (trailing newlines removed) to its
+// family. Only these exact texts are rendered.
 var knownTemplates = map[string]Family{
-	// Qwen3 (Qwen3-0.6B … Qwen3-235B-A22B, hybrid thinking), as published.
+	// Qwen3 (hybrid thinking), as published with the Qwen3 models.
 	"87a2728cb8dc9fe424d624542f6060ec05a1d285ebbec578bb078900e33396b5": Qwen3,
+	// Qwen2.5 Instruct (default system prompt, tools in the system turn).
+	"55b2f4a26ac9ee719330a61a0c39d9e538b0e9322212f048326318cff4f8674a": Qwen25,
 }
 
 // Template is a recognized chat template.
@@ -84,34 +87,17 @@ func templateText(raw json.RawMessage) (string, error) {
 	return "", fmt.Errorf("chat_template list has no \"default\" entry")
 }
 
-// Identify recognizes a template text: Qwen3 by its exact hash, Qwen2.5 by its hash or by
-// its characteristic markers (its tool-call block with "arguments | tojson", the default Qwen
-// system prompt, and no reasoning handling).
+// Identify recognizes a template text by its hash. Look-alike templates (Qwen2.5-Math,
+// Qwen3 variants with other thinking rules) differ in details that change the rendered
+// tokens, so anything but an exact match is refused.
 func Identify(text string) (*Template, error) {
-	sum := sha256.Sum256([]byte(text))
+	sum := sha256.Sum256([]byte(strings.TrimRight(text, "\n")))
 	h := hex.EncodeToString(sum[:])
 	if f, ok := knownTemplates[h]; ok {
 		return &Template{Family: f, SHA256: h}, nil
 	}
-	if isQwen25(text) {
-		return &Template{Family: Qwen25, SHA256: h}, nil
-	}
-	return nil, fmt.Errorf("%w (sha256 %s): this build renders Qwen3 and Qwen2.5 templates only; "+
+	return nil, fmt.Errorf("%w (sha256 %s): this build renders the Qwen3 and Qwen2.5 templates only; "+
 		"use a model whose tokenizer_config.json carries one of them", ErrUnknownTemplate, h)
-}
-
-func isQwen25(t string) bool {
-	for _, m := range []string{
-		"You are Qwen, created by Alibaba Cloud. You are a helpful assistant.",
-		"{{- tool_call.arguments | tojson }}",
-		`(message.role == "assistant" and not message.tool_calls)`,
-		"<tool_response>",
-	} {
-		if !strings.Contains(t, m) {
-			return false
-		}
-	}
-	return !strings.Contains(t, "reasoning_content") && !strings.Contains(t, "<think>")
 }
 
 // Options are the template variables besides messages and tools.

@@ -2,7 +2,9 @@ package reference
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/mass-dev/mass/trainer"
 	"github.com/mass-dev/mass/trainer/cpu"
+	"github.com/mass-dev/mass/trainer/export"
 	"github.com/mass-dev/mass/trainer/lora"
 	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/optim"
@@ -18,19 +21,18 @@ import (
 
 var update = flag.Bool("update", false, "regenerate testdata/ref from the PyTorch reference")
 
-const checkedIn = "testdata/ref"
-
 // stateDir regenerates the debug state when /usr/bin/python3 has torch and
 // otherwise falls back to the checked-in copy, saying which in the log.
-func stateDir(t *testing.T) string {
+func stateDir(t *testing.T, arch string) string {
 	t.Helper()
+	checkedIn := filepath.Join("testdata", "ref", arch)
 	if ver, ok := TorchAvailable(); ok {
 		dir := t.TempDir()
 		if *update {
 			dir = checkedIn
 			os.RemoveAll(dir)
 		}
-		if err := Generate("qwen3_ref.py", dir); err != nil {
+		if err := Generate("qwen3_ref.py", arch, dir); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("reference: regenerated with %s (torch %s) into %s", Python, ver, dir)
@@ -62,15 +64,16 @@ func f64s(v []float32) []float64 {
 }
 
 type fixture struct {
-	dbg     *Debug
-	adapter *lora.Adapter
-	backend trainer.Backend
-	ref     *safetensors.File
+	modelDir string
+	dbg      *Debug
+	adapter  *lora.Adapter
+	backend  trainer.Backend
+	ref      *safetensors.File
 }
 
-func load(t *testing.T) *fixture {
+func load(t *testing.T, arch string) *fixture {
 	t.Helper()
-	dir := stateDir(t)
+	dir := stateDir(t, arch)
 	dbg, err := ReadDebug(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -95,13 +98,20 @@ func load(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ref.Close(); be.Close() })
-	return &fixture{dbg: dbg, adapter: a, backend: be, ref: ref}
+	return &fixture{modelDir: filepath.Join(dir, "model"), dbg: dbg, adapter: a, backend: be, ref: ref}
 }
 
-// TestParity compares the CPU backend with the PyTorch debug state. Both
-// sides compute in float64; LoRA masters and AdamW state are float32.
+// TestParity compares the CPU backend with the PyTorch debug state of each
+// variant. Both sides compute in float64; LoRA masters and AdamW state are
+// float32 on both sides.
 func TestParity(t *testing.T) {
-	f := load(t)
+	for _, arch := range Archs {
+		t.Run(arch, func(t *testing.T) { parity(t, arch) })
+	}
+}
+
+func parity(t *testing.T, arch string) {
+	f := load(t, arch)
 	ctx := context.Background()
 	ws := f.dbg.TrainerWindows()
 
@@ -118,7 +128,7 @@ func TestParity(t *testing.T) {
 			if e := relErr(f64s(got), f64s(want)); e > 1e-5 {
 				t.Errorf("window %d logits: relative error %.3g > 1e-5", i, e)
 			} else {
-				t.Logf("window %d logits: relative error %.3g", i, e)
+				t.Logf("window %d logits: relative error %.3g (compared as float32)", i, e)
 			}
 		}
 	})
@@ -178,6 +188,43 @@ func TestParity(t *testing.T) {
 			optim.ClipGradNorm(f.adapter.Params, oc.Clip)
 			if err := opt.Step(f.adapter.Params, oc.LRAt(s)); err != nil {
 				t.Fatal(err)
+			}
+		}
+	})
+
+	// The trained adapter, exported in PEFT's layout, must give PyTorch the
+	// logits the CPU backend computes with it: key names, [r,in]/[out,r]
+	// orientation and scaling read by an independent implementation.
+	t.Run("peft_export_in_torch", func(t *testing.T) {
+		if _, ok := TorchAvailable(); !ok {
+			t.Skip("reference: no torch; PEFT export cross-check needs /usr/bin/python3 with torch")
+		}
+		dir := t.TempDir()
+		if err := export.WriteAdapter(filepath.Join(dir, "adapter"), f.adapter, "tiny"); err != nil {
+			t.Fatal(err)
+		}
+		wj, _ := json.Marshal(f.dbg.Windows)
+		os.WriteFile(filepath.Join(dir, "windows.json"), wj, 0o644)
+		out := filepath.Join(dir, "logits.safetensors")
+		if err := AdapterLogits("qwen3_ref.py", f.modelDir, filepath.Join(dir, "adapter"), filepath.Join(dir, "windows.json"), out); err != nil {
+			t.Fatal(err)
+		}
+		tl, err := safetensors.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tl.Close()
+		for i, w := range ws {
+			got, err := f.backend.Logits(ctx, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _, err := tl.Float32s(fmt.Sprintf("logits_%d", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := relErr(f64s(got), f64s(want)); e > 1e-5 {
+				t.Errorf("window %d: torch logits with the exported adapter differ by %.3g", i, e)
 			}
 		}
 	})

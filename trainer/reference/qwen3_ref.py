@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """PyTorch reference for mass-train's CPU backend (llm.c-style debug state).
 
-Builds a tiny random Qwen3 decoder with LoRA written from the equations (no
+Builds a tiny random Qwen3 (or, with --arch qwen2, a Qwen2 with qkv bias, tied
+embeddings, rsLoRA on a subset of modules) decoder with LoRA written from the equations (no
 transformers library), computes in float64, and writes into --out:
 
   model/config.json, model/model.safetensors   base weights (F32)
@@ -49,6 +50,43 @@ def write_safetensors(path, tensors):
             f.write(b)
 
 
+def read_safetensors(path):
+    """Minimal safetensors reader (F32/F64) for checking files mass-train wrote."""
+    import numpy as np
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+        data = f.read()
+    out = {}
+    for name, ti in header.items():
+        if name == "__metadata__":
+            continue
+        dt = {"F32": "<f4", "F64": "<f8"}[ti["dtype"]]
+        b, e = ti["data_offsets"]
+        out[name] = torch.from_numpy(np.frombuffer(data[b:e], dtype=dt).reshape(ti["shape"]).copy())
+    return out
+
+
+def check_adapter(model_dir, adapter_dir, windows_path, out_path):
+    """Logits of windows with a PEFT adapter folder applied, read as PEFT lays it out."""
+    with open(os.path.join(model_dir, "config.json")) as f:
+        cfg = json.load(f)
+    with open(os.path.join(adapter_dir, "adapter_config.json")) as f:
+        ac = json.load(f)
+    assert ac["peft_type"] == "LORA" and ac["task_type"] == "CAUSAL_LM" and ac["bias"] == "none", ac
+    set_arch(cfg["model_type"])
+    LORA.update(r=ac["r"], lora_alpha=ac["lora_alpha"], use_rslora=ac["use_rslora"], target_modules=ac["target_modules"])
+    W = read_safetensors(os.path.join(model_dir, "model.safetensors"))
+    L = {}
+    prefix = "base_model.model."
+    for k, t in read_safetensors(os.path.join(adapter_dir, "adapter_model.safetensors")).items():
+        assert k.startswith(prefix), k
+        L[k[len(prefix):]] = t
+    with open(windows_path) as f:
+        windows = json.load(f)
+    write_safetensors(out_path, {f"logits_{i}": forward(W, L, w["input_ids"]).detach() for i, w in enumerate(windows)})
+
+
 def dims(m):
     c = CFG
     d, q, kv, f = c["hidden_size"], c["num_attention_heads"] * c["head_dim"], c["num_key_value_heads"] * c["head_dim"], c["intermediate_size"]
@@ -56,21 +94,36 @@ def dims(m):
             "gate_proj": (d, f), "up_proj": (d, f), "down_proj": (f, d)}[m]
 
 
+def set_arch(arch):
+    """Switch the module-level settings to a variant before anything is built."""
+    CFG["arch"] = arch
+    if arch == "qwen2":
+        CFG["tie_word_embeddings"] = True
+        LORA["use_rslora"] = True
+        LORA["target_modules"] = ["q_proj", "v_proj", "o_proj", "up_proj"]
+    else:
+        LORA["use_rslora"] = False
+
+
 def make_weights(g):
     c = CFG
     d, v = c["hidden_size"], c["vocab_size"]
     w = {"model.embed_tokens.weight": torch.randn(v, d, generator=g) * 0.5,
-         "model.norm.weight": 1 + 0.1 * torch.randn(d, generator=g),
-         "lm_head.weight": torch.randn(v, d, generator=g) * 0.2}
+         "model.norm.weight": 1 + 0.1 * torch.randn(d, generator=g)}
+    if not c["tie_word_embeddings"]:
+        w["lm_head.weight"] = torch.randn(v, d, generator=g) * 0.2
     for i in range(c["num_hidden_layers"]):
         p = f"model.layers.{i}."
         w[p + "input_layernorm.weight"] = 1 + 0.1 * torch.randn(d, generator=g)
         w[p + "post_attention_layernorm.weight"] = 1 + 0.1 * torch.randn(d, generator=g)
-        w[p + "self_attn.q_norm.weight"] = 1 + 0.1 * torch.randn(c["head_dim"], generator=g)
-        w[p + "self_attn.k_norm.weight"] = 1 + 0.1 * torch.randn(c["head_dim"], generator=g)
+        if c["arch"] == "qwen3":
+            w[p + "self_attn.q_norm.weight"] = 1 + 0.1 * torch.randn(c["head_dim"], generator=g)
+            w[p + "self_attn.k_norm.weight"] = 1 + 0.1 * torch.randn(c["head_dim"], generator=g)
         for m, grp in MODULES.items():
             i_, o = dims(m)
             w[p + f"{grp}.{m}.weight"] = torch.randn(o, i_, generator=g) / math.sqrt(i_)
+            if c["arch"] == "qwen2" and m in ("q_proj", "k_proj", "v_proj"):
+                w[p + f"{grp}.{m}.bias"] = 0.1 * torch.randn(o, generator=g)
     return {k: t.float() for k, t in w.items()}
 
 
@@ -78,6 +131,8 @@ def make_lora(g):
     out = {}
     for i in range(CFG["num_hidden_layers"]):
         for m, grp in MODULES.items():
+            if m not in LORA["target_modules"]:
+                continue
             i_, o = dims(m)
             bound = 1 / math.sqrt(i_)  # kaiming_uniform_(a=sqrt(5)) as PEFT
             out[f"model.layers.{i}.{grp}.{m}.lora_A.weight"] = ((torch.rand(LORA["r"], i_, generator=g) * 2 - 1) * bound).float()
@@ -102,11 +157,13 @@ def forward(W, L, ids):
     """Logits [T, V] of one window, float64."""
     c = CFG
     T, hd, nh, nkv = len(ids), c["head_dim"], c["num_attention_heads"], c["num_key_value_heads"]
-    scaling = LORA["lora_alpha"] / LORA["r"]
+    scaling = LORA["lora_alpha"] / (math.sqrt(LORA["r"]) if LORA["use_rslora"] else LORA["r"])
     dbl = lambda t: t.to(torch.float64)
 
     def lin(x, name):
         y = x @ dbl(W[name + ".weight"]).T
+        if name + ".bias" in W:
+            y = y + dbl(W[name + ".bias"])
         if name + ".lora_A.weight" in L:
             y = y + (x @ dbl(L[name + ".lora_A.weight"]).T @ dbl(L[name + ".lora_B.weight"]).T) * scaling
         return y
@@ -123,8 +180,9 @@ def forward(W, L, ids):
         q = lin(x, p + "self_attn.q_proj").view(T, nh, hd)
         k = lin(x, p + "self_attn.k_proj").view(T, nkv, hd)
         v = lin(x, p + "self_attn.v_proj").view(T, nkv, hd)
-        q = rms_norm(q, dbl(W[p + "self_attn.q_norm.weight"]), c["rms_norm_eps"])
-        k = rms_norm(k, dbl(W[p + "self_attn.k_norm.weight"]), c["rms_norm_eps"])
+        if c["arch"] == "qwen3":  # Qwen3: RMSNorm over head_dim before RoPE
+            q = rms_norm(q, dbl(W[p + "self_attn.q_norm.weight"]), c["rms_norm_eps"])
+            k = rms_norm(k, dbl(W[p + "self_attn.k_norm.weight"]), c["rms_norm_eps"])
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
         rep = nh // nkv
@@ -138,7 +196,8 @@ def forward(W, L, ids):
         gte, up = lin(x, p + "mlp.gate_proj"), lin(x, p + "mlp.up_proj")
         h = h + lin(torch.nn.functional.silu(gte) * up, p + "mlp.down_proj")
     x = rms_norm(h, dbl(W["model.norm.weight"]), c["rms_norm_eps"])
-    return x @ dbl(W["lm_head.weight"]).T
+    head = W["model.embed_tokens.weight"] if c["tie_word_embeddings"] else W["lm_head.weight"]
+    return x @ dbl(head).T
 
 
 def window_loss(logits, labels):
@@ -158,8 +217,16 @@ def lr_at(step):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
+    ap.add_argument("--check-adapter", metavar="DIR", help="instead: logits with this PEFT adapter (needs --model, --windows)")
+    ap.add_argument("--model", metavar="DIR")
+    ap.add_argument("--windows", metavar="JSON")
     ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--arch", choices=["qwen3", "qwen2"], default="qwen3")
     args = ap.parse_args()
+    if args.check_adapter:
+        check_adapter(args.model, args.check_adapter, args.windows, args.out)
+        return
+    set_arch(args.arch)
     g = torch.Generator().manual_seed(args.seed)
     W = make_weights(g)
     L0 = make_lora(g)
@@ -170,8 +237,12 @@ def main():
         windows.append({"input_ids": ids, "labels": [-100 if t in masked else x for t, x in enumerate(ids)]})
 
     os.makedirs(os.path.join(args.out, "model"), exist_ok=True)
-    cfg = dict(CFG, architectures=["Qwen3ForCausalLM"], model_type="qwen3", torch_dtype="float32",
-               hidden_act="silu", max_position_embeddings=4096, attention_bias=False)
+    arch = CFG["arch"]
+    cfg = {k: v for k, v in CFG.items() if k != "arch"}
+    cfg.update(architectures=["Qwen3ForCausalLM" if arch == "qwen3" else "Qwen2ForCausalLM"], model_type=arch,
+               torch_dtype="float32", hidden_act="silu", max_position_embeddings=4096)
+    if arch == "qwen2":
+        del cfg["head_dim"]  # Qwen2 configs carry no head_dim; the loader derives it
     with open(os.path.join(args.out, "model", "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
     write_safetensors(os.path.join(args.out, "model", "model.safetensors"), W)
@@ -212,7 +283,7 @@ def main():
     with open(os.path.join(args.out, "debug.json"), "w") as f:
         json.dump({"generator": "trainer/reference/qwen3_ref.py", "torch": torch.__version__, "seed": args.seed,
                    "dtype": "float64 compute, float32 LoRA masters and AdamW state",
-                   "config": CFG, "lora": LORA, "opt": OPT, "windows": windows,
+                   "arch": arch, "config": CFG, "lora": LORA, "opt": OPT, "windows": windows,
                    "window_losses": wl, "loss": loss.item(), "step_losses": steps}, f, indent=1)
 
 

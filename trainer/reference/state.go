@@ -25,6 +25,7 @@ type Debug struct {
 		R       int      `json:"r"`
 		Alpha   float64  `json:"lora_alpha"`
 		Dropout float64  `json:"lora_dropout"`
+		RSLoRA  bool     `json:"use_rslora"`
 		Targets []string `json:"target_modules"`
 	} `json:"lora"`
 	Opt struct {
@@ -70,7 +71,7 @@ func (d *Debug) TrainerWindows() []trainer.Window {
 
 // LoRAConfig is the adapter configuration of the reference.
 func (d *Debug) LoRAConfig() lora.Config {
-	return lora.Config{Rank: d.LoRA.R, Alpha: d.LoRA.Alpha, Dropout: d.LoRA.Dropout, Targets: d.LoRA.Targets}
+	return lora.Config{Rank: d.LoRA.R, Alpha: d.LoRA.Alpha, Dropout: d.LoRA.Dropout, RSLoRA: d.LoRA.RSLoRA, Targets: d.LoRA.Targets}
 }
 
 // OptimConfig is the optimizer configuration of the reference.
@@ -92,11 +93,27 @@ func TorchAvailable() (string, bool) {
 	return strings.TrimSpace(string(out)), true
 }
 
-// Generate runs qwen3_ref.py (found at script) writing into out.
-func Generate(script, out string) error {
-	cmd := exec.Command(Python, script, "--out", out)
+// Archs are the variants the reference builds: qwen3 (q/k norm, untied head,
+// LoRA on all modules) and qwen2 (qkv bias, tied embeddings, no head_dim in
+// config.json, rsLoRA on q,v,o,up).
+var Archs = []string{"qwen3", "qwen2"}
+
+// Generate runs qwen3_ref.py (found at script) for arch, writing into out.
+func Generate(script, arch, out string) error {
+	cmd := exec.Command(Python, script, "--arch", arch, "--out", out)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("run %s: %w: %s", script, err, b)
+	}
+	return nil
+}
+
+// AdapterLogits has the reference compute logits of windows (JSON list of
+// {"input_ids"}) for model+PEFT adapter folders, written to out as
+// logits_<i> tensors.
+func AdapterLogits(script, modelDir, adapterDir, windowsJSON, out string) error {
+	cmd := exec.Command(Python, script, "--check-adapter", adapterDir, "--model", modelDir, "--windows", windowsJSON, "--out", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("run %s --check-adapter: %w: %s", script, err, b)
 	}
 	return nil
 }

@@ -80,7 +80,8 @@ func F32ToF16(f float32) uint16 {
 // E4M3Max is the largest finite float8 e4m3fn value.
 const E4M3Max = 448
 
-// F32ToE4M3 rounds to the nearest float8 e4m3fn (saturating at ±448).
+// F32ToE4M3 rounds to the nearest float8 e4m3fn (ties to even, saturating
+// at ±448, NaN to NaN).
 func F32ToE4M3(f float32) uint8 {
 	var sign uint8
 	if math.Signbit(float64(f)) {
@@ -93,7 +94,36 @@ func F32ToE4M3(f float32) uint8 {
 	if f >= E4M3Max {
 		return sign | 0x7e
 	}
-	// Try every code and pick the nearest; 127 candidates is cheap and obviously right.
+	x := float64(f)
+	if x < 1.0/64 { // subnormal range: multiples of 2^-9
+		return sign | uint8(math.RoundToEven(x*512))
+	}
+	fr, exp := math.Frexp(x) // x = fr·2^exp, fr in [0.5, 1)
+	e := exp - 1              // x = (2fr)·2^e, 2fr in [1, 2)
+	q := int(math.RoundToEven((2*fr - 1) * 8))
+	if q == 8 {
+		e, q = e+1, 0
+	}
+	c := (e+7)<<3 | q
+	if c > 0x7e {
+		c = 0x7e
+	}
+	return sign | uint8(c)
+}
+
+// f32ToE4M3Slow is the obvious reference for F32ToE4M3: try every code.
+func f32ToE4M3Slow(f float32) uint8 {
+	var sign uint8
+	if math.Signbit(float64(f)) {
+		sign = 0x80
+		f = -f
+	}
+	if f != f {
+		return sign | 0x7f
+	}
+	if f >= E4M3Max {
+		return sign | 0x7e
+	}
 	best, bestErr := uint8(0), float32(math.Inf(1))
 	for c := uint8(0); c < 0x7f; c++ {
 		d := E4M3ToF32(c) - f

@@ -155,3 +155,21 @@ func TestBadHeaders(t *testing.T) {
 		t.Errorf("short file: %v, want ErrInvalid", err)
 	}
 }
+
+func TestE4M3FastMatchesSlow(t *testing.T) {
+	var vals []float32
+	for c := 0; c < 0x7f; c++ {
+		a, b := E4M3ToF32(uint8(c)), E4M3ToF32(uint8(c+1))
+		mid := (a + b) / 2
+		vals = append(vals, a, mid, math.Nextafter32(mid, 0), math.Nextafter32(mid, 1000), -mid)
+	}
+	for i := 0; i < 20000; i++ {
+		vals = append(vals, float32(math.Ldexp(float64(i%997)/997, i%20-12)))
+	}
+	vals = append(vals, 447.99, 448, 1e9, 0, float32(math.Copysign(0, -1)))
+	for _, v := range vals {
+		if got, want := F32ToE4M3(v), f32ToE4M3Slow(v); got != want {
+			t.Fatalf("F32ToE4M3(%v) = %#02x, reference %#02x", v, got, want)
+		}
+	}
+}

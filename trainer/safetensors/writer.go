@@ -63,6 +63,10 @@ func Write(path string, tensors []Tensor, metadata map[string]string) error {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("chmod %s: %w", path, err)
+	}
 	w := bufio.NewWriterSize(tmp, 1<<20)
 	var pre [8]byte
 	binary.LittleEndian.PutUint64(pre[:], uint64(len(js)))

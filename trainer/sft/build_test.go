@@ -3,6 +3,7 @@ package sft
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -316,14 +317,12 @@ func TestBuildSmallWindows(t *testing.T) {
 	}
 
 	// The binary form holds the same rows.
-	f, err := os.Open(filepath.Join(out, "windows.bin"))
+	bin, m, err := ReadDataset(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	bin, err := ReadBinary(f)
-	if err != nil {
-		t.Fatal(err)
+	if got, want := m.Total.Windows, len(rows); got != want {
+		t.Errorf("manifest windows: got %d, want %d", got, want)
 	}
 	if !reflect.DeepEqual(bin, rows) {
 		t.Error("windows.bin differs from rows.jsonl")
@@ -349,3 +348,34 @@ func TestBuildRejectsBadEpisode(t *testing.T) {
 func chatOptions() chat.Options { return chat.Options{} }
 
 func encode(tok *tokenizer.Tokenizer, r *chat.Rendered) *chat.Encoded { return chat.Encode(tok, r) }
+
+// TestBuildSplitsLongTurns uses windows smaller than one assistant turn: turns are cut into
+// pieces, no window exceeds the limit, and every supervised token is kept exactly once.
+func TestBuildSplitsLongTurns(t *testing.T) {
+	ep := filepath.Join(t.TempDir(), "ep-known")
+	writeKnownEpisode(t, ep)
+	_, big, _ := build(t, ep, DefaultWindowConfig())
+	want := map[string]int{}
+	for _, r := range big {
+		want[fmt.Sprintf("%s/%d", r.Thread, r.Segment)] += r.NLossTokens
+	}
+	// The largest header is the orchestrator's (system + bare task): about 30 tokens.
+	const maxTok = 48
+	m, rows, _ := build(t, ep, WindowConfig{MaxTokens: maxTok, ContextTokens: 4})
+	got := map[string]int{}
+	for _, r := range rows {
+		if r.NTokens > maxTok {
+			t.Errorf("%s/%d/%d: %d tokens > %d", r.Thread, r.Segment, r.Window, r.NTokens, maxTok)
+		}
+		got[fmt.Sprintf("%s/%d", r.Thread, r.Segment)] += r.NLossTokens
+	}
+	if len(m.Dropped) > 1 || m.Dropped["header_too_long"] != 0 {
+		t.Fatalf("unexpected drops %v (header too long for the test window?)", m.Dropped)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("supervised tokens per segment: got %v, want %v", got, want)
+	}
+	if len(rows) <= len(big) {
+		t.Errorf("got %d windows, want more than %d", len(rows), len(big))
+	}
+}

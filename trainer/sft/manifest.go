@@ -87,3 +87,24 @@ func ReadManifest(dir string) (*Manifest, error) {
 	}
 	return &m, nil
 }
+
+// ReadDataset loads a built dataset directory: its manifest and rows, from windows.bin when
+// present, else from rows.jsonl.
+func ReadDataset(dir string) ([]Row, *Manifest, error) {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f, err := os.Open(filepath.Join(dir, "windows.bin")); err == nil {
+		defer f.Close()
+		rows, err := ReadBinary(f)
+		return rows, m, err
+	}
+	f, err := os.Open(filepath.Join(dir, "rows.jsonl"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("dataset %s has neither windows.bin nor rows.jsonl: %w", dir, err)
+	}
+	defer f.Close()
+	rows, err := ReadRows(f)
+	return rows, m, err
+}

@@ -26,13 +26,13 @@ type fileJSON struct {
 	PreTokenizer json.RawMessage `json:"pre_tokenizer"`
 	Decoder      json.RawMessage `json:"decoder"`
 	Model        struct {
-		Type                    string            `json:"type"`
-		Vocab                   map[string]int    `json:"vocab"`
-		Merges                  []json.RawMessage `json:"merges"`
-		ByteFallback            bool              `json:"byte_fallback"`
-		ContinuingSubwordPrefix string            `json:"continuing_subword_prefix"`
-		EndOfWordSuffix         string            `json:"end_of_word_suffix"`
-		Dropout                 *float64          `json:"dropout"`
+		Type                    string          `json:"type"`
+		Vocab                   map[string]int  `json:"vocab"`
+		Merges                  json.RawMessage `json:"merges"`
+		ByteFallback            bool            `json:"byte_fallback"`
+		ContinuingSubwordPrefix string          `json:"continuing_subword_prefix"`
+		EndOfWordSuffix         string          `json:"end_of_word_suffix"`
+		Dropout                 *float64        `json:"dropout"`
 	} `json:"model"`
 }
 
@@ -95,12 +95,13 @@ func Parse(b []byte) (*Tokenizer, error) {
 		}
 		t.byteTok[b] = id
 	}
-	t.merges = newMergeTable(len(f.Model.Merges))
-	for rank, m := range f.Model.Merges {
-		l, r, err := parseMerge(m)
-		if err != nil {
-			return nil, fmt.Errorf("merge %d: %w", rank, err)
-		}
+	merges, err := parseMerges(f.Model.Merges)
+	if err != nil {
+		return nil, err
+	}
+	t.merges = newMergeTable(len(merges))
+	for rank, m := range merges {
+		l, r := m[0], m[1]
 		li, ok1 := t.vocab[l]
 		ri, ok2 := t.vocab[r]
 		ni, ok3 := t.vocab[l+r]
@@ -139,23 +140,32 @@ func Parse(b []byte) (*Tokenizer, error) {
 	return t, nil
 }
 
-func parseMerge(m json.RawMessage) (string, string, error) {
-	var pair []string
-	if err := json.Unmarshal(m, &pair); err == nil {
-		if len(pair) != 2 {
-			return "", "", fmt.Errorf("merge has %d parts", len(pair))
+// parseMerges accepts both merge encodings: ["a", "b"] pairs (current) and "a b" strings.
+func parseMerges(raw json.RawMessage) ([][2]string, error) {
+	var pairs [][]string
+	if err := json.Unmarshal(raw, &pairs); err == nil {
+		out := make([][2]string, len(pairs))
+		for i, p := range pairs {
+			if len(p) != 2 {
+				return nil, fmt.Errorf("merge %d has %d parts", i, len(p))
+			}
+			out[i] = [2]string{p[0], p[1]}
 		}
-		return pair[0], pair[1], nil
+		return out, nil
 	}
-	var s string
-	if err := json.Unmarshal(m, &s); err != nil {
-		return "", "", fmt.Errorf("merge is neither a pair nor a string: %w", err)
+	var strs []string
+	if err := json.Unmarshal(raw, &strs); err != nil {
+		return nil, fmt.Errorf("merges are neither pairs nor strings: %w", err)
 	}
-	l, r, ok := strings.Cut(s, " ")
-	if !ok {
-		return "", "", fmt.Errorf("merge %q has no space", s)
+	out := make([][2]string, len(strs))
+	for i, s := range strs {
+		l, r, ok := strings.Cut(s, " ")
+		if !ok {
+			return nil, fmt.Errorf("merge %d %q has no space", i, s)
+		}
+		out[i] = [2]string{l, r}
 	}
-	return l, r, nil
+	return out, nil
 }
 
 // checkPipeline refuses pipelines other than NFC + Qwen split + ByteLevel + BPE.

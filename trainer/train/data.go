@@ -9,8 +9,19 @@ import (
 	"github.com/mass-dev/mass/trainer/sft"
 )
 
-// ReadRows reads a rows.jsonl file of SFT windows (docs/formats.md).
+// ReadRows reads SFT windows from a rows.jsonl file (docs/formats.md) or a
+// dataset folder built by massctl data build (windows.bin or rows.jsonl).
 func ReadRows(path string) ([]sft.Row, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		rows, _, err := sft.ReadDataset(path)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == 0 {
+			return nil, fmt.Errorf("dataset %s holds no windows", path)
+		}
+		return rows, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open rows: %w", err)

@@ -134,6 +134,7 @@ func Run(ctx context.Context, cfg Config, o Options) (Result, error) {
 		scale := 1 / float64(cfg.Batch*cfg.Accum)
 		var sum float64
 		var seen, sup int64
+		counted := 0
 		for micro := 0; micro < cfg.Accum; micro++ {
 			ws := make([]trainer.Window, cfg.Batch)
 			for i := range ws {
@@ -146,11 +147,16 @@ func Run(ctx context.Context, cfg Config, o Options) (Result, error) {
 				return res, fmt.Errorf("step %d: %w", st.Step+1, err)
 			}
 			for _, l := range wl {
-				sum += l.Loss
+				if l.Tokens > 0 {
+					sum += l.Loss
+					counted++
+				}
 				sup += int64(l.Tokens)
 			}
 		}
-		loss := sum / float64(cfg.Batch*cfg.Accum)
+		// The logged loss averages windows that have supervised tokens; the
+		// gradient scale above counts every drawn window, as Hugging Face does.
+		loss := sum / math.Max(1, float64(counted))
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
 			return res, fmt.Errorf("step %d: loss is %v; lower the learning rate", st.Step+1, loss)
 		}

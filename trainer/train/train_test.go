@@ -222,3 +222,40 @@ func TestEvaluateMatchesDefinition(t *testing.T) {
 		t.Errorf("supervised tokens = %d, want %d", got, want)
 	}
 }
+
+// TestAccumulationEqualsBatch: two micro-batches of one window accumulate to
+// the same update as one batch of two (dropout off, same sampler order).
+func TestAccumulationEqualsBatch(t *testing.T) {
+	a := toySetup(t, 5)
+	a.CkptEvery, a.ValEvery, a.Batch, a.Accum = 0, 0, 2, 1
+	b := a
+	b.Out, b.Batch, b.Accum = a.Out+"-accum", 1, 2
+	for _, c := range []Config{a, b} {
+		if _, err := Run(context.Background(), c, Options{Backends: backends}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, want := stepLosses(t, b.Out), stepLosses(t, a.Out)
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Errorf("step %d: accumulated loss %.17g, batched %.17g", i+1, got[i], want[i])
+		}
+	}
+}
+
+func TestReadRowsFromDatasetFolder(t *testing.T) {
+	dir := t.TempDir()
+	rows, _ := ToyRows(5, 8, 8, 1)
+	writeRows(t, filepath.Join(dir, "rows.jsonl"), rows)
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{}`), 0o644)
+	got, err := ReadRows(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 || got[4].InputIDs[7] != rows[4].InputIDs[7] {
+		t.Errorf("read %d rows, want 5 equal to the written ones", len(got))
+	}
+	if _, err := ReadRows(t.TempDir()); err == nil {
+		t.Error("empty folder accepted")
+	}
+}

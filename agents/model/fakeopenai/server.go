@@ -149,7 +149,7 @@ func (s *Server) chat(w http.ResponseWriter, hr *http.Request) {
 	id := fmt.Sprintf("chatcmpl-%d", n)
 	calls := make([]ToolCall, len(rep.Calls))
 	for i, c := range rep.Calls {
-		calls[i] = ToolCall{ID: fmt.Sprintf("call_%d_%d", n, i+1), Type: "function", Function: Function{Name: c.Name, Arguments: c.Arguments}}
+		calls[i] = ToolCall{ID: fmt.Sprintf("call_%d_%d", n, i+1), Type: "function", Function: Function(c)}
 	}
 	finish := rep.FinishReason
 	if finish == "" {

@@ -8,10 +8,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mass-dev/mass/sandbox"
@@ -23,6 +21,7 @@ const usage = `usage:
   mass-sandbox-helper exec [-timeout D] -- ARGV  run ARGV, kill its whole tree at D or when it exits
   mass-sandbox-helper prepare -owner UID:GID [-protect PATH]...
   mass-sandbox-helper pause                      wait for SIGTERM (workspace keeper)
+  mass-sandbox-helper du                         bytes allocated under /workspace
   mass-sandbox-helper orphans                    SIGKILL processes whose exec wrapper died
   mass-sandbox-helper killall                    SIGKILL every process of the caller's uid`
 
@@ -48,9 +47,15 @@ func run(cmd string, args []string) int {
 	case "prepare":
 		return prepare(args)
 	case "pause":
-		ch := make(chan os.Signal, 1)
-		signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
-		<-ch
+		helper.Pause()
+		return 0
+	case "du":
+		n, err := helper.DiskUsage(sandbox.WorkspaceMount)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Println(n)
 		return 0
 	case "orphans":
 		helper.KillOrphans()

@@ -1,0 +1,187 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/mass-dev/mass/sandbox"
+)
+
+// The tool implementations below fill o.rec (the ledger record) and o.text
+// (what the model reads); an error is shown to the model as a tool error.
+
+func (e *Env) write(ctx context.Context, tool string, a Args, o *outcome) error {
+	p := Abs(a.String("file_path"))
+	o.rec.Path = p
+	if e.protected(p) {
+		return fmt.Errorf("%w: %s is a protected path (read-only for agents)", sandbox.ErrDenied, p)
+	}
+	var (
+		ch  sandbox.FileChange
+		err error
+	)
+	if tool == WriteFile {
+		ch, err = e.Sandbox.Files().Write(ctx, p, []byte(a.String("content")))
+	} else {
+		ch, err = e.Sandbox.Files().Edit(ctx, p, a.String("old_string"), a.String("new_string"), a.Bool("replace_all"))
+	}
+	if err != nil {
+		return err
+	}
+	o.rec.Bytes, o.rec.SHA256Before, o.rec.SHA256After = ch.Bytes, ch.SHA256Before, ch.SHA256After
+	o.detail = map[string]any{"created": ch.Created}
+	switch {
+	case tool == Edit:
+		o.detail["replacements"] = ch.Replacements
+		o.text = fmt.Sprintf("Successfully modified file: %s (%d replacement(s)).", p, ch.Replacements)
+		if ch.Created {
+			o.text = fmt.Sprintf("Created new file: %s with provided content.", p)
+		}
+	case ch.Created:
+		o.text = fmt.Sprintf("Successfully created and wrote to new file: %s.", p)
+	default:
+		o.text = fmt.Sprintf("Successfully overwrote file: %s.", p)
+	}
+	return nil
+}
+
+func (e *Env) read(ctx context.Context, a Args, o *outcome) error {
+	p := Abs(a.String("file_path"))
+	o.rec.Path = p
+	off, _ := a.Int("offset")
+	lim, _ := a.Int("limit")
+	if off < 0 || lim < 0 {
+		return fmt.Errorf("%w: read_file: offset and limit must not be negative", ErrArgs)
+	}
+	r, err := e.Sandbox.Files().Read(ctx, p, int(off), int(lim))
+	if err != nil {
+		return err
+	}
+	o.rec.Bytes = int64(len(r.Content))
+	o.rec.SHA256Before, o.rec.SHA256After = r.SHA256, r.SHA256
+	o.detail = map[string]any{"offset": off, "limit": lim, "total_lines": r.TotalLines, "truncated": r.Truncated}
+	o.text = r.Content
+	if r.Truncated {
+		o.text = fmt.Sprintf("[File content truncated: showing lines from %d of %d total lines; use offset and limit to read more.]\n%s", off, r.TotalLines, r.Content)
+	}
+	return nil
+}
+
+func (e *Env) list(ctx context.Context, a Args, o *outcome) error {
+	p := Abs(a.String("path"))
+	o.rec.Path = p
+	ents, err := e.Sandbox.Files().List(ctx, p)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Directory listing for %s:\n", p)
+	for _, en := range ents {
+		name := path.Base(en.Path)
+		if en.Type == "dir" {
+			fmt.Fprintf(&b, "[DIR] %s\n", name)
+		} else {
+			fmt.Fprintf(&b, "%s\n", name)
+		}
+	}
+	o.detail = map[string]any{"entries": len(ents)}
+	o.text = b.String()
+	return nil
+}
+
+func (e *Env) glob(ctx context.Context, a Args, o *outcome) error {
+	dir := sandbox.WorkspaceMount
+	if a.Has("path") {
+		dir = Abs(a.String("path"))
+	}
+	o.rec.Path = dir
+	paths, err := e.Sandbox.Files().Glob(ctx, a.String("pattern"), dir)
+	if err != nil {
+		return err
+	}
+	o.detail = map[string]any{"pattern": a.String("pattern"), "matches": len(paths)}
+	if len(paths) == 0 {
+		o.text = fmt.Sprintf("No files found matching pattern %q within %s", a.String("pattern"), dir)
+		return nil
+	}
+	o.text = fmt.Sprintf("Found %d file(s) matching %q within %s:\n%s", len(paths), a.String("pattern"), dir, strings.Join(paths, "\n"))
+	return nil
+}
+
+func (e *Env) grep(ctx context.Context, a Args, o *outcome) error {
+	dir := sandbox.WorkspaceMount
+	if a.Has("path") {
+		dir = Abs(a.String("path"))
+	}
+	o.rec.Path = dir
+	ms, err := e.Sandbox.Files().Grep(ctx, a.String("pattern"), dir, a.String("glob"))
+	if err != nil {
+		return err
+	}
+	o.detail = map[string]any{"pattern": a.String("pattern"), "matches": len(ms)}
+	if len(ms) == 0 {
+		o.text = fmt.Sprintf("No matches found for pattern %q in %s", a.String("pattern"), dir)
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Found %d match(es) for pattern %q in %s:\n---\n", len(ms), a.String("pattern"), dir)
+	last := ""
+	for _, m := range ms {
+		if m.Path != last {
+			fmt.Fprintf(&b, "File: %s\n", m.Path)
+			last = m.Path
+		}
+		fmt.Fprintf(&b, "L%d: %s\n", m.Line, m.Text)
+	}
+	o.text = b.String()
+	return nil
+}
+
+func (e *Env) shell(ctx context.Context, a Args, o *outcome) error {
+	cmd := a.String("command")
+	dir := sandbox.WorkspaceMount
+	if a.Has("directory") {
+		dir = Abs(a.String("directory"))
+	}
+	req := sandbox.ExecRequest{Argv: []string{"sh", "-c", cmd}, Dir: dir}
+	if ms, ok := a.Int("timeout"); ok {
+		if ms <= 0 {
+			return fmt.Errorf("%w: run_shell_command: timeout must be a positive number of milliseconds", ErrArgs)
+		}
+		req.Timeout = time.Duration(ms) * time.Millisecond
+	}
+	o.rec.Path = dir
+	o.detail = map[string]any{"command": Cap(cmd, 4096)}
+	r, err := e.Sandbox.Exec(ctx, req)
+	if err != nil {
+		return err
+	}
+	o.rec.ExitCode = r.ExitCode
+	o.detail["timed_out"] = r.TimedOut
+	o.detail["truncated"] = r.Truncated
+	o.detail["stdout_bytes"] = len(r.Stdout)
+	o.detail["stderr_bytes"] = len(r.Stderr)
+	o.text = fmt.Sprintf("Command: %s\nDirectory: %s\nStdout: %s\nStderr: %s\nExit Code: %d",
+		cmd, dir, orEmpty(r.Stdout), orEmpty(r.Stderr), r.ExitCode)
+	if r.TimedOut {
+		o.text += fmt.Sprintf("\nThe command timed out after %s and was killed.", r.Duration.Round(time.Millisecond))
+	}
+	if r.Truncated {
+		o.text += "\n[output exceeded the sandbox cap and was truncated]"
+	}
+	if r.ExitCode != 0 || r.TimedOut {
+		// The call worked; the command failed. The model reads why.
+		o.rec.Error = fmt.Sprintf("exit code %d", r.ExitCode)
+	}
+	return nil
+}
+
+func orEmpty(b []byte) string {
+	if len(b) == 0 {
+		return "(empty)"
+	}
+	return string(b)
+}

@@ -1,0 +1,84 @@
+//go:build masscudaemu && !masscuda
+
+package cublaslt
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+)
+
+// Handle is the emulated cuBLASLt (build tag masscudaemu): products in Go over host memory,
+// bf16 operands widened exactly, float64 accumulation.
+type Handle struct {
+	Path string
+}
+
+// Open returns the emulated handle.
+func Open(string) (*Handle, error) { return &Handle{Path: "emulated (Go)"}, nil }
+
+// Version returns 0 for the emulator.
+func (h *Handle) Version() int { return 0 }
+
+// Close does nothing.
+func (h *Handle) Close() error { return nil }
+
+func mem(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
+
+func loadBF16(p uintptr, i int64) float64 {
+	u := *(*uint16)(unsafe.Add(mem(p), 2*i))
+	return float64(math.Float32frombits(uint32(u) << 16))
+}
+
+func roundBF16(f float32) uint16 {
+	b := math.Float32bits(f)
+	if b&0x7fffffff > 0x7f800000 {
+		return uint16(b>>16 | 0x40)
+	}
+	b += 0x7fff + (b>>16)&1
+	return uint16(b >> 16)
+}
+
+// Matmul computes g on the host.
+func (h *Handle) Matmul(g Gemm, _ uintptr, _ int64, _ uintptr) error {
+	if g.M <= 0 || g.N <= 0 || g.K <= 0 {
+		return fmt.Errorf("gemm %dx%dx%d: dimensions must be positive", g.M, g.N, g.K)
+	}
+	lda, ldb, ldc := g.leading()
+	for bt := 0; bt < max(g.Batch, 1); bt++ {
+		oa, ob, oc := int64(bt)*g.StrideA, int64(bt)*g.StrideB, int64(bt)*g.StrideC
+		for i := 0; i < g.M; i++ {
+			for j := 0; j < g.N; j++ {
+				var s float64
+				for p := 0; p < g.K; p++ {
+					ai := oa + int64(i*lda+p)
+					if g.TransA {
+						ai = oa + int64(p*lda+i)
+					}
+					bi := ob + int64(p*ldb+j)
+					if g.TransB {
+						bi = ob + int64(j*ldb+p)
+					}
+					s += loadBF16(g.A, ai) * loadBF16(g.B, bi)
+				}
+				ci := oc + int64(i*ldc+j)
+				if g.CType == F32 {
+					c := (*float32)(unsafe.Add(mem(g.C), 4*ci))
+					v := float64(g.Alpha) * s
+					if g.Beta != 0 {
+						v += float64(g.Beta) * float64(*c)
+					}
+					*c = float32(v)
+				} else {
+					c := (*uint16)(unsafe.Add(mem(g.C), 2*ci))
+					v := float64(g.Alpha) * s
+					if g.Beta != 0 {
+						v += float64(g.Beta) * float64(math.Float32frombits(uint32(*c)<<16))
+					}
+					*c = roundBF16(float32(v))
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+//go:build masscudaemu
+
+// The emulator's runtime and launch table: every kernel of cuda/*.cu, compiled for the host.
+#define MASS_EMU 1
+#include "emu.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+thread_local emu_dim3 threadIdx, blockIdx;
+emu_dim3 blockDim, gridDim;
+
+namespace {
+struct Warp {
+    explicit Warp(int n) : bar(n) {}
+    std::barrier<> bar;
+    float buf[32];
+};
+std::unique_ptr<std::barrier<>> block_bar;
+std::vector<std::unique_ptr<Warp>> warps;
+thread_local Warp* my_warp;
+thread_local int my_lane;
+std::vector<float> dyn_smem;
+}  // namespace
+
+void __syncthreads() { block_bar->arrive_and_wait(); }
+void __syncwarp(unsigned) { my_warp->bar.arrive_and_wait(); }
+
+float __shfl_sync(unsigned, float v, int src) {
+    my_warp->buf[my_lane] = v;
+    my_warp->bar.arrive_and_wait();
+    float r = my_warp->buf[src & 31];
+    my_warp->bar.arrive_and_wait();
+    return r;
+}
+
+float __shfl_xor_sync(unsigned m, float v, int lane_mask) { return __shfl_sync(m, v, my_lane ^ lane_mask); }
+
+float* emu_dynamic_smem() { return dyn_smem.data(); }
+
+#include "../embedding.cu"
+#include "../rmsnorm.cu"
+#include "../qknorm_rope.cu"
+#include "../swiglu.cu"
+#include "../softmax.cu"
+#include "../cast.cu"
+#include "../adamw.cu"
+#include "../gradnorm.cu"
+#include "../lora.cu"
+#include "../crossentropy.cu"
+#include "../flash_attn.cu"
+
+namespace {
+using Args = const uint64_t*;
+template <typename T>
+T* P(uint64_t v) { return reinterpret_cast<T*>(v); }
+long long I(uint64_t v) { return (long long)v; }
+float F(uint64_t v) {
+    uint32_t u = (uint32_t)v;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+const std::map<std::string, std::function<void(Args)>> table = {
+    {"embedding_fwd", [](Args a) { embedding_fwd(P<bf16>(a[0]), P<const bf16>(a[1]), P<const int>(a[2]), I(a[3]), I(a[4]), I(a[5])); }},
+    {"rmsnorm_fwd", [](Args a) { rmsnorm_fwd(P<bf16>(a[0]), P<bf16>(a[1]), P<float>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), P<const bf16>(a[5]), I(a[6]), I(a[7]), F(a[8])); }},
+    {"rmsnorm_bwd", [](Args a) { rmsnorm_bwd(P<bf16>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2]), P<const float>(a[3]), P<const bf16>(a[4]), P<const bf16>(a[5]), I(a[6]), I(a[7])); }},
+    {"qk_norm_rope_fwd", [](Args a) { qk_norm_rope_fwd(P<bf16>(a[0]), P<float>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const int>(a[4]), I(a[5]), I(a[6]), I(a[7]), F(a[8]), F(a[9])); }},
+    {"qk_norm_rope_bwd", [](Args a) { qk_norm_rope_bwd(P<bf16>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2]), P<const float>(a[3]), P<const bf16>(a[4]), P<const int>(a[5]), I(a[6]), I(a[7]), I(a[8]), F(a[9])); }},
+    {"swiglu_fwd", [](Args a) { swiglu_fwd(P<bf16>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2]), I(a[3])); }},
+    {"swiglu_bwd", [](Args a) { swiglu_bwd(P<bf16>(a[0]), P<bf16>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), I(a[5])); }},
+    {"softmax_causal_fwd", [](Args a) { softmax_causal_fwd(P<bf16>(a[0]), P<const float>(a[1]), I(a[2]), I(a[3])); }},
+    {"softmax_causal_bwd", [](Args a) { softmax_causal_bwd(P<bf16>(a[0]), P<const bf16>(a[1]), P<const float>(a[2]), I(a[3]), I(a[4]), F(a[5])); }},
+    {"cast_f32_bf16", [](Args a) { cast_f32_bf16(P<bf16>(a[0]), P<const float>(a[1]), I(a[2])); }},
+    {"cast_bf16_f32", [](Args a) { cast_bf16_f32(P<float>(a[0]), P<const bf16>(a[1]), I(a[2])); }},
+    {"fill_f32", [](Args a) { fill_f32(P<float>(a[0]), F(a[1]), I(a[2])); }},
+    {"add_bf16", [](Args a) { add_bf16(P<bf16>(a[0]), P<const bf16>(a[1]), I(a[2])); }},
+    {"fill_normal_bf16", [](Args a) { fill_normal_bf16(P<bf16>(a[0]), I(a[1]), I(a[2]), F(a[3])); }},
+    {"adamw", [](Args a) { adamw(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<const float>(a[3]), I(a[4]), F(a[5]), F(a[6]), F(a[7]), F(a[8]), F(a[9]), F(a[10]), F(a[11]), F(a[12])); }},
+    {"sumsq", [](Args a) { sumsq(P<float>(a[0]), P<const float>(a[1]), I(a[2])); }},
+    {"lora_dropout", [](Args a) { lora_dropout(P<bf16>(a[0]), P<const bf16>(a[1]), I(a[2]), I(a[3]), F(a[4])); }},
+    {"ce_init", [](Args a) { ce_init(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), I(a[3])); }},
+    {"ce_chunk_update", [](Args a) { ce_chunk_update(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<const float>(a[3]), P<const int>(a[4]), I(a[5]), I(a[6]), I(a[7])); }},
+    {"ce_finalize", [](Args a) { ce_finalize(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<const float>(a[3]), P<const float>(a[4]), P<const float>(a[5]), P<const int>(a[6]), I(a[7]), F(a[8])); }},
+    {"ce_chunk_grad", [](Args a) { ce_chunk_grad(P<bf16>(a[0]), P<const float>(a[1]), P<const float>(a[2]), P<const int>(a[3]), I(a[4]), I(a[5]), I(a[6]), F(a[7])); }},
+    {"flash_attn_fwd", [](Args a) { flash_attn_fwd(P<bf16>(a[0]), P<float>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), I(a[5]), I(a[6]), I(a[7]), I(a[8]), F(a[9])); }},
+    {"flash_attn_bwd_delta", [](Args a) { flash_attn_bwd_delta(P<float>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2]), I(a[3]), I(a[4]), I(a[5])); }},
+    {"flash_attn_bwd", [](Args a) { flash_attn_bwd(P<float>(a[0]), P<bf16>(a[1]), P<bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), P<const bf16>(a[5]), P<const bf16>(a[6]), P<const float>(a[7]), P<const float>(a[8]), I(a[9]), I(a[10]), I(a[11]), I(a[12]), F(a[13])); }},
+};
+}  // namespace
+
+extern "C" int emu_launch(const char* name, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                          unsigned bz, unsigned long smem, const uint64_t* args) {
+    auto it = table.find(name);
+    if (it == table.end()) return 1;
+    if (by != 1 || bz != 1 || bx % 32 != 0 || bx == 0 || bx > 1024) return 2;
+    gridDim = emu_dim3{gx, gy, gz};
+    blockDim = emu_dim3{bx, by, bz};
+    dyn_smem.assign(smem / sizeof(float) + 1, 0.f);
+    for (unsigned z = 0; z < gz; z++)
+        for (unsigned y = 0; y < gy; y++)
+            for (unsigned x = 0; x < gx; x++) {
+                block_bar = std::make_unique<std::barrier<>>(bx);
+                warps.clear();
+                for (unsigned w = 0; w < bx / 32; w++) warps.push_back(std::make_unique<Warp>(32));
+                std::vector<std::thread> threads;
+                threads.reserve(bx);
+                for (unsigned t = 0; t < bx; t++) {
+                    threads.emplace_back([&, t, x, y, z] {
+                        threadIdx = emu_dim3{t, 0, 0};
+                        blockIdx = emu_dim3{x, y, z};
+                        my_warp = warps[t / 32].get();
+                        my_lane = t % 32;
+                        it->second(args);
+                        my_warp->bar.arrive_and_drop();
+                        block_bar->arrive_and_drop();
+                    });
+                }
+                for (auto& th : threads) th.join();
+            }
+    return 0;
+}

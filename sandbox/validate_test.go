@@ -1,0 +1,72 @@
+package sandbox
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestValidID(t *testing.T) {
+	tests := []struct {
+		id   string
+		want bool
+	}{
+		{"ep-1", true}, {"worker_2.a", true}, {"", false}, {"-x", false}, {"a/b", false},
+		{"..", false}, {"a b", false}, {strings.Repeat("a", 64), true}, {strings.Repeat("a", 65), false},
+	}
+	for _, tt := range tests {
+		if got := ValidID(tt.id); got != tt.want {
+			t.Errorf("ValidID(%q) = %v, want %v", tt.id, got, tt.want)
+		}
+	}
+}
+
+func TestPolicyValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*Policy)
+		ok     bool
+		weak   string
+	}{
+		{"default", func(*Policy) {}, true, ""},
+		{"root", func(p *Policy) { p.User = "0:0" }, true, "runs as root"},
+		{"network", func(p *Policy) { p.NetworkMode = "bridge" }, true, "network bridge"},
+		{"cap add", func(p *Policy) { p.CapAdd = []string{"SYS_ADMIN"} }, true, "adds capabilities SYS_ADMIN"},
+		{"no pids", func(p *Policy) { p.PidsLimit = 0 }, true, "no pids limit"},
+		{"writable root", func(p *Policy) { p.ReadOnlyRootfs = false }, true, "root filesystem writable"},
+		{"unconfined", func(p *Policy) { p.Seccomp = "Unconfined" }, false, ""},
+		{"named user", func(p *Policy) { p.User = "nobody" }, false, ""},
+		{"tiny memory", func(p *Policy) { p.MemoryBytes = 1 << 20 }, false, ""},
+		{"negative", func(p *Policy) { p.NoFile = -1 }, false, ""},
+		{"no runtime", func(p *Policy) { p.Runtime = "" }, false, ""},
+	}
+	for _, tt := range tests {
+		p := DefaultPolicy()
+		tt.mutate(&p)
+		err := p.Validate()
+		if got := err == nil; got != tt.ok {
+			t.Errorf("%s: Validate() = %v, want ok=%v", tt.name, err, tt.ok)
+		}
+		if err != nil && !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v does not wrap ErrInvalid", tt.name, err)
+		}
+		if !tt.ok {
+			continue
+		}
+		if got, want := strings.Join(p.Weaknesses(), ";"), tt.weak; got != want {
+			t.Errorf("%s: Weaknesses() = %q, want %q", tt.name, got, want)
+		}
+	}
+}
+
+func FuzzParseUser(f *testing.F) {
+	for _, s := range []string{"65534:65534", "0:0", ":", "a:b", "-1:2", "1:2:3", "99999999999999999999:1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		uid, gid, err := ParseUser(s)
+		if err == nil && (uid < 0 || gid < 0) {
+			t.Fatalf("ParseUser(%q) = %d:%d", s, uid, gid)
+		}
+	})
+}
