@@ -53,6 +53,7 @@ func jobCommand() *cli.Command {
 				Action: jobLogs,
 			},
 			{Name: "cancel", Usage: "cancel a queued or running job", ArgsUsage: idArg, Flags: []cli.Flag{jsonFlag()}, Action: jobCancel},
+			{Name: "retry", Usage: "queue a failed, cancelled or interrupted job again", ArgsUsage: idArg, Flags: []cli.Flag{jsonFlag()}, Action: jobRetry},
 			{
 				Name:      "watch",
 				Usage:     "follow a job live: stage, counters, elapsed (plain lines when not on a terminal)",
@@ -214,5 +215,25 @@ func jobCancel(c *cli.Context) error {
 	} else {
 		fmt.Fprintf(c.App.Writer, "%s %s\n", j.ID, j.State)
 	}
+	return nil
+}
+
+func jobRetry(c *cli.Context) error {
+	id, err := oneArg(c, "job ID")
+	if err != nil {
+		return err
+	}
+	cl, err := clientFrom(c)
+	if err != nil {
+		return err
+	}
+	j, err := cl.RetryJob(c.Context, id)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c, j)
+	}
+	fmt.Fprintf(c.App.Writer, "%s queued again (attempt %d)\n", j.ID, j.Attempt)
 	return nil
 }

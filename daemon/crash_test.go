@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -19,7 +20,6 @@ import (
 
 var (
 	buildOnce sync.Once
-	buildBin  string
 	buildErr  error
 	buildDir  string
 )
@@ -32,26 +32,28 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// buildMassd compiles the real massd binary once per test binary.
-func buildMassd(t *testing.T) string {
+// buildBinaries compiles the real massd and massctl once per test binary
+// and returns the directory holding them.
+func buildBinaries(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		buildDir, buildErr = os.MkdirTemp("", "massd-build-")
 		if buildErr != nil {
 			return
 		}
-		buildBin = filepath.Join(buildDir, "massd")
-		cmd := exec.Command("go", "build", "-o", buildBin, "./cmd/massd")
+		cmd := exec.Command("go", "build", "-o", buildDir+"/", "./cmd/massd", "./cmd/massctl")
 		cmd.Dir = ".."
 		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("build massd: %v\n%s", err, out)
+			buildErr = fmt.Errorf("build massd and massctl: %v\n%s", err, out)
 		}
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
-	return buildBin
+	return buildDir
 }
+
+func buildMassd(t *testing.T) string { return filepath.Join(buildBinaries(t), "massd") }
 
 type proc struct {
 	cmd *exec.Cmd
@@ -254,5 +256,43 @@ func TestGracefulDrain(t *testing.T) {
 	}
 	if got, want := final.Attempt, 2; got != want {
 		t.Errorf("attempt = %d, want %d", got, want)
+	}
+}
+
+// TestBinariesStatusAndValidate is the operator's first contact: massd on a
+// temporary socket, then massctl status --json and task validate.
+func TestBinariesStatusAndValidate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs massd")
+	}
+	bin := buildBinaries(t)
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "massd.sock")
+	startMassd(t, filepath.Join(bin, "massd"), sock, filepath.Join(dir, "data"))
+	massctl := func(args ...string) (string, error) {
+		out, err := exec.Command(filepath.Join(bin, "massctl"), append([]string{"--socket", sock}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	out, err := massctl("status", "--json")
+	if err != nil {
+		t.Fatalf("status --json: %v\n%s", err, out)
+	}
+	var h api.Health
+	if err := json.Unmarshal([]byte(out), &h); err != nil || h.Status != "ok" {
+		t.Fatalf("status --json = %q, %v", out, err)
+	}
+	examples, _ := filepath.Glob("../examples/tasks/*/task.yaml")
+	if out, err := massctl(append([]string{"task", "validate"}, examples...)...); err != nil {
+		t.Fatalf("validate examples: %v\n%s", err, out)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("id: bad\nprompt: p\nsplit: dev\nlimits: {episode_wall_time: 1m, agent_turns: 3}\n"), 0o644)
+	out, err = massctl("task", "validate", bad)
+	if err == nil || !strings.Contains(out, ":3: split:") {
+		t.Errorf("malformed spec: err %v, output %q; want a failure naming split on line 3", err, out)
+	}
+	out, err = massctl("--socket", filepath.Join(dir, "nobody.sock"), "status")
+	if err == nil || !strings.Contains(out, "start it with") {
+		t.Errorf("status without a daemon: err %v, output %q", err, out)
 	}
 }

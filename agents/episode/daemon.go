@@ -40,6 +40,12 @@ func ModelConfig(name string, m *config.Model) model.Config {
 	if m.MaxTokens != nil {
 		c.MaxTokens = *m.MaxTokens
 	}
+	if c.MaxConcurrency == 0 {
+		c.MaxConcurrency = config.DefaultModelConc
+	}
+	if c.Timeout == 0 {
+		c.Timeout = config.DefaultModelTimeout
+	}
 	return c
 }
 
@@ -136,4 +142,23 @@ func (w *wiring) deps(ctx context.Context) (Deps, string, error) {
 	}
 	w.d, w.def = &d, def
 	return d, def, nil
+}
+
+// Reaper returns a start-up hook for daemon.Options.ReapOrphans: it removes
+// every container and volume that an earlier massd with this data
+// directory left behind (nothing is live before jobs resume).
+func Reaper(cfg *config.Config, log *slog.Logger) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		rt, err := docker.New(ctx, docker.Config{DaemonID: SandboxDaemonID(cfg.DataDir), HelperPath: cfg.Sandbox.Helper,
+			Image: cfg.Sandbox.Image, Logger: log})
+		if err != nil {
+			return fmt.Errorf("sandbox runtime: %w", err)
+		}
+		defer rt.Close()
+		n, err := rt.ReapOrphans(ctx, func(string) bool { return false })
+		if n > 0 && log != nil {
+			log.Info("reaped sandboxes left by an earlier massd", "count", n)
+		}
+		return err
+	}
 }

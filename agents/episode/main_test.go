@@ -24,9 +24,10 @@ import (
 // One Docker runtime on the real engine for all tests, with the helper
 // built once and the busybox test image ensured once.
 var (
-	testRT   *docker.Runtime
-	testSkip string
-	quiet    = slog.New(slog.NewTextHandler(io.Discard, nil))
+	testRT     *docker.Runtime
+	testHelper string
+	testSkip   string
+	quiet      = slog.New(slog.NewTextHandler(io.Discard, nil))
 )
 
 func TestMain(m *testing.M) { os.Exit(setup(m)) }
@@ -39,6 +40,7 @@ func setup(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	helper := filepath.Join(dir, "mass-sandbox-helper")
+	testHelper = helper
 	build := exec.Command("go", "build", "-trimpath", "-o", helper, "github.com/mass-dev/mass/sandbox/helper/cmd/mass-sandbox-helper")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {

@@ -23,6 +23,8 @@ type Ledger interface {
 	Append(r ledger.Record) (ledger.Record, error)
 }
 
+var _ Ledger = (*ledger.Writer)(nil)
+
 // Delegate runs a sub-agent for the agent tool and returns its final report
 // and the sub-agent's id.
 type Delegate func(ctx context.Context, description, prompt, subagentType string) (report, agentID string, err error)

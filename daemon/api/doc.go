@@ -16,6 +16,7 @@ package api
 //	POST /v1/jobs                              JobRequest -> 201 Job (queued)
 //	GET  /v1/jobs/{id}                         Job
 //	POST /v1/jobs/{id}/cancel                  Job; 409 if already finished
+//	POST /v1/jobs/{id}/retry                   Job queued again (failed, cancelled or interrupted jobs); 409 otherwise
 //	GET  /v1/jobs/{id}/events?after=N          []Event with seq > N
 //	GET  /v1/jobs/{id}/events?after=N&follow=1 JSON lines of StreamItem until the job ends
 //	GET  /v1/episodes?job=&task=&status=       []Episode

@@ -57,6 +57,13 @@ func (c *Client) CancelJob(ctx context.Context, id string) (api.Job, error) {
 	return j, err
 }
 
+// RetryJob queues a failed, cancelled or interrupted job again.
+func (c *Client) RetryJob(ctx context.Context, id string) (api.Job, error) {
+	var j api.Job
+	err := c.sendJSON(ctx, http.MethodPost, "/v1/jobs/"+url.PathEscape(id)+"/retry", nil, &j)
+	return j, err
+}
+
 // Events returns a job's recorded events with seq > after.
 func (c *Client) Events(ctx context.Context, id string, after int64) ([]api.Event, error) {
 	q := url.Values{}

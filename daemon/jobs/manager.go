@@ -108,66 +108,6 @@ func (m *Manager) Start(ctx context.Context) error {
 	return nil
 }
 
-// recover marks jobs left "running" by a crash as interrupted and applies
-// each kind's OnInterrupt policy to every interrupted job not yet handled
-// (crashed now, or drained by a graceful shutdown).
-func (m *Manager) recover(ctx context.Context) error {
-	now := time.Now()
-	crashed, err := m.store.InterruptRunning(ctx, now, "massd stopped while the job was running")
-	if err != nil {
-		return err
-	}
-	for _, j := range crashed {
-		m.log.Warn("job interrupted by a daemon crash", "job", j.ID, "kind", j.Kind, "attempt", j.Attempt)
-	}
-	pending, err := m.store.PendingRecovery(ctx)
-	if err != nil {
-		return err
-	}
-	for _, j := range pending {
-		k, ok := m.kinds[j.Kind]
-		policy := k.OnInterrupt
-		if !ok {
-			policy = Fail
-		}
-		switch policy {
-		case Retry, Resume:
-			if policy == Retry {
-				m.setAsideWorkDir(j)
-			}
-			attempt, err := m.store.Requeue(ctx, j.ID, now, store.EventInput{
-				Type: "requeued", Message: fmt.Sprintf("queued again after interruption (%s)", policy),
-				Fields: map[string]any{"policy": string(policy)},
-			})
-			if err != nil {
-				return err
-			}
-			m.log.Info("job requeued", "job", j.ID, "policy", policy, "attempt", attempt)
-		default:
-			msg := "left interrupted for an operator"
-			if !ok {
-				msg = fmt.Sprintf("left interrupted: kind %q is not available in this massd", j.Kind)
-			}
-			if err := m.store.Settle(ctx, j.ID, now, store.EventInput{Type: "settled", Message: msg}); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// setAsideWorkDir moves a retried job's work dir to <dir>.attempt-N so the
-// next attempt starts from an empty one; the old files stay for inspection.
-func (m *Manager) setAsideWorkDir(j api.Job) {
-	dir := m.workDir(j.ID)
-	if _, err := os.Lstat(dir); err != nil {
-		return
-	}
-	if err := os.Rename(dir, fmt.Sprintf("%s.attempt-%d", dir, j.Attempt)); err != nil {
-		m.log.Warn("set aside work dir of retried job", "job", j.ID, "err", err)
-	}
-}
-
 func (m *Manager) loop() {
 	defer close(m.loopDone)
 	tick := time.NewTicker(2 * time.Second)

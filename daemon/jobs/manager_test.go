@@ -339,3 +339,27 @@ func TestLoadTask(t *testing.T) {
 		t.Error("loaded a task for a job without one")
 	}
 }
+
+func TestOperatorRetry(t *testing.T) {
+	e := newEnv(t)
+	k := Kind{Name: "once", Run: func(ctx context.Context, job Job, rep Reporter) error {
+		if job.Attempt == 1 {
+			return errors.New("first attempt fails")
+		}
+		return nil
+	}}
+	m := e.manager(t, 1, k, WaitKind())
+	defer m.Close(context.Background())
+	j := submit(t, m, "once", "")
+	awaitState(t, e.store, j.ID, api.StateFailed)
+	if _, err := m.Retry(context.Background(), j.ID); err != nil {
+		t.Fatal(err)
+	}
+	got := awaitState(t, e.store, j.ID, api.StateSucceeded)
+	if got.Attempt != 2 || got.Error != "" {
+		t.Errorf("attempt %d, error %q; want 2 and none", got.Attempt, got.Error)
+	}
+	if _, err := m.Retry(context.Background(), j.ID); !errors.Is(err, api.ErrConflict) {
+		t.Errorf("retry of a succeeded job = %v, want ErrConflict", err)
+	}
+}

@@ -47,7 +47,7 @@ func episodeFilePath(name string) ([]string, bool) {
 		return nil, false
 	}
 	agent := strings.TrimSuffix(file, ".json")
-	if !agentRE.MatchString(agent) || strings.Contains(agent, "..") {
+	if !agentRE.MatchString(agent) || strings.Contains(file, "..") {
 		return nil, false
 	}
 	return []string{"manifests", file}, true

@@ -53,6 +53,14 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, j)
 }
 
+func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) error {
+	j, err := s.o.Jobs.Retry(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, j)
+}
+
 // jobEvents returns the events after ?after=N as a JSON array, or with
 // ?follow=1 streams JSON lines (api.StreamItem): events as they are
 // recorded and a job snapshot whenever state or progress changes, ending

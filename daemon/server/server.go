@@ -63,6 +63,7 @@ func New(o Options) *Server {
 		{"POST /v1/jobs", s.submitJob},
 		{"GET /v1/jobs/{id}", s.getJob},
 		{"POST /v1/jobs/{id}/cancel", s.cancelJob},
+		{"POST /v1/jobs/{id}/retry", s.retryJob},
 		{"GET /v1/jobs/{id}/events", s.jobEvents},
 		{"GET /v1/episodes", s.listEpisodes},
 		{"GET /v1/episodes/{id}", s.getEpisode},

@@ -233,12 +233,23 @@ func (s *Store) PendingRecovery(ctx context.Context) ([]api.Job, error) {
 // Requeue puts an interrupted job back in the queue as its next attempt
 // and appends ev (with "attempt" added) in the same transaction.
 func (s *Store) Requeue(ctx context.Context, id string, now time.Time, ev EventInput) (int, error) {
+	return s.RequeueFrom(ctx, id, []string{api.StateInterrupted}, now, ev)
+}
+
+// RequeueFrom is Requeue for a job in any of the given states; a job in
+// another state is api.ErrConflict.
+func (s *Store) RequeueFrom(ctx context.Context, id string, from []string, now time.Time, ev EventInput) (int, error) {
 	var attempt int
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `UPDATE jobs SET state = ?, attempt = attempt + 1, needs_recovery = 0, finished = NULL
-			WHERE id = ? AND state = ? RETURNING attempt`, api.StateQueued, id, api.StateInterrupted).Scan(&attempt)
+		q := `UPDATE jobs SET state = ?, attempt = attempt + 1, needs_recovery = 0, cancel_requested = 0, finished = NULL, error = ''
+			WHERE id = ? AND state IN (?` + strings.Repeat(", ?", len(from)-1) + `) RETURNING attempt`
+		args := []any{api.StateQueued, id}
+		for _, st := range from {
+			args = append(args, st)
+		}
+		err := tx.QueryRowContext(ctx, q, args...).Scan(&attempt)
 		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("not interrupted: %w", api.ErrConflict)
+			return fmt.Errorf("not %s: %w", strings.Join(from, " or "), api.ErrConflict)
 		}
 		if err != nil {
 			return err

@@ -9,10 +9,13 @@
 //     size (local driver, type=tmpfs, nosuid,nodev): the kernel enforces the
 //     cap with ENOSPC. Engines before API 1.45 have no volume subpaths and the
 //     local driver has no quota on this host's filesystems, so tmpfs is the
-//     cap the engine can enforce; its pages count toward host memory (and
-//     toward the memory cgroup of the agent that wrote them). Config.DiskMode
-//     DiskMonitor instead keeps it on disk and measures it from the keeper
-//     every few seconds, killing the agents of an episode over its cap.
+//     cap the engine can enforce. Its pages count toward host memory and
+//     toward the memory cgroup of the agent that wrote them: an agent cannot
+//     write more into the workspace than its memory limit minus what its
+//     processes use (past that it is OOM-killed, as with any tmpfs).
+//     Config.DiskMode DiskMonitor instead keeps it on disk and measures it
+//     from the keeper every few seconds, killing the agents of an episode
+//     over its cap.
 //   - container mass-ws-<episode> (label mass.agent=_workspace): the keeper.
 //     The local driver unmounts, and so empties, a tmpfs volume when no
 //     container uses it, so the keeper holds it for the episode's lifetime.

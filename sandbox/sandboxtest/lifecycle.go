@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -122,5 +123,41 @@ func testInvalid(t *testing.T, h Harness) {
 	p.Seccomp = "unconfined"
 	if _, err := h.Runtime.Create(ctx, sandbox.Spec{Episode: "ok", Agent: "a", Policy: p}); !errors.Is(err, sandbox.ErrInvalid) {
 		t.Errorf("unconfined seccomp: %v, want ErrInvalid", err)
+	}
+}
+
+// testConcurrent drives one sandbox from several goroutines at once.
+func testConcurrent(t *testing.T, h Harness) {
+	t.Parallel()
+	ep := h.NewWorkspace(t, sandbox.WorkspaceSpec{}, nil)
+	sb := h.NewSandbox(t, ep, "busy")
+	ctx := context.Background()
+	errs := make(chan error, 16)
+	for i := 0; i < 8; i++ {
+		go func() {
+			name := fmt.Sprintf("c/%d.txt", i)
+			body := strings.Repeat(fmt.Sprint(i), 100)
+			if _, err := sb.Files().Write(ctx, name, []byte(body)); err != nil {
+				errs <- err
+				return
+			}
+			r, err := sb.Files().Read(ctx, name, 0, 0)
+			if err == nil && r.Content != body {
+				err = fmt.Errorf("read %s back: %q", name, r.Content)
+			}
+			if err == nil {
+				var res sandbox.ExecResult
+				res, err = sb.Exec(ctx, sandbox.ExecRequest{Argv: []string{"cat", name}})
+				if err == nil && string(res.Stdout) != body {
+					err = fmt.Errorf("cat %s: %q", name, res.Stdout)
+				}
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -98,6 +98,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Invalid", func(t *testing.T) { testInvalid(t, h) })
 	t.Run("Policy", func(t *testing.T) { testPolicy(t, h) })
 	t.Run("Report", func(t *testing.T) { testReport(t, h) })
+	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, h) })
 }
 
 func testExec(t *testing.T, h Harness) {

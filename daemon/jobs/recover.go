@@ -1,0 +1,98 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/daemon/store"
+)
+
+// recover marks jobs left "running" by a crash as interrupted and applies
+// each kind's OnInterrupt policy to every interrupted job not yet handled
+// (crashed now, or drained by a graceful shutdown).
+func (m *Manager) recover(ctx context.Context) error {
+	now := time.Now()
+	crashed, err := m.store.InterruptRunning(ctx, now, "massd stopped while the job was running")
+	if err != nil {
+		return err
+	}
+	for _, j := range crashed {
+		m.log.Warn("job interrupted by a daemon crash", "job", j.ID, "kind", j.Kind, "attempt", j.Attempt)
+	}
+	pending, err := m.store.PendingRecovery(ctx)
+	if err != nil {
+		return err
+	}
+	for _, j := range pending {
+		k, ok := m.kinds[j.Kind]
+		policy := k.OnInterrupt
+		if !ok {
+			policy = Fail
+		}
+		switch policy {
+		case Retry, Resume:
+			if policy == Retry {
+				m.setAsideWorkDir(j)
+			}
+			attempt, err := m.store.Requeue(ctx, j.ID, now, store.EventInput{
+				Type: "requeued", Message: fmt.Sprintf("queued again after interruption (%s)", policy),
+				Fields: map[string]any{"policy": string(policy)},
+			})
+			if err != nil {
+				return err
+			}
+			m.log.Info("job requeued", "job", j.ID, "policy", policy, "attempt", attempt)
+		default:
+			msg := "left interrupted for an operator"
+			if !ok {
+				msg = fmt.Sprintf("left interrupted: kind %q is not available in this massd", j.Kind)
+			}
+			if err := m.store.Settle(ctx, j.ID, now, store.EventInput{Type: "settled", Message: msg}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// setAsideWorkDir moves a retried job's work dir to <dir>.attempt-N so the
+// next attempt starts from an empty one; the old files stay for inspection.
+func (m *Manager) setAsideWorkDir(j api.Job) {
+	dir := m.workDir(j.ID)
+	if _, err := os.Lstat(dir); err != nil {
+		return
+	}
+	if err := os.Rename(dir, fmt.Sprintf("%s.attempt-%d", dir, j.Attempt)); err != nil {
+		m.log.Warn("set aside work dir of retried job", "job", j.ID, "err", err)
+	}
+}
+
+// Retry queues a failed, cancelled or interrupted job again as its next
+// attempt, with a fresh work dir (the old one is kept as <dir>.attempt-N).
+func (m *Manager) Retry(ctx context.Context, id string) (api.Job, error) {
+	j, err := m.store.Job(ctx, id)
+	if err != nil {
+		return j, err
+	}
+	if _, ok := m.kinds[j.Kind]; !ok {
+		return j, fmt.Errorf("job %s is of kind %q, which this massd does not run: %w", id, j.Kind, api.ErrInvalid)
+	}
+	switch j.State {
+	case api.StateFailed, api.StateCancelled, api.StateInterrupted:
+	default:
+		return j, fmt.Errorf("job %s is %s; only failed, cancelled or interrupted jobs can be retried: %w", id, j.State, api.ErrConflict)
+	}
+	m.setAsideWorkDir(j)
+	_, err = m.store.RequeueFrom(ctx, id, []string{api.StateFailed, api.StateCancelled, api.StateInterrupted}, time.Now(),
+		store.EventInput{Type: "requeued", Message: "retried by an operator", Fields: map[string]any{"policy": "operator"}})
+	if err != nil {
+		return j, err
+	}
+	m.hub.notify(id)
+	m.poke()
+	return m.store.Job(ctx, id)
+}
+
