@@ -15,9 +15,10 @@ help: ## list the targets
 setup: ## install apt packages and Go modules (root; idempotent)
 	bash scripts/setup-host.sh
 
-build: ## build massd, massctl and mass-train into ./bin
+build: ## build massd, massctl, mass-train and the static sandbox helper into ./bin
 	@mkdir -p $(BIN)
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/mass-sandbox-helper ./sandbox/helper/cmd/mass-sandbox-helper
 
 test: setup build ## run every test (real Docker, SQLite, torch reference)
 	bash scripts/test.sh

@@ -91,7 +91,11 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer os.Remove(c.Socket)
-	servers := []*http.Server{{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}}
+	// Requests see baseCtx, cancelled at shutdown so that event streams end.
+	baseCtx, cancelBase := context.WithCancel(context.Background())
+	defer cancelBase()
+	base := func(net.Listener) context.Context { return baseCtx }
+	servers := []*http.Server{{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, BaseContext: base}}
 	listeners := []net.Listener{ln}
 	if c.TCP.Listen != "" {
 		token, err := readToken(c.TCP.TokenFile)
@@ -106,7 +110,7 @@ func Run(ctx context.Context, o Options) error {
 			mgr.Close(context.Background())
 			return fmt.Errorf("listen on tcp %s: %w", c.TCP.Listen, err)
 		}
-		servers = append(servers, &http.Server{Handler: srv.TokenHandler(token), ReadHeaderTimeout: 10 * time.Second})
+		servers = append(servers, &http.Server{Handler: srv.TokenHandler(token), ReadHeaderTimeout: 10 * time.Second, BaseContext: base})
 		listeners = append(listeners, tl)
 		log.Info("listening", "tcp", tl.Addr().String())
 	}
@@ -135,6 +139,7 @@ func Run(ctx context.Context, o Options) error {
 	if err := mgr.Close(drain); err != nil {
 		log.Warn("drain jobs", "err", err)
 	}
+	cancelBase()
 	for _, s := range servers {
 		if err := s.Shutdown(drain); err != nil {
 			s.Close()

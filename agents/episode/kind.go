@@ -42,8 +42,8 @@ type Result struct {
 	Tokens          Tokens `json:"tokens"`
 }
 
-// attemptsFile lists, one per line, the episode ids a job has started, so a
-// retry after a crash can close the record of the one that was cut off.
+// attemptsFile lists, one per line, the episode ids a job attempt started,
+// so a retry after a crash can close the record of the one that was cut off.
 const attemptsFile = "episodes.txt"
 
 // NewKind returns the "episode" job kind.
@@ -150,26 +150,33 @@ func serialize(f func(Progress)) func(Progress) {
 // closeInterrupted finishes the record of episodes an earlier attempt of
 // this job started but never finished (massd died under them).
 func closeInterrupted(d Deps, job jobs.Job, rep jobs.Reporter) {
-	b, err := os.ReadFile(filepath.Join(job.WorkDir, attemptsFile))
-	if err != nil {
+	// The job manager sets a retried job's work dir aside as <dir>.attempt-N.
+	files, _ := filepath.Glob(job.WorkDir + ".attempt-*/" + attemptsFile)
+	files = append(files, filepath.Join(job.WorkDir, attemptsFile))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		for sc.Scan() {
+			if id := strings.TrimSpace(sc.Text()); id != "" {
+				closeOne(d, job, rep, id)
+			}
+		}
+	}
+}
+
+func closeOne(d Deps, job jobs.Job, rep jobs.Reporter, id string) {
+	dir := filepath.Join(job.DataDir, "episodes", id)
+	if _, err := os.Stat(filepath.Join(dir, StatusFile)); err == nil {
 		return
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		id := strings.TrimSpace(sc.Text())
-		if id == "" {
-			continue
-		}
-		dir := filepath.Join(job.DataDir, "episodes", id)
-		if _, err := os.Stat(filepath.Join(dir, StatusFile)); err == nil {
-			continue
-		}
-		if err := Recover(context.Background(), d, id, dir); err != nil {
-			rep.Logger().Warn("close interrupted episode", "episode", id, "err", err)
-		}
-		rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: "interrupted", Dir: dir})
-		rep.Event("episode_interrupted", "episode "+id+" was cut off by a daemon restart; starting a fresh one", map[string]any{"episode_id": id})
+	if err := Recover(context.Background(), d, id, dir); err != nil {
+		rep.Logger().Warn("close interrupted episode", "episode", id, "err", err)
 	}
+	rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: "interrupted", Dir: dir})
+	rep.Event("episode_interrupted", "episode "+id+" was cut off by a daemon restart; starting a fresh one", map[string]any{"episode_id": id})
 }
 
 func appendLine(p, line string) error {

@@ -4,41 +4,104 @@
 #define MASS_EMU 1
 #include "emu.h"
 
+#include <ucontext.h>
+
 #include <functional>
 #include <map>
-#include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
+// Each CUDA thread of a block is a fiber (ucontext) on the calling OS thread. A fiber runs
+// until it reaches a barrier (__syncthreads, __syncwarp, a shuffle) or ends; the scheduler
+// releases a barrier when every live member of its group (block or warp) waits on it.
 thread_local emu_dim3 threadIdx, blockIdx;
 emu_dim3 blockDim, gridDim;
 
 namespace {
-struct Warp {
-    explicit Warp(int n) : bar(n) {}
-    std::barrier<> bar;
-    float buf[32];
+enum { RUN, WAIT_BLOCK, WAIT_WARP, DONE };
+struct Fiber {
+    ucontext_t ctx;
+    int state;
 };
-std::unique_ptr<std::barrier<>> block_bar;
-std::vector<std::unique_ptr<Warp>> warps;
-thread_local Warp* my_warp;
-thread_local int my_lane;
+ucontext_t sched_ctx;
+std::vector<Fiber> fibers;
+std::vector<std::vector<char>> stacks;
+int cur;
+const std::function<void(const uint64_t*)>* cur_fn;
+const uint64_t* cur_args;
+float warp_buf[32][32];
 std::vector<float> dyn_smem;
+constexpr size_t kStack = 256 << 10;
+
+void fiber_main() {
+    (*cur_fn)(cur_args);
+    fibers[cur].state = DONE;
+    swapcontext(&fibers[cur].ctx, &sched_ctx);
+}
+
+void wait(int kind) {
+    fibers[cur].state = kind;
+    swapcontext(&fibers[cur].ctx, &sched_ctx);
+}
+
+// run_block runs one block to completion; false on a deadlock (a barrier never completes).
+bool run_block(unsigned bx) {
+    for (unsigned t = 0; t < bx; t++) {
+        Fiber& f = fibers[t];
+        f.state = RUN;
+        getcontext(&f.ctx);
+        f.ctx.uc_stack.ss_sp = stacks[t].data();
+        f.ctx.uc_stack.ss_size = kStack;
+        f.ctx.uc_link = &sched_ctx;
+        makecontext(&f.ctx, fiber_main, 0);
+    }
+    for (;;) {
+        for (unsigned t = 0; t < bx; t++) {
+            if (fibers[t].state != RUN) continue;
+            cur = (int)t;
+            threadIdx = emu_dim3{t, 0, 0};
+            swapcontext(&sched_ctx, &fibers[t].ctx);
+        }
+        bool all_done = true, released = false, block_ready = true;
+        for (unsigned t = 0; t < bx; t++) {
+            if (fibers[t].state != DONE) all_done = false;
+            if (fibers[t].state == WAIT_WARP) block_ready = false;
+        }
+        if (all_done) return true;
+        for (unsigned w = 0; w < bx / 32; w++) {
+            bool ready = true, any = false;
+            for (unsigned t = w * 32; t < w * 32 + 32; t++) {
+                if (fibers[t].state == WAIT_WARP) any = true;
+                else if (fibers[t].state != DONE) ready = false;
+            }
+            if (any && ready) {
+                for (unsigned t = w * 32; t < w * 32 + 32; t++)
+                    if (fibers[t].state == WAIT_WARP) fibers[t].state = RUN;
+                released = true;
+            }
+        }
+        if (!released && block_ready) {
+            for (unsigned t = 0; t < bx; t++)
+                if (fibers[t].state == WAIT_BLOCK) fibers[t].state = RUN, released = true;
+        }
+        if (!released) return false;
+    }
+}
 }  // namespace
 
-void __syncthreads() { block_bar->arrive_and_wait(); }
-void __syncwarp(unsigned) { my_warp->bar.arrive_and_wait(); }
+void __syncthreads() { wait(WAIT_BLOCK); }
+void __syncwarp(unsigned) { wait(WAIT_WARP); }
 
 float __shfl_sync(unsigned, float v, int src) {
-    my_warp->buf[my_lane] = v;
-    my_warp->bar.arrive_and_wait();
-    float r = my_warp->buf[src & 31];
-    my_warp->bar.arrive_and_wait();
+    int w = cur / 32, l = cur % 32;
+    warp_buf[w][l] = v;
+    wait(WAIT_WARP);
+    float r = warp_buf[w][src & 31];
+    wait(WAIT_WARP);
     return r;
 }
 
-float __shfl_xor_sync(unsigned m, float v, int lane_mask) { return __shfl_sync(m, v, my_lane ^ lane_mask); }
+float __shfl_xor_sync(unsigned m, float v, int lane_mask) { return __shfl_sync(m, v, (cur % 32) ^ lane_mask); }
 
 float* emu_dynamic_smem() { return dyn_smem.data(); }
 
@@ -102,26 +165,16 @@ extern "C" int emu_launch(const char* name, unsigned gx, unsigned gy, unsigned g
     gridDim = emu_dim3{gx, gy, gz};
     blockDim = emu_dim3{bx, by, bz};
     dyn_smem.assign(smem / sizeof(float) + 1, 0.f);
+    fibers.resize(bx);
+    if (stacks.size() < bx) stacks.resize(bx);
+    for (unsigned t = 0; t < bx; t++) stacks[t].resize(kStack);
+    cur_fn = &it->second;
+    cur_args = args;
     for (unsigned z = 0; z < gz; z++)
         for (unsigned y = 0; y < gy; y++)
             for (unsigned x = 0; x < gx; x++) {
-                block_bar = std::make_unique<std::barrier<>>(bx);
-                warps.clear();
-                for (unsigned w = 0; w < bx / 32; w++) warps.push_back(std::make_unique<Warp>(32));
-                std::vector<std::thread> threads;
-                threads.reserve(bx);
-                for (unsigned t = 0; t < bx; t++) {
-                    threads.emplace_back([&, t, x, y, z] {
-                        threadIdx = emu_dim3{t, 0, 0};
-                        blockIdx = emu_dim3{x, y, z};
-                        my_warp = warps[t / 32].get();
-                        my_lane = t % 32;
-                        it->second(args);
-                        my_warp->bar.arrive_and_drop();
-                        block_bar->arrive_and_drop();
-                    });
-                }
-                for (auto& th : threads) th.join();
+                blockIdx = emu_dim3{x, y, z};
+                if (!run_block(bx)) return 3;
             }
     return 0;
 }

@@ -1,6 +1,6 @@
 //go:build masscudaemu
 
-// Package emu runs the unchanged kernel sources of package cuda on the CPU (one thread
+// Package emu runs the unchanged kernel sources of package cuda on the CPU (one fiber
 // per CUDA thread, blocks in sequence, emulated barriers and warp shuffles), so that their
 // indexing and arithmetic can be checked against the Go references on a host without a
 // GPU. It says nothing about the GPU's memory model or speed. Build with -tags masscudaemu.
@@ -113,6 +113,8 @@ func Launch(name string, grid [3]int, blockX, smem int, args ...uint64) error {
 		return nil
 	case 1:
 		return fmt.Errorf("emulate %s: no such kernel", name)
+	case 3:
+		return fmt.Errorf("emulate %s: deadlock (a barrier that not every live thread reaches)", name)
 	default:
 		return fmt.Errorf("emulate %s: block %d unsupported (a multiple of 32 up to 1024)", name, blockX)
 	}

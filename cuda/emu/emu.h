@@ -1,12 +1,11 @@
 // CPU emulation of the CUDA features the mass kernels use, so that the unchanged kernel
-// sources run on the host (one std::thread per CUDA thread, blocks one after another) and
+// sources run on the host (one fiber per CUDA thread, blocks one after another) and
 // their indexing can be checked against the Go references without a GPU. It models
 // barriers, warp shuffles, shared memory and atomics, not the GPU's memory model or speed.
 #pragma once
 #define _GNU_SOURCE 1
 #include <algorithm>
 #include <atomic>
-#include <barrier>
 #include <cmath>
 #include <cstdint>
 #include <cstring>

@@ -64,15 +64,28 @@ func (c *Client) RetryJob(ctx context.Context, id string) (api.Job, error) {
 	return j, err
 }
 
-// Events returns a job's recorded events with seq > after.
+// eventsPage is how many events Events asks for per request.
+const eventsPage = 5000
+
+// Events returns all of a job's recorded events with seq > after, fetching
+// them page by page.
 func (c *Client) Events(ctx context.Context, id string, after int64) ([]api.Event, error) {
-	q := url.Values{}
-	if after > 0 {
-		q.Set("after", strconv.FormatInt(after, 10))
+	out := []api.Event{}
+	for {
+		q := url.Values{"limit": {strconv.Itoa(eventsPage)}}
+		if after > 0 {
+			q.Set("after", strconv.FormatInt(after, 10))
+		}
+		var page []api.Event
+		if err := c.getJSON(ctx, "/v1/jobs/"+url.PathEscape(id)+"/events", q, &page); err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		if len(page) < eventsPage {
+			return out, nil
+		}
+		after = page[len(page)-1].Seq
 	}
-	var evs []api.Event
-	err := c.getJSON(ctx, "/v1/jobs/"+url.PathEscape(id)+"/events", q, &evs)
-	return evs, err
 }
 
 // ErrStop may be returned by a Follow callback to end the stream early

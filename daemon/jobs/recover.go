@@ -95,4 +95,3 @@ func (m *Manager) Retry(ctx context.Context, id string) (api.Job, error) {
 	m.poke()
 	return m.store.Job(ctx, id)
 }
-

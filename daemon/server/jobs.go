@@ -9,6 +9,9 @@ import (
 	"github.com/mass-dev/mass/daemon/store"
 )
 
+// MaxEventsPage caps the events one non-streaming request returns.
+const MaxEventsPage = 10000
+
 // followPoll bounds how long a follower waits without a notification.
 const followPoll = time.Second
 
@@ -61,7 +64,8 @@ func (s *Server) retryJob(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, j)
 }
 
-// jobEvents returns the events after ?after=N as a JSON array, or with
+// jobEvents returns the events after ?after=N (at most ?limit=, default and
+// maximum MaxEventsPage) as a JSON array, or with
 // ?follow=1 streams JSON lines (api.StreamItem): events as they are
 // recorded and a job snapshot whenever state or progress changes, ending
 // once the job reaches a final state and every event was sent.
@@ -76,7 +80,14 @@ func (s *Server) jobEvents(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if f := r.URL.Query().Get("follow"); f != "1" && f != "true" {
-		evs, err := s.o.Store.Events(ctx, id, after, 0)
+		limit, err := queryInt(r, "limit")
+		if err != nil {
+			return err
+		}
+		if limit <= 0 || limit > MaxEventsPage {
+			limit = MaxEventsPage
+		}
+		evs, err := s.o.Store.Events(ctx, id, after, int(limit))
 		if err != nil {
 			return err
 		}

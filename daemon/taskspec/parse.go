@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -34,13 +35,30 @@ func Parse(data []byte) (*Spec, error) {
 	d := &decoder{}
 	s := &Spec{}
 	d.spec(doc.Content[0], s)
-	if len(d.errs) > 0 {
-		return nil, d.errs
+	errs := d.errs
+	// Value checks run too, so one pass reports every problem, except on
+	// fields whose decoding already failed.
+	for _, e := range s.check() {
+		if !coveredBy(d.errs, e.Field) {
+			errs = append(errs, e)
+		}
 	}
-	if errs := s.check(); len(errs) > 0 {
+	if len(errs) > 0 {
+		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
 		return nil, errs
 	}
 	return s, nil
+}
+
+// coveredBy reports whether field, or a field containing it, already has
+// an error in errs.
+func coveredBy(errs Errors, field string) bool {
+	for _, e := range errs {
+		if e.Field == field || e.Field == "" || strings.HasPrefix(field, e.Field+".") || strings.HasPrefix(field, e.Field+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 func yamlErrLine(err error) int {

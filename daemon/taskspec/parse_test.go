@@ -202,3 +202,19 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParseReportsAllProblems(t *testing.T) {
+	doc := "id: Bad/ID\nprompt: p\nsplit: dev\nlimits:\n  episode_wall_time: 1m\n  agent_turns: lots\n"
+	_, err := Parse([]byte(doc))
+	var es Errors
+	if !errors.As(err, &es) {
+		t.Fatalf("Parse = %v, want Errors", err)
+	}
+	var got []string
+	for _, e := range es {
+		got = append(got, e.Field)
+	}
+	if want := "id,split,limits.agent_turns"; strings.Join(got, ",") != want {
+		t.Errorf("fields = %v, want %s (in line order, no 'required' for the mistyped field)", got, want)
+	}
+}

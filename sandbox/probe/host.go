@@ -20,8 +20,8 @@ import (
 )
 
 const (
-	opTimeout     = 10 * time.Second
-	opSlow        = 8 * time.Second
+	opTimeout     = 30 * time.Second // an op still running then counts as hung
+	opSlow        = 25 * time.Second
 	exportCap     = 64 << 20
 	raceWorkers   = 8
 	hostProbeWant = "no host content, no hang, results within caps"
@@ -178,6 +178,13 @@ func (r *run) exportProbe(ctx context.Context) check.Result {
 		Observed: strings.Join(obs, "; ")}
 }
 
+func badText(v *atomic.Value) string {
+	if s, ok := v.Load().(string); ok {
+		return "; first: " + short(s, 120)
+	}
+	return ""
+}
+
 func orNone(s string) string {
 	if s == "" {
 		return "absent"
@@ -234,6 +241,7 @@ func (r *run) swapRace(ctx context.Context) check.Result {
 		{"grep", func(ctx context.Context) (any, error) { return f.Grep(ctx, "mass-secret", check.PlantRace, "") }},
 	}
 	var next, errs, leaks, hangs, overs, inside atomic.Int64
+	var firstBad atomic.Value
 	start := time.Now()
 	var wg sync.WaitGroup
 	for w := 0; w < raceWorkers; w++ {
@@ -267,6 +275,7 @@ func (r *run) swapRace(ctx context.Context) check.Result {
 				}
 				if x.hang {
 					hangs.Add(1)
+					firstBad.CompareAndSwap(nil, fmt.Sprintf("op %d hung %s: %v", i, x.took.Round(time.Millisecond), x.err))
 				}
 				if x.over {
 					overs.Add(1)
@@ -281,6 +290,6 @@ func (r *run) swapRace(ctx context.Context) check.Result {
 	done := min(next.Load(), int64(r.o.RaceOps))
 	ok := leaks.Load() == 0 && hangs.Load() == 0 && overs.Load() == 0 && done == int64(r.o.RaceOps)
 	return check.Result{Name: name, OK: ok, Expected: fmt.Sprintf("%d operations during the swap race: %s", r.o.RaceOps, hostProbeWant),
-		Observed: fmt.Sprintf("%d ops in %s (%d ok, %d errors), %d leaks, %d hangs, %d over cap; swapper: %s",
-			done, took.Round(time.Millisecond), inside.Load(), errs.Load(), leaks.Load(), hangs.Load(), overs.Load(), short(swapInfo, 80))}
+		Observed: fmt.Sprintf("%d ops in %s (%d ok, %d errors), %d leaks, %d hangs, %d over cap; swapper: %s%s",
+			done, took.Round(time.Millisecond), inside.Load(), errs.Load(), leaks.Load(), hangs.Load(), overs.Load(), short(swapInfo, 80), badText(&firstBad))}
 }

@@ -69,9 +69,11 @@ func TestVerifyDefaultPolicyStaticAndResources(t *testing.T) {
 
 func TestVerifyHostSide(t *testing.T) {
 	ref := testReference()
-	ops := 400
+	// The CLI default is DefaultRaceOps (10,000); each op is a docker exec,
+	// so the test keeps the race short.
+	ops := 200
 	if testing.Short() {
-		ops = 80
+		ops = 50
 	}
 	rep := verify(t, Options{Reference: ref, Policy: ref, Groups: []string{GroupHost}, RaceOps: ops})
 	var buf bytes.Buffer

@@ -55,6 +55,8 @@ func trainCommand() *cli.Command {
 			ctx, stop := signalContext()
 			defer stop()
 			jsonOut := c.Bool("json-progress")
+			st, _ := os.Stderr.Stat()
+			tty := st != nil && st.Mode()&os.ModeCharDevice != 0
 			enc := json.NewEncoder(os.Stdout)
 			res, err := train.Run(ctx, cfg, train.Options{
 				Backends: Backends,
@@ -68,7 +70,11 @@ func trainCommand() *cli.Command {
 						fmt.Fprintf(os.Stderr, "\nstep %d/%d  val_loss %.4f\n", r.Step, r.Steps, *r.ValLoss)
 						return
 					}
-					fmt.Fprintf(os.Stderr, "\r%s   ", train.ProgressLine(r))
+					if tty {
+						fmt.Fprintf(os.Stderr, "\r%s   ", train.ProgressLine(r))
+					} else if r.Step%10 == 0 || r.Step == r.Steps || r.Step == 1 {
+						fmt.Fprintln(os.Stderr, train.ProgressLine(r))
+					}
 				},
 			})
 			fmt.Fprintln(os.Stderr)

@@ -66,17 +66,10 @@ func ReadAdapter(dir string, mc *model.Config) (*lora.Adapter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read adapter config: %w", err)
 	}
-	var ac AdapterConfig
-	if err := json.Unmarshal(b, &ac); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", AdapterConfigFile, err)
+	cfg, err := ParseAdapterConfig(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	if ac.PEFTType != "LORA" {
-		return nil, fmt.Errorf("%s: peft_type %q, want LORA", dir, ac.PEFTType)
-	}
-	if ac.UseDoRA || ac.FanInFanOut || (ac.Bias != "" && ac.Bias != "none") || len(ac.ModulesToSave) > 0 || len(ac.LayersToTransform) > 0 {
-		return nil, fmt.Errorf("%s: DoRA, fan_in_fan_out, trained biases, modules_to_save and layers_to_transform are not supported", dir)
-	}
-	cfg := lora.Config{Rank: ac.R, Alpha: ac.LoRAAlpha, Dropout: ac.LoRADropout, RSLoRA: ac.UseRSLoRA, Targets: ac.TargetModules}
 	a, err := lora.New(cfg, mc, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
@@ -85,4 +78,24 @@ func ReadAdapter(dir string, mc *model.Config) (*lora.Adapter, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// ParseAdapterConfig reads PEFT adapter_config.json text into a LoRA
+// configuration, rejecting the PEFT features this trainer does not implement.
+func ParseAdapterConfig(b []byte) (lora.Config, error) {
+	var ac AdapterConfig
+	if err := json.Unmarshal(b, &ac); err != nil {
+		return lora.Config{}, fmt.Errorf("parse %s: %w", AdapterConfigFile, err)
+	}
+	if ac.PEFTType != "LORA" {
+		return lora.Config{}, fmt.Errorf("peft_type %q, want LORA", ac.PEFTType)
+	}
+	if ac.UseDoRA || ac.FanInFanOut || (ac.Bias != "" && ac.Bias != "none") || len(ac.ModulesToSave) > 0 || len(ac.LayersToTransform) > 0 {
+		return lora.Config{}, fmt.Errorf("DoRA, fan_in_fan_out, trained biases, modules_to_save and layers_to_transform are not supported")
+	}
+	cfg := lora.Config{Rank: ac.R, Alpha: ac.LoRAAlpha, Dropout: ac.LoRADropout, RSLoRA: ac.UseRSLoRA, Targets: ac.TargetModules}
+	if err := cfg.Validate(); err != nil {
+		return lora.Config{}, err
+	}
+	return cfg, nil
 }

@@ -99,7 +99,7 @@ func F32ToE4M3(f float32) uint8 {
 		return sign | uint8(math.RoundToEven(x*512))
 	}
 	fr, exp := math.Frexp(x) // x = fr·2^exp, fr in [0.5, 1)
-	e := exp - 1              // x = (2fr)·2^e, 2fr in [1, 2)
+	e := exp - 1             // x = (2fr)·2^e, 2fr in [1, 2)
 	q := int(math.RoundToEven((2*fr - 1) * 8))
 	if q == 8 {
 		e, q = e+1, 0

@@ -2,6 +2,7 @@ package safetensors
 
 import (
 	"bytes"
+	"path/filepath"
 	"encoding/binary"
 	"testing"
 )
@@ -31,6 +32,23 @@ func FuzzReadHeader(f *testing.F) {
 			}
 			if got, want := ti.Offsets[1]-ti.Offsets[0], ti.NumElements()*int64(ti.DType.Size()); got != want {
 				t.Fatalf("tensor %q spans %d bytes, shape needs %d", name, got, want)
+			}
+		}
+	})
+}
+
+func FuzzParseIndex(f *testing.F) {
+	f.Add([]byte(`{"metadata":{"total_size":8},"weight_map":{"a":"model-00001-of-00002.safetensors","b":"model-00002-of-00002.safetensors"}}`))
+	f.Add([]byte(`{"weight_map":{"a":"../etc/passwd"}}`))
+	f.Add([]byte(`{"weight_map":{}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		shards, err := ParseIndex(b)
+		if err != nil {
+			return
+		}
+		for _, s := range shards {
+			if s != filepath.Base(s) || s == "." || s == ".." || s == "" {
+				t.Fatalf("accepted shard name %q", s)
 			}
 		}
 	})

@@ -19,6 +19,31 @@ type Index struct {
 	WeightMap map[string]string `json:"weight_map"`
 }
 
+// ParseIndex validates index JSON and returns its shard file names, sorted.
+// Shard names must be plain file names inside the model folder.
+func ParseIndex(b []byte) ([]string, error) {
+	var ix Index
+	if err := json.Unmarshal(b, &ix); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, IndexFile, err)
+	}
+	if len(ix.WeightMap) == 0 {
+		return nil, fmt.Errorf("%w: %s has an empty weight_map", ErrInvalid, IndexFile)
+	}
+	var shards []string
+	seen := map[string]bool{}
+	for _, f := range ix.WeightMap {
+		if f == "" || f != filepath.Base(f) || strings.HasPrefix(f, ".") || strings.ContainsRune(f, 0) {
+			return nil, fmt.Errorf("%w: %s names shard %q outside the folder", ErrInvalid, IndexFile, f)
+		}
+		if !seen[f] {
+			seen[f] = true
+			shards = append(shards, f)
+		}
+	}
+	sort.Strings(shards)
+	return shards, nil
+}
+
 // Model is a set of safetensors files seen as one name space.
 type Model struct {
 	files  []*File
@@ -33,21 +58,9 @@ func OpenModel(dir string) (*Model, error) {
 	idx, err := os.ReadFile(filepath.Join(dir, IndexFile))
 	switch {
 	case err == nil:
-		var ix Index
-		if err := json.Unmarshal(idx, &ix); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, IndexFile, err)
+		if shards, err = ParseIndex(idx); err != nil {
+			return nil, err
 		}
-		seen := map[string]bool{}
-		for _, f := range ix.WeightMap {
-			if f != filepath.Base(f) || strings.HasPrefix(f, ".") {
-				return nil, fmt.Errorf("%w: %s names shard %q outside the folder", ErrInvalid, IndexFile, f)
-			}
-			if !seen[f] {
-				seen[f] = true
-				shards = append(shards, f)
-			}
-		}
-		sort.Strings(shards)
 	case errors.Is(err, os.ErrNotExist):
 		if _, err := os.Stat(filepath.Join(dir, "model.safetensors")); err == nil {
 			shards = []string{"model.safetensors"}

@@ -128,7 +128,7 @@ func Run(ctx context.Context, cfg Config, o Options) (Result, error) {
 					return res, errors.Join(err, cerr)
 				}
 			}
-			return res, err
+			return res, fmt.Errorf("stopped at step %d (checkpoint saved; rerun the same command to resume): %w", st.Step, err)
 		}
 		adapter.ZeroGrad()
 		scale := 1 / float64(cfg.Batch*cfg.Accum)

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs the CUDA kernels on the CPU emulator (build tag masscudaemu, needs g++ with C++20):
+# the kernel sources unchanged, one host thread per CUDA thread, cuBLASLt replaced by Go
+# products. Checks indexing and arithmetic of every kernel and the CUDA backend's wiring
+# against the Go references and the CPU backend without a GPU; says nothing about speed.
+#   cuda/emu            each kernel vs its Go reference (small shapes)
+#   cuda/kernels        the GPU check's own test file, through the emulated device layer
+#   trainer/cudabackend CPU-vs-CUDA parity on the micro model (3 steps)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+go test -tags masscudaemu -count=1 ./cuda/emu/
+go test -tags masscudaemu -count=1 ./cuda/kernels/
+go test -tags masscudaemu -count=1 -run TestParityTiny ./trainer/cudabackend/ -args -parity-preset micro -parity-steps 3
