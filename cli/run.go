@@ -136,8 +136,12 @@ func runEpisode(c *cli.Context) error {
 	} else {
 		printSummary(w, sum)
 	}
-	if !sum.Success {
-		return cli.Exit(fmt.Sprintf("episode %s did not succeed", sum.EpisodeID), 1)
+	switch {
+	case sum.Success:
+	case sum.Exit == "":
+		return cli.Exit(fmt.Sprintf("job %s %s before an episode ran", sum.JobID, sum.State), 1)
+	default:
+		return cli.Exit(fmt.Sprintf("episode %s did not succeed (%s)", sum.EpisodeID, sum.Exit), 1)
 	}
 	return nil
 }
@@ -230,7 +234,13 @@ func printSummary(w io.Writer, s RunSummary) {
 		model += " (dry-run: scripted policy, no real model)"
 	}
 	tw := newTable(w)
+	defer tw.Flush()
 	fmt.Fprintf(tw, "job\t%s (%s)\n", s.JobID, s.State)
+	if s.Exit == "" {
+		// The job ended before an episode ran (bad parameters, no sandbox engine).
+		fmt.Fprintf(tw, "error\t%s\n", s.Error)
+		return
+	}
 	fmt.Fprintf(tw, "episode\t%s\n", s.EpisodeID)
 	fmt.Fprintf(tw, "model\t%s\n", model)
 	outcome := s.Exit
@@ -253,5 +263,4 @@ func printSummary(w io.Writer, s RunSummary) {
 	if s.Dir != "" {
 		fmt.Fprintf(tw, "record\t%s (massctl audit %s)\n", s.Dir, s.EpisodeID)
 	}
-	tw.Flush()
 }

@@ -55,7 +55,11 @@ func TestRunScripted(t *testing.T) {
 	go func() {
 		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Kinds: []jobs.Kind{episode.FromConfig(cfg, log)}, Logger: log})
 	}()
-	defer func() { cancel(); <-done }()
+	defer func() {
+		cancel()
+		<-done
+		episode.Reaper(cfg, log)(context.Background()) // nothing may outlive the test
+	}()
 	for i := 0; ; i++ {
 		if _, err := client.New(cfg.Socket).Health(ctx); err == nil {
 			break

@@ -82,6 +82,14 @@ func TestKillDaemonMidEpisode(t *testing.T) {
 	}
 	d1 := start()
 	defer func() { d1.Process.Kill(); d1.Wait() }()
+	defer func() {
+		// Whatever happened, leave no containers of this test's massd behind.
+		if rt, err := docker.New(context.Background(), docker.Config{DaemonID: SandboxDaemonID(data),
+			HelperPath: filepath.Join(bin, "mass-sandbox-helper"), Logger: quiet}); err == nil {
+			rt.ReapOrphans(context.Background(), func(string) bool { return false })
+			rt.Close()
+		}
+	}()
 	cl := client.New(sock)
 	ctx := context.Background()
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mass-dev/mass/agents/audit"
 	"github.com/mass-dev/mass/agents/ledger"
+	"github.com/mass-dev/mass/agents/model"
 	"github.com/mass-dev/mass/agents/model/scripted"
 	"github.com/mass-dev/mass/agents/record"
 )
@@ -175,4 +176,25 @@ func ledgerRecords(t testing.TB, dir string) []ledger.Record {
 		t.Fatal(err)
 	}
 	return recs
+}
+
+// TestStreaming runs the team with server-sent events: the assembled
+// responses must record and replay like the plain JSON ones.
+func TestStreaming(t *testing.T) {
+	d, srv := fakeModel(t, scripted.Policy, func(c *model.Config) { c.Stream = true })
+	st, dir := runEpisode(t, d, testTask(t, 5*time.Minute), "")
+	if !st.Success {
+		t.Fatalf("streamed episode failed: %s", st.Reason)
+	}
+	if !srv.Requests()[0].Stream {
+		t.Fatal("requests were not streamed")
+	}
+	recs, err := record.ReadFile(filepath.Join(dir, RequestsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReplay(t, recs)
+	if rep := auditEpisode(t, dir, st.EpisodeID); rep.Delegation != 2 || rep.CodeHandoff != 1 {
+		t.Errorf("audit delegation %d, handoff %d; want 2, 1", rep.Delegation, rep.CodeHandoff)
+	}
 }

@@ -87,6 +87,9 @@ func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep 
 	if d.Log == nil {
 		d.Log = rep.Logger()
 	}
+	if _, err := d.Models(p.Model); err != nil {
+		return fmt.Errorf("model %q: %w", p.Model, err)
+	}
 	closeInterrupted(d, job, rep)
 
 	id := NewID()

@@ -51,6 +51,15 @@ func ParseFor(spec Spec, arguments string) (Args, error) {
 	vals := map[string]any{}
 	for _, p := range spec.Params {
 		v, ok := raw[p.Name]
+		for _, al := range p.Aliases {
+			if av, aok := raw[al]; aok {
+				if ok {
+					return Args{}, fmt.Errorf("%w: %s: give %q only once (%q is another name for it)", ErrArgs, spec.Name, p.Name, al)
+				}
+				v, ok = av, true
+				delete(raw, al)
+			}
+		}
 		if !ok || v == nil {
 			if p.Required {
 				return Args{}, fmt.Errorf("%w: %s: missing required parameter %q (%s)", ErrArgs, spec.Name, p.Name, p.Type)

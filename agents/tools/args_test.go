@@ -28,6 +28,8 @@ func TestParse(t *testing.T) {
 		{"wrong type bool", Edit, `{"file_path":"a","old_string":"x","new_string":"y","replace_all":"yes"}`, `"replace_all" must be a boolean`},
 		{"unknown param", Shell, `{"command":"ls","cwd":"/tmp"}`, `unknown parameter "cwd"`},
 		{"bad enum", Agent, `{"description":"d","prompt":"p","subagent_type":"evil"}`, `must be one of general-purpose`},
+		{"alias absolute_path", ReadFile, `{"absolute_path":"/workspace/a"}`, ""},
+		{"alias twice", ReadFile, `{"file_path":"/workspace/a","path":"/workspace/b"}`, "only once"},
 		{"huge number", ReadFile, `{"file_path":"a","offset":1e400}`, "out of range"},
 	}
 	for _, tt := range tests {

@@ -34,6 +34,9 @@ type Param struct {
 	Required bool
 	Desc     string
 	Enum     []string
+	// Aliases are accepted in place of Name (older qwen-code releases
+	// called the path parameter absolute_path or path); never advertised.
+	Aliases []string
 }
 
 // Spec is one tool: its name, description and parameters.
@@ -43,6 +46,8 @@ type Spec struct {
 	Params []Param
 }
 
+var pathAliases = []string{"absolute_path", "path"}
+
 var specs = []Spec{
 	{Name: Shell, Desc: "Runs a shell command with `sh -c` inside your sandbox. The workspace is mounted at /workspace; there is no network. Returns stdout, stderr and the exit code.", Params: []Param{
 		{Name: "command", Type: TString, Required: true, Desc: "Exact command to run with sh -c."},
@@ -51,16 +56,16 @@ var specs = []Spec{
 		{Name: "timeout", Type: TInteger, Desc: "Timeout in milliseconds (default and maximum: the sandbox policy's limit)."},
 	}},
 	{Name: ReadFile, Desc: "Reads a text file. Use offset and limit (in lines) to page through large files.", Params: []Param{
-		{Name: "file_path", Type: TString, Required: true, Desc: "Absolute path of the file, e.g. /workspace/src/main.py."},
+		{Name: "file_path", Type: TString, Required: true, Desc: "Absolute path of the file, e.g. /workspace/src/main.py.", Aliases: pathAliases},
 		{Name: "offset", Type: TInteger, Desc: "0-based line number to start reading from."},
 		{Name: "limit", Type: TInteger, Desc: "Maximum number of lines to read."},
 	}},
 	{Name: WriteFile, Desc: "Writes content to a file, creating parent directories and replacing any existing content.", Params: []Param{
-		{Name: "file_path", Type: TString, Required: true, Desc: "Absolute path of the file to write."},
+		{Name: "file_path", Type: TString, Required: true, Desc: "Absolute path of the file to write.", Aliases: pathAliases},
 		{Name: "content", Type: TString, Required: true, Desc: "The full content to write."},
 	}},
 	{Name: Edit, Desc: "Replaces text in a file. old_string must match exactly (including whitespace) and, unless replace_all is true, exactly once. An empty old_string creates a new file.", Params: []Param{
-		{Name: "file_path", Type: TString, Required: true, Desc: "Absolute path of the file to modify."},
+		{Name: "file_path", Type: TString, Required: true, Desc: "Absolute path of the file to modify.", Aliases: pathAliases},
 		{Name: "old_string", Type: TString, Required: true, Desc: "The exact text to replace."},
 		{Name: "new_string", Type: TString, Required: true, Desc: "The text to replace it with."},
 		{Name: "replace_all", Type: TBoolean, Desc: "Replace every occurrence instead of exactly one."},

@@ -63,9 +63,8 @@ func main() {
 		Version: version,
 		Kinds:   kinds,
 		Logger:  log,
-		// Hook: the sandbox runtime's orphan reaper (containers and volumes
-		// left by a crashed massd) is plugged in here by its owner.
-		ReapOrphans: nil,
+		// Containers and volumes left by a crashed massd are reaped at start.
+		ReapOrphans: episode.Reaper(cfg, log),
 	})
 	if err != nil {
 		log.Error("massd", "err", err)

@@ -259,7 +259,16 @@ func (r *run) swapRace(ctx context.Context) check.Result {
 						var b capBuffer
 						b.max = exportCap
 						_, err := r.o.Runtime.ExportWorkspace(ctx, r.episode, &b, exportCap)
-						return string(b.b), err
+						// Report size and any secret found, not the archive itself
+						// (the response caps apply to file ops, the export has its own).
+						sum := struct {
+							Bytes  int64  `json:"bytes"`
+							Secret string `json:"secret,omitempty"`
+						}{Bytes: b.n}
+						if bytes.Contains(b.b, []byte(r.secret)) {
+							sum.Secret = r.secret
+						}
+						return sum, err
 					}})
 				} else {
 					o := ops[int(i)%len(ops)]

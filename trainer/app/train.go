@@ -38,6 +38,7 @@ func trainCommand() *cli.Command {
 			&cli.StringFlag{Name: "targets", Value: strings.Join(lora.Modules, ","), Usage: "comma-separated LoRA target modules"},
 			&cli.IntFlag{Name: "val-every", Value: 150},
 			&cli.IntFlag{Name: "ckpt-every", Value: 50},
+			&cli.IntFlag{Name: "keep-checkpoints", Value: 3, Usage: "keep the newest `N` checkpoints (0: all); best/ is kept apart"},
 			&cli.IntFlag{Name: "max-val", Usage: "use at most `N` validation windows"},
 			&cli.Uint64Flag{Name: "seed", Value: 1},
 			&cli.BoolFlag{Name: "json-progress", Usage: "print each metrics record as a JSON line on stdout"},
@@ -46,7 +47,7 @@ func trainCommand() *cli.Command {
 			cfg := train.Config{
 				Model: c.String("model"), Data: c.String("data"), Val: c.String("val"), Out: c.String("out"),
 				Backend: c.String("backend"), Steps: c.Int("steps"), Batch: c.Int("batch"), Accum: c.Int("accum"),
-				ValEvery: c.Int("val-every"), CkptEvery: c.Int("ckpt-every"), MaxVal: c.Int("max-val"), Seed: c.Uint64("seed"),
+				ValEvery: c.Int("val-every"), CkptEvery: c.Int("ckpt-every"), MaxVal: c.Int("max-val"), Keep: c.Int("keep-checkpoints"), Seed: c.Uint64("seed"),
 				LoRA: lora.Config{Rank: c.Int("rank"), Alpha: c.Float64("alpha"), Dropout: c.Float64("dropout"),
 					RSLoRA: c.Bool("rslora"), Targets: strings.Split(c.String("targets"), ",")},
 				Optim: optim.Config{LR: c.Float64("lr"), Warmup: c.Int("warmup"), TotalSteps: c.Int("steps"), Floor: c.Float64("floor"),

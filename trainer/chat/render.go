@@ -23,7 +23,6 @@ type renderer struct {
 	sb    strings.Builder
 	spans [][2]int
 	turns []Turn
-	open  int // index into turns of the turn being written, -1 when none
 }
 
 func (r *renderer) w(s string) { r.sb.WriteString(s) }

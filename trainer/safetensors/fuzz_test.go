@@ -2,8 +2,8 @@ package safetensors
 
 import (
 	"bytes"
-	"path/filepath"
 	"encoding/binary"
+	"path/filepath"
 	"testing"
 )
 

@@ -3,9 +3,9 @@ package tokenizer
 import (
 	"bufio"
 	"encoding/json"
+	"go/build"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,7 +31,7 @@ func chatCorpus(tb testing.TB) string {
 		sb.WriteString(c.Text)
 	}
 	const want = 4 << 20
-	filepath.WalkDir(filepath.Join(runtime.GOROOT(), "src"), func(p string, d os.DirEntry, err error) error {
+	filepath.WalkDir(filepath.Join(build.Default.GOROOT, "src"), func(p string, d os.DirEntry, err error) error {
 		if err != nil || sb.Len() >= want {
 			return filepath.SkipDir
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/mass-dev/mass/trainer/lora"
@@ -123,4 +124,29 @@ func loadLatest(out string, a *lora.Adapter, opt *optim.AdamW) (st State, ok boo
 		return State{}, false, fmt.Errorf("checkpoint optimizer step count: %w", err)
 	}
 	return st, true, nil
+}
+
+// pruneCheckpoints removes all but the newest keep checkpoints (the best
+// adapter lives apart, in best/).
+func pruneCheckpoints(out string, keep int) error {
+	if keep <= 0 {
+		return nil
+	}
+	m, err := filepath.Glob(filepath.Join(out, checkpointsDir, "step-*"))
+	if err != nil {
+		return err
+	}
+	var done []string
+	for _, p := range m {
+		if !strings.HasSuffix(p, ".tmp") {
+			done = append(done, p)
+		}
+	}
+	sort.Strings(done) // step-%06d sorts by step
+	for i := 0; i+keep < len(done); i++ {
+		if err := os.RemoveAll(done[i]); err != nil {
+			return fmt.Errorf("prune checkpoint: %w", err)
+		}
+	}
+	return nil
 }

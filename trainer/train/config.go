@@ -28,6 +28,7 @@ type Config struct {
 	ValEvery  int          `json:"val_every"`
 	CkptEvery int          `json:"ckpt_every"`
 	MaxVal    int          `json:"max_val_windows,omitempty"`
+	Keep      int          `json:"keep_checkpoints,omitempty"` // newest checkpoints kept; 0 keeps all
 	Seed      uint64       `json:"seed"`
 	LoRA      lora.Config  `json:"lora"`
 	Optim     optim.Config `json:"optim"`
@@ -61,7 +62,7 @@ func (c *Config) Validate() error {
 
 func (c *Config) fingerprint() string {
 	d := *c
-	d.Steps, d.Out, d.ValEvery, d.CkptEvery = 0, "", 0, 0
+	d.Steps, d.Out, d.ValEvery, d.CkptEvery, d.Keep = 0, "", 0, 0, 0
 	b, _ := json.Marshal(d)
 	return string(b)
 }

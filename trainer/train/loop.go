@@ -42,6 +42,12 @@ func BestDir(out string) string { return filepath.Join(out, "best") }
 
 // Run trains, resuming from the latest checkpoint in cfg.Out when there is
 // one. Cancelling ctx stops after the current step with a checkpoint.
+//
+// The run folder holds run.json (the config; a resume must match it),
+// metrics.jsonl (one Record per step and per validation), checkpoints/
+// step-NNNNNN/{adapter,optimizer}.safetensors + state.json with
+// checkpoints/latest naming the newest, best/adapter.safetensors +
+// best.json (lowest validation loss) and result.json when finished.
 func Run(ctx context.Context, cfg Config, o Options) (Result, error) {
 	log := o.Logger
 	if log == nil {
@@ -201,6 +207,9 @@ func Run(ctx context.Context, cfg Config, o Options) (Result, error) {
 		if (cfg.CkptEvery > 0 && st.Step%cfg.CkptEvery == 0) || last {
 			st.ElapsedSec = base + time.Since(start).Seconds()
 			if err := saveCheckpoint(cfg.Out, st, adapter, opt); err != nil {
+				return res, err
+			}
+			if err := pruneCheckpoints(cfg.Out, cfg.Keep); err != nil {
 				return res, err
 			}
 		}

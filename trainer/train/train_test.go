@@ -1,6 +1,7 @@
 package train
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math"
@@ -137,7 +138,7 @@ func stepLosses(t *testing.T, out string) []float64 {
 func TestResumeAfterSIGKILL(t *testing.T) {
 	const steps = 30
 	cfg := toySetup(t, steps)
-	cfg.CkptEvery, cfg.ValEvery, cfg.LoRA.Dropout = 10, 0, 0.1
+	cfg.CkptEvery, cfg.ValEvery, cfg.LoRA.Dropout, cfg.Keep = 10, 0, 0.1, 2
 
 	ref := cfg
 	ref.Out = cfg.Out + "-ref"
@@ -155,17 +156,19 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(2 * time.Minute)
+	// Kill between checkpoints: after step 10's checkpoint and at least two
+	// more logged steps, so the resumed run must drop and redo those steps.
 	for {
-		if _, err := os.Stat(CheckpointDir(cfg.Out, 10)); err == nil {
+		b, _ := os.ReadFile(filepath.Join(cfg.Out, "metrics.jsonl"))
+		if _, err := os.Stat(CheckpointDir(cfg.Out, 10)); err == nil && bytes.Count(b, []byte("\n")) >= 12 {
 			break
 		}
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatal("child wrote no checkpoint")
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond)
 	}
-	time.Sleep(150 * time.Millisecond) // let it run into the next segment
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -182,6 +185,9 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		t.Fatal("second run did not resume")
 	}
 	t.Logf("killed after %d logged steps; resumed from checkpoint step %d", killedAt, res.ResumedFrom)
+	if m, _ := filepath.Glob(filepath.Join(cfg.Out, "checkpoints", "step-*")); len(m) != 2 {
+		t.Errorf("checkpoints kept: %v, want the newest 2", m)
+	}
 	got := stepLosses(t, cfg.Out)
 	if len(got) != len(want) {
 		t.Fatalf("resumed run logged %d steps, want %d", len(got), len(want))

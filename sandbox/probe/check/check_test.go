@@ -84,6 +84,8 @@ func TestHostPathMounts(t *testing.T) {
 		{"production layout", "", ""},
 		{"host home bind", `91 69 254:0 /root /data rw - ext4 /dev/vda rw`, "/data"},
 		{"docker socket bind", `91 69 0:25 /docker.sock /var/run/docker.sock rw - tmpfs tmpfs rw`, "/var/run/docker.sock"},
+		{"init under merged usr", `91 69 254:0 /usr/bin/tini-static /usr/sbin/docker-init ro,relatime - ext4 /dev/vda rw`, ""},
+		{"writable init", `91 69 254:0 /usr/bin/tini-static /usr/sbin/docker-init rw,relatime - ext4 /dev/vda rw`, "/usr/sbin/docker-init"},
 		{"masked proc path", `91 70 0:42 /null /proc/kcore rw - tmpfs tmpfs rw`, ""},
 		{"writable helper", `91 69 254:0 /x /.mass/other rw - ext4 /dev/vda rw`, "/.mass/other"},
 		{"workspace from host dir", `91 69 254:0 /srv/data /workspace/in rw - ext4 /dev/vda rw`, "/workspace/in"},

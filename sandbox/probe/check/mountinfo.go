@@ -79,7 +79,8 @@ func HostPathMounts(ms []Mount, workspace, helper string) []Mount {
 		switch {
 		case m.Point == "/" && virtualFS[m.FSType]:
 		case m.Point == helper && hasOpt(m.Options, "ro"):
-		case m.Point == "/sbin/docker-init" && hasOpt(m.Options, "ro"): // the engine's init (tini)
+		case (m.Point == "/sbin/docker-init" || m.Point == "/usr/sbin/docker-init") && hasOpt(m.Options, "ro"):
+			// the engine's init (tini); /usr/sbin when /sbin is a merged-usr link
 		case m.Point == workspace || strings.HasPrefix(m.Point, workspace+"/"):
 			if !virtualFS[m.FSType] && !strings.Contains(m.Root, "/volumes/") {
 				bad = append(bad, m)
