@@ -34,6 +34,8 @@ type Params struct {
 	ValEvery  int      `json:"val_every,omitempty"`
 	CkptEvery int      `json:"ckpt_every,omitempty"`
 	Seed      uint64   `json:"seed,omitempty"`
+	MaxVal    int      `json:"max_val,omitempty"`
+	Keep      *int     `json:"keep_checkpoints,omitempty"`
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -52,10 +54,13 @@ func ParseParams(raw json.RawMessage) (Params, error) {
 	if p.Name != "" && !nameRE.MatchString(p.Name) {
 		return Params{}, fmt.Errorf("run name %q: use letters, digits, '.', '_' or '-' (at most 64)", p.Name)
 	}
-	for _, v := range []int{p.Steps, p.Batch, p.Accum, p.Rank, p.ValEvery, p.CkptEvery} {
+	for _, v := range []int{p.Steps, p.Batch, p.Accum, p.Rank, p.ValEvery, p.CkptEvery, p.MaxVal} {
 		if v < 0 {
 			return Params{}, fmt.Errorf("train params: negative count %d", v)
 		}
+	}
+	if p.Keep != nil && *p.Keep < 0 {
+		return Params{}, fmt.Errorf("train params: keep_checkpoints %d must be >= 0", *p.Keep)
 	}
 	for _, t := range p.Targets {
 		if strings.ContainsAny(t, ", ") {
@@ -86,7 +91,7 @@ func (p Params) Args(dataDir, out string) []string {
 	for _, kv := range []struct {
 		flag string
 		v    int
-	}{{"steps", p.Steps}, {"batch", p.Batch}, {"accum", p.Accum}, {"rank", p.Rank}, {"val-every", p.ValEvery}, {"ckpt-every", p.CkptEvery}} {
+	}{{"steps", p.Steps}, {"batch", p.Batch}, {"accum", p.Accum}, {"rank", p.Rank}, {"val-every", p.ValEvery}, {"ckpt-every", p.CkptEvery}, {"max-val", p.MaxVal}} {
 		if kv.v > 0 {
 			add(kv.flag, strconv.Itoa(kv.v))
 		}
@@ -109,6 +114,9 @@ func (p Params) Args(dataDir, out string) []string {
 	}
 	if len(p.Targets) > 0 {
 		add("targets", strings.Join(p.Targets, ","))
+	}
+	if p.Keep != nil {
+		add("keep-checkpoints", strconv.Itoa(*p.Keep))
 	}
 	if p.Seed > 0 {
 		add("seed", strconv.FormatUint(p.Seed, 10))
