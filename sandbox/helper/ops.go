@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -142,7 +143,9 @@ func openRegular(p string) (*os.File, error) {
 	return f, nil
 }
 
-// hashFile returns the hex sha256 of a regular file, "" when it does not exist.
+// hashFile returns the hex sha256 of a regular file, "" when it does not
+// exist. A file over MaxHashBytes (a huge sparse file, say) is not read to
+// its end: its digest is UnhashedPrefix and its size, so time stays bounded.
 func hashFile(p string) (string, int64, error) {
 	f, err := openRegular(p)
 	if err != nil {
@@ -152,13 +155,21 @@ func hashFile(p string) (string, int64, error) {
 		return "", 0, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > MaxHashBytes {
+		return unhashed(fi.Size()), fi.Size(), nil
+	}
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	n, err := io.Copy(h, io.LimitReader(f, MaxHashBytes+1))
 	if err != nil {
 		return "", 0, err
 	}
+	if n > MaxHashBytes {
+		return unhashed(n), n, nil
+	}
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
+
+func unhashed(size int64) string { return UnhashedPrefix + strconv.FormatInt(size, 10) }
 
 func sum(b []byte) string {
 	h := sha256.Sum256(b)
@@ -183,7 +194,10 @@ func (s *Server) read(req Request) (sandbox.ReadResult, error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	br := bufio.NewReaderSize(io.TeeReader(f, h), 64<<10)
+	// The scan is bounded: a huge (or sparse) file yields a truncated result,
+	// not a walk to its end.
+	scan := &io.LimitedReader{R: f, N: MaxScanBytes}
+	br := bufio.NewReaderSize(io.TeeReader(scan, h), 64<<10)
 	var out strings.Builder
 	res := sandbox.ReadResult{Path: p}
 	var buf []byte
@@ -234,6 +248,13 @@ func (s *Server) read(req Request) (sandbox.ReadResult, error) {
 	res.Content = out.String()
 	res.TotalLines = line
 	res.SHA256 = hex.EncodeToString(h.Sum(nil))
+	if scan.N == 0 {
+		if fi, err := f.Stat(); err == nil && fi.Size() > MaxScanBytes {
+			// TotalLines counts only the scanned prefix.
+			res.Truncated = true
+			res.SHA256 = unhashed(fi.Size())
+		}
+	}
 	return res, nil
 }
 

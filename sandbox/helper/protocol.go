@@ -30,8 +30,10 @@ const (
 	MaxRequestBytes  = 80 << 20 // a write of MaxWriteBytes, JSON-encoded
 	MaxWriteBytes    = 32 << 20
 	MaxEditFileBytes = 16 << 20
-	MaxReadBytes     = 2 << 20 // content returned by one read
-	MaxLineChars     = 2000    // longer lines are cut in read results
+	MaxReadBytes     = 2 << 20   // content returned by one read
+	MaxScanBytes     = 64 << 20  // bytes a read scans for lines; beyond it the result is truncated
+	MaxHashBytes     = 256 << 20 // larger files are reported with UnhashedPrefix instead of a sha256
+	MaxLineChars     = 2000      // longer lines are cut in read results
 	DefaultReadLines = 2000
 	MaxListEntries   = 10000
 	MaxGlobResults   = 5000
@@ -44,6 +46,10 @@ const (
 	// MaxResponseBytes bounds the JSON the host accepts back.
 	MaxResponseBytes = 16 << 20
 )
+
+// UnhashedPrefix starts the sha256 field of a file too large to hash within
+// MaxHashBytes; the rest is its size. It never equals a real digest.
+const UnhashedPrefix = "unhashed-too-large:"
 
 // Request is one file operation.
 type Request struct {
