@@ -1,5 +1,0 @@
-//go:build cuda
-
-package depcheck
-
-import _ "gorgonia.org/cu"
