@@ -15,10 +15,15 @@ help: ## list the targets
 setup: ## install apt packages and Go modules (root; idempotent)
 	bash scripts/setup-host.sh
 
-build: ## build massd, massctl, mass-train and the static sandbox helper into ./bin
+build: ## build massd, massctl, mass-train (and mass-train-cuda), the static sandbox helper into ./bin
 	@mkdir -p $(BIN)
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/mass-sandbox-helper ./sandbox/helper/cmd/mass-sandbox-helper
+	@# The CUDA trainer links libcuda (nvidia-cuda-dev); massd prefers it when a GPU is present.
+	@if [[ -f /usr/include/cuda.h ]]; then \
+		echo "$(GO) build -tags masscuda -o $(BIN)/mass-train-cuda ./cmd/mass-train"; \
+		$(GO) build -tags masscuda -ldflags '$(LDFLAGS)' -o $(BIN)/mass-train-cuda ./cmd/mass-train; \
+	fi
 
 test: setup build ## run every test (real Docker, SQLite, torch reference)
 	bash scripts/test.sh

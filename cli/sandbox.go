@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/docker/docker/client"
@@ -160,7 +162,10 @@ func writePolicy(w io.Writer, rep sandbox.Report) error {
 }
 
 func sandboxVerify(c *cli.Context) error {
-	ctx := ctxOf(c)
+	// An interrupted run still removes its containers and workspace: the
+	// first signal cancels the probes, cleanup then runs on its own context.
+	ctx, stop := signal.NotifyContext(ctxOf(c), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	probeBin, err := findBinary(c.String("probe"), "mass-probe")
 	if err != nil {
 		return cli.Exit(err.Error(), 1)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check.sh: gofmt, go vet (plain and -tags cuda), staticcheck, and -race on
+# check.sh: gofmt, go vet (plain and -tags masscuda), staticcheck, and -race on
 # the packages that run concurrent code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +12,7 @@ fi
 
 echo "check: go vet"
 go vet ./...
-go vet -tags cuda ./... 
+go vet -tags masscuda ./...  # gorgonia owns the plain "cuda" tag; see scripts/cuda-ci.sh
 
 echo "check: staticcheck"
 sc=$(go env GOPATH)/bin/staticcheck

@@ -2,7 +2,8 @@
 # What CI runs for the CUDA backend (no GPU needed): build and vet everything with the
 # masscuda tag, compile the GPU test binaries (they cannot run without a GPU), check that no
 # untagged command links gorgonia.org/cu, and, when nvcc is present, that the checked-in
-# PTX matches the kernel sources. Needs nvidia-cuda-dev (cuda.h, libcuda.so) for cgo.
+# PTX matches the kernel sources; with g++, run the kernels on the CPU emulator against the
+# Go references. Needs nvidia-cuda-dev (cuda.h, libcuda.so) for cgo.
 #
 # The tag is masscuda, not cuda: gorgonia.org/gorgonia uses the `cuda` tag itself (it then
 # pulls gorgonia.org/cu/dnn, which needs cudnn.h, and moves the CPU reference onto its GPU VM).
@@ -37,5 +38,9 @@ if command -v nvcc >/dev/null; then
   fi
 else
   echo "cuda-ci: nvcc not found; PTX comparison skipped"
+fi
+if command -v g++ >/dev/null; then
+  echo "cuda-ci: kernels on the CPU emulator vs the Go references (tag masscudaemu)"
+  go test -tags masscudaemu -count=1 ./cuda/emu/
 fi
 echo "cuda-ci: ok"

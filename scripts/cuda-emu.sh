@@ -10,4 +10,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 go test -tags masscudaemu -count=1 ./cuda/emu/
 go test -tags masscudaemu -count=1 ./cuda/kernels/
-go test -tags masscudaemu -count=1 -run TestParityTiny ./trainer/cudabackend/ -args -parity-preset micro -parity-steps 3
+go test -tags masscudaemu -count=1 -run "TestParityTiny|TestLinearDropout" ./trainer/cudabackend/ -args -parity-preset micro -parity-steps 3

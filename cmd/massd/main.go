@@ -42,7 +42,7 @@ func main() {
 	// The job kinds this massd runs. Owners add theirs here, one line each.
 	kinds := []jobs.Kind{
 		jobs.WaitKind(),
-		trainjob.Kind(""),
+		trainjob.Kind(trainjob.PickBinary(cfg.Trainer.Binary, cfg.Trainer.CUDABinary)),
 		episode.FromConfig(cfg, log),
 	}
 

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
-
 )
 
 // Device owns a CUDA context on one locked OS thread. Every CUDA call runs on that thread

@@ -28,6 +28,8 @@ func newExec(ordinal int) (*Exec, error) {
 
 type hostRaw struct{}
 
+var _ devmem.Raw = hostRaw{}
+
 func (hostRaw) Malloc(n int64) (uintptr, error) { return emu.Malloc(int(n)), nil }
 func (hostRaw) Free(p uintptr) error            { emu.FreePtr(p); return nil }
 
@@ -106,6 +108,8 @@ type Timer struct{ start time.Time }
 func (x *Exec) StartTimer() (*Timer, error) { return &Timer{start: time.Now()}, nil }
 
 // Stop returns the elapsed milliseconds.
-func (t *Timer) Stop() (float64, error) { return float64(time.Since(t.start).Microseconds()) / 1e3, nil }
+func (t *Timer) Stop() (float64, error) {
+	return float64(time.Since(t.start).Microseconds()) / 1e3, nil
+}
 
 func (x *Exec) close() error { return x.mem.Trim() }

@@ -249,6 +249,8 @@ func newExec(ordinal int) (*Exec, error) {
 // rawAlloc is devmem's view of cuMemAlloc/cuMemFree on the current context.
 type rawAlloc struct{}
 
+var _ devmem.Raw = rawAlloc{}
+
 func (rawAlloc) Malloc(n int64) (uintptr, error) {
 	p, err := cu.MemAlloc(n)
 	if err != nil {

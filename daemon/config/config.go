@@ -100,7 +100,7 @@ func Default() *Config {
 			Runtime:   DefaultRuntime,
 			Helper:    filepath.Join(exeDir, DefaultHelperName),
 		},
-		Trainer: Trainer{Binary: filepath.Join(exeDir, DefaultTrainerName)},
+		Trainer: Trainer{Binary: filepath.Join(exeDir, DefaultTrainerName), CUDABinary: filepath.Join(exeDir, DefaultTrainerName+"-cuda")},
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 const (
 	bombHold      = 3 * time.Second
 	slack         = 32 << 20 // how far past a cap the bombs and fills go
-	responsiveMax = 2 * time.Second
+	responsiveMax = 5 * time.Second
 )
 
 // resources runs the exhaustion probes, one at a time, in agent A.

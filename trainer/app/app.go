@@ -20,6 +20,9 @@ import (
 // registers its backend from an init function (cmd/mass-train/cuda.go, tag masscuda).
 var Backends = map[string]trainer.Factory{cpu.Name: cpu.New}
 
+// DefaultBackend is --backend's default; a CUDA build sets it to its backend.
+var DefaultBackend = cpu.Name
+
 // New returns the mass-train application.
 func New(version string) *cli.App {
 	return &cli.App{
@@ -54,7 +57,7 @@ func backendFlag() cli.Flag {
 	for n := range Backends {
 		names += n + " "
 	}
-	return &cli.StringFlag{Name: "backend", Value: cpu.Name, Usage: "compute backend (built in: " + names + ")"}
+	return &cli.StringFlag{Name: "backend", Value: DefaultBackend, EnvVars: []string{"MASS_TRAIN_BACKEND"}, Usage: "compute backend (built in: " + names + ")"}
 }
 
 func pickBackend(name string) (trainer.Factory, error) {

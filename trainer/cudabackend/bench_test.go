@@ -12,10 +12,11 @@ import (
 
 	"github.com/mass-dev/mass/trainer"
 	"github.com/mass-dev/mass/trainer/lora"
+	"github.com/mass-dev/mass/trainer/model"
 )
 
 var (
-	benchShapes = flag.String("shapes", "0.6b,4b", "Qwen3 shapes to benchmark (random weights)")
+	benchShapes = flag.String("shapes", "0.6b,4b", "Qwen3 shapes to benchmark with random weights (0.6b, 4b, or a model preset)")
 	benchSeq    = flag.Int("seq", 4096, "tokens per window in the benchmark")
 	benchPeak   = flag.Float64("peak-tflops", DefaultPeakTFLOPs, "dense bf16 peak for MFU")
 	benchAttn   = flag.String("attn", "", "attention for the benchmark (clear|flash; default from MASS_CUDA_ATTN)")
@@ -28,43 +29,47 @@ func BenchmarkTrainStep(b *testing.B) {
 	for _, name := range strings.Split(*benchShapes, ",") {
 		cfg, ok := Qwen3Shape(name)
 		if !ok {
-			b.Fatalf("unknown shape %q", name)
+			var err error
+			if cfg, err = model.Preset(name); err != nil { // small presets for smoke runs
+				b.Fatalf("shape %q: neither 0.6b/4b nor a model preset: %v", name, err)
+			}
+		}
+		a, err := lora.New(lora.DefaultConfig(), cfg, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		opt := DefaultOptions()
+		if *benchAttn != "" {
+			opt.Attention = *benchAttn
+		}
+		be, err := Open(cfg, nil, a, 7, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(1, 2))
+		ids := make([]int32, *benchSeq)
+		for i := range ids {
+			ids[i] = int32(r.IntN(cfg.VocabSize))
+		}
+		batch := trainer.Batch{Windows: []trainer.Window{{InputIDs: ids, Labels: ids}}}
+		ctx := context.Background()
+		if _, err := be.ForwardBackward(ctx, batch, 1); err != nil { // warm-up: JIT, allocator, handles
+			be.Close()
+			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("qwen3-%s/seq%d", name, *benchSeq), func(b *testing.B) {
-			a, err := lora.New(lora.DefaultConfig(), cfg, 1)
-			if err != nil {
-				b.Fatal(err)
-			}
-			opt := DefaultOptions()
-			if *benchAttn != "" {
-				opt.Attention = *benchAttn
-			}
-			be, err := Open(cfg, nil, a, 7, opt)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer be.Close()
-			r := rand.New(rand.NewPCG(1, 2))
-			ids := make([]int32, *benchSeq)
-			for i := range ids {
-				ids[i] = int32(r.IntN(cfg.VocabSize))
-			}
-			batch := trainer.Batch{Windows: []trainer.Window{{InputIDs: ids, Labels: ids}}}
-			ctx := context.Background()
-			if _, err := be.ForwardBackward(ctx, batch, 1); err != nil { // warm-up: JIT, allocator, handles
-				b.Fatal(err)
-			}
-			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				batch.Seed = uint64(i)
 				if _, err := be.ForwardBackward(ctx, batch, 1); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.StopTimer()
 			tps := float64(b.N**benchSeq) / b.Elapsed().Seconds()
 			b.ReportMetric(tps, "tokens/s")
 			b.ReportMetric(MFU(cfg, *benchSeq, tps, *benchPeak), "MFU")
 		})
+		if err := be.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -5,6 +5,8 @@ package cudabackend
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/mass-dev/mass/cuda"
 	"github.com/mass-dev/mass/cuda/device"
@@ -148,29 +150,54 @@ func uploadWeights(o *kernels.Ops, c *model.Config, m *model.Model, a *lora.Adap
 	return w, x.Sync()
 }
 
+// loraParams lists every adapted tensor with its bf16 copy and fp32 gradient on the device.
+func (w *weights) loraParams() (ps []*lora.Param, copies, grads []devmem.Block) {
+	for _, lw := range w.layers {
+		for _, lm := range lw.lo {
+			if lm != nil {
+				ps = append(ps, lm.a, lm.b)
+				copies = append(copies, lm.abf, lm.bbf)
+				grads = append(grads, lm.ga, lm.gb)
+			}
+		}
+	}
+	return ps, copies, grads
+}
+
+// parallel runs fn(i) for i in [0, n) on GOMAXPROCS goroutines (host-side conversions of
+// the adapter, which the Backend contract makes per call).
+func parallel(n int, fn func(i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
 // syncLoRA uploads the adapter's current fp32 values as bf16 copies and, for a training
 // call, zeroes the device gradients.
 func (w *weights) syncLoRA(o *kernels.Ops, a *lora.Adapter, zeroGrads bool) error {
-	for _, lw := range w.layers {
-		for _, lm := range lw.lo {
-			if lm == nil {
-				continue
-			}
-			for _, pb := range []struct {
-				p   *lora.Param
-				blk devmem.Block
-			}{{lm.a, lm.abf}, {lm.b, lm.bbf}} {
-				if err := o.X.CopyIn(pb.blk.Ptr, ptrOf(cuda.EncodeBF16(pb.p.Data)), int64(len(pb.p.Data)*2)); err != nil {
-					return fmt.Errorf("upload %s: %w", pb.p.Name, err)
-				}
-			}
-			if zeroGrads {
-				if err := o.Fill(lm.ga.Ptr, 0, len(lm.a.Data)); err != nil {
-					return err
-				}
-				if err := o.Fill(lm.gb.Ptr, 0, len(lm.b.Data)); err != nil {
-					return err
-				}
+	ps, copies, grads := w.loraParams()
+	enc := make([][]cuda.BF16, len(ps))
+	parallel(len(ps), func(i int) { enc[i] = cuda.EncodeBF16(ps[i].Data) })
+	for i, p := range ps {
+		if err := o.X.CopyIn(copies[i].Ptr, ptrOf(enc[i]), int64(len(p.Data)*2)); err != nil {
+			return fmt.Errorf("upload %s: %w", p.Name, err)
+		}
+		if zeroGrads {
+			if err := o.Fill(grads[i].Ptr, 0, len(p.Data)); err != nil {
+				return err
 			}
 		}
 	}
@@ -179,25 +206,20 @@ func (w *weights) syncLoRA(o *kernels.Ops, a *lora.Adapter, zeroGrads bool) erro
 
 // addGrads downloads the device gradients and adds them into Param.Grad.
 func (w *weights) addGrads(o *kernels.Ops, a *lora.Adapter) error {
-	for _, lw := range w.layers {
-		for _, lm := range lw.lo {
-			if lm == nil {
-				continue
-			}
-			for _, pg := range []struct {
-				p   *lora.Param
-				blk devmem.Block
-			}{{lm.a, lm.ga}, {lm.b, lm.gb}} {
-				g, err := kernels.Download[float32](o.X, pg.blk, len(pg.p.Grad))
-				if err != nil {
-					return fmt.Errorf("download gradient of %s: %w", pg.p.Name, err)
-				}
-				for i, v := range g {
-					pg.p.Grad[i] += v
-				}
-			}
+	ps, _, grads := w.loraParams()
+	got := make([][]float32, len(ps))
+	for i, p := range ps {
+		g, err := kernels.Download[float32](o.X, grads[i], len(p.Grad))
+		if err != nil {
+			return fmt.Errorf("download gradient of %s: %w", p.Name, err)
 		}
+		got[i] = g
 	}
+	parallel(len(ps), func(i int) {
+		for j, v := range got[i] {
+			ps[i].Grad[j] += v
+		}
+	})
 	return nil
 }
 

@@ -159,3 +159,20 @@ func lastLines(r io.Reader, n int, rep jobs.Reporter) string {
 	}
 	return out
 }
+
+// PickBinary chooses the trainer for this host: the CUDA build when one is
+// configured and an NVIDIA device is present, else the CPU build (empty
+// means mass-train next to massd, else on PATH).
+func PickBinary(cpuBinary, cudaBinary string) string {
+	if cudaBinary != "" {
+		if _, err := os.Stat("/dev/nvidiactl"); err == nil {
+			if st, err := os.Stat(cudaBinary); err == nil && st.Mode().IsRegular() {
+				return cudaBinary
+			}
+		}
+	}
+	if st, err := os.Stat(cpuBinary); err != nil || !st.Mode().IsRegular() {
+		return "" // FindBinary then looks next to massd and on PATH
+	}
+	return cpuBinary
+}

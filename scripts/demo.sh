@@ -1,0 +1,336 @@
+#!/usr/bin/env bash
+# demo.sh: mass end to end on one host, offline. Starts a private massd with the
+# built-in `scripted` dry-run model, adds the example tasks, runs an episode in
+# real containers (an orchestrator delegates to two workers; the second reads and
+# runs the first's Python file), audits it and verifies its ledger, runs the
+# sandbox isolation self-test, builds SFT windows from the episodes, trains a
+# tiny LoRA on them (directly and as a massd job) and exports a PEFT adapter.
+#
+# Needs `make build image` first (make demo does both). Exits non-zero when a
+# stage fails and says which. Artifacts: out/demo/ (kept), socket: a temp dir.
+#
+# Knobs (environment): BIN (default bin), DEMO_OUT (out/demo), DEMO_TASK
+# (examples/tasks/projectile-sim/task.yaml), DEMO_TRAIN_STEPS (4),
+# DEMO_JOB_STEPS (2), DEMO_RACE_OPS (500 host file operations in the sandbox
+# swap race; massctl's default is 10,000), DEMO_SKIP_VERIFY=1 skips stage 5.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+BIN=${BIN:-bin}
+OUT=${DEMO_OUT:-out/demo}
+TASK=${DEMO_TASK:-examples/tasks/projectile-sim/task.yaml}
+TOKENIZER=trainer/tokenizer/testdata
+TRAIN_STEPS=${DEMO_TRAIN_STEPS:-4}
+JOB_STEPS=${DEMO_JOB_STEPS:-2}
+RACE_OPS=${DEMO_RACE_OPS:-500}
+
+case $BIN in /*) ;; *) BIN=$root/$BIN ;; esac
+case $OUT in /*) ;; *) OUT=$root/$OUT ;; esac
+MASSD=$BIN/massd
+MASSCTL=$BIN/massctl
+TRAIN=$BIN/mass-train
+
+declare -a STAGE_NAMES=() STAGE_RESULTS=() STAGE_SECS=()
+massd_pid=""
+sockdir=""
+EP1="" EP2="" EXPORT="" DATASET="" ADAPTER=""
+declare -A FACT=()
+
+banner() { printf '\n\033[1m==== %s ====\033[0m\n' "$*"; }
+note() { printf 'demo: %s\n' "$*"; }
+
+# step echoes a command, runs it and reports a failure with its exit status.
+step() {
+	printf '+ %s\n' "$*"
+	"$@"
+	local rc=$?
+	if [ "$rc" -ne 0 ]; then
+		printf 'demo: FAILED (exit %d): %s\n' "$rc" "$*" >&2
+		return 1
+	fi
+}
+
+# stage N TITLE FUNC runs FUNC under a numbered banner and records the result.
+stage() {
+	local n=$1 title=$2 fn=$3 t0 rc
+	banner "stage $n/8: $title"
+	t0=$(date +%s)
+	"$fn"
+	rc=$?
+	STAGE_NAMES+=("$n. $title")
+	STAGE_SECS+=($(($(date +%s) - t0)))
+	case $rc in
+	0) STAGE_RESULTS+=(ok) ;;
+	2) STAGE_RESULTS+=(skipped) ;;
+	*) STAGE_RESULTS+=(FAILED) ;;
+	esac
+	return "$rc"
+}
+
+json_get() { # json_get FILE EXPR: print a field of a JSON file (EXPR in Python on `d`)
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+stop_massd() {
+	[ -n "$massd_pid" ] || return 0
+	if kill -0 "$massd_pid" 2>/dev/null; then
+		kill -TERM "$massd_pid" 2>/dev/null
+		for _ in $(seq 100); do kill -0 "$massd_pid" 2>/dev/null || break; sleep 0.1; done
+		if kill -0 "$massd_pid" 2>/dev/null; then
+			note "massd did not stop within 10s; sending SIGKILL"
+			kill -KILL "$massd_pid" 2>/dev/null
+		fi
+	fi
+	wait "$massd_pid" 2>/dev/null
+	massd_pid=""
+}
+
+summary() {
+	local failed=0 i
+	banner "summary"
+	printf '%-48s %-8s %6s\n' STAGE RESULT SECONDS
+	for i in "${!STAGE_NAMES[@]}"; do
+		printf '%-48s %-8s %6s\n' "${STAGE_NAMES[$i]}" "${STAGE_RESULTS[$i]}" "${STAGE_SECS[$i]}"
+		[ "${STAGE_RESULTS[$i]}" = ok ] || failed=1
+	done
+	echo
+	for k in episode audit sandbox dataset eval_base eval_adapter train_job; do
+		[ -n "${FACT[$k]:-}" ] && printf '%-14s %s\n' "$k" "${FACT[$k]}"
+	done
+	echo
+	echo "artifacts in $OUT:"
+	echo "  massd.yaml, massd.log         the daemon's config and log"
+	echo "  data/                         massd's data dir (SQLite, episodes/<id>/: api_requests.jsonl, ledger.jsonl, workspace.tar, ...)"
+	echo "  run.json                      massctl run --json summary"
+	echo "  audit.txt audit.json audit.html   behavioural audit (open audit.html in a browser)"
+	echo "  sandbox-policy.txt sandbox-verify.txt   sandbox policy and isolation self-test"
+	echo "  dataset/                      SFT windows (rows.jsonl, windows.bin, manifest.json), val.jsonl"
+	echo "  model/ run/ adapter/          tiny Qwen3 model, training run, exported PEFT adapter"
+	echo "  eval-base.json eval-adapter.json   loss without and with the adapter"
+	return $failed
+}
+
+on_exit() {
+	local rc=$?
+	stop_massd
+	[ -n "$sockdir" ] && rm -rf "$sockdir"
+	if [ "${#STAGE_NAMES[@]}" -gt 0 ]; then
+		summary || rc=1
+	fi
+	if [ "$rc" -ne 0 ]; then
+		printf '\ndemo: FAILED; see the stage output above and %s/massd.log\n' "$OUT" >&2
+	else
+		printf '\ndemo: all stages passed\n'
+	fi
+	exit "$rc"
+}
+trap on_exit EXIT
+trap 'note "interrupted"; exit 130' INT TERM
+
+# ---- stages ----
+
+s_preflight() {
+	local b ok=0
+	for b in massd massctl mass-train; do
+		[ -x "$BIN/$b" ] || { note "missing $BIN/$b: run make build"; ok=1; }
+	done
+	# The sandbox helper (mounted read-only into every agent container) and the
+	# isolation probe are static binaries outside ./cmd, which `make build` does
+	# not cover; build them here (incremental, so cheap when up to date).
+	CGO_ENABLED=0 step go build -o "$BIN/" ./sandbox/helper/cmd/mass-sandbox-helper ./sandbox/probe/cmd/mass-probe || ok=1
+	command -v python3 >/dev/null || { note "python3 is needed to read JSON summaries"; ok=1; }
+	docker info >/dev/null 2>&1 || { note "no Docker engine reachable: start dockerd"; ok=1; }
+	if ! docker image inspect mass-agent:latest >/dev/null 2>&1; then
+		note "image mass-agent:latest missing: building images (make image)"
+		step "$MASSCTL" image build --all || ok=1
+	fi
+	return $ok
+}
+
+s_start() {
+	rm -rf "$OUT"
+	mkdir -p "$OUT"
+	sockdir=$(mktemp -d /tmp/mass-demo.XXXXXX)
+	export MASS_SOCKET=$sockdir/massd.sock
+	cat >"$OUT/massd.yaml" <<YAML
+# demo massd: private socket and data dir; models: only the built-in scripted dry-run policy
+socket: $MASS_SOCKET
+data_dir: $OUT/data
+log:
+  format: text
+  level: info
+jobs:
+  concurrency: 2
+sandbox:
+  image: mass-agent:latest
+  helper: $BIN/mass-sandbox-helper
+trainer:
+  binary: $TRAIN
+YAML
+	printf '+ %s --config %s &\n' "$MASSD" "$OUT/massd.yaml"
+	"$MASSD" --config "$OUT/massd.yaml" >"$OUT/massd.log" 2>&1 &
+	massd_pid=$!
+	for _ in $(seq 150); do
+		"$MASSCTL" status >/dev/null 2>&1 && { note "massd pid $massd_pid on $MASS_SOCKET, data $OUT/data"; return 0; }
+		kill -0 "$massd_pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	note "massd did not come up; last log lines:"
+	tail -20 "$OUT/massd.log" >&2
+	return 1
+}
+
+s_tasks() {
+	local f ok=0
+	step "$MASSCTL" status || return 1
+	for f in examples/tasks/*/task.yaml; do
+		step "$MASSCTL" task validate "$f" || ok=1
+		step "$MASSCTL" task add "$f" || ok=1
+	done
+	step "$MASSCTL" task list || ok=1
+	return $ok
+}
+
+s_episode() {
+	step "$MASSCTL" run --task "$TASK" --model scripted || return 1
+	note "again with --json (a second episode) for the ids and paths"
+	printf '+ %s run --task %s --model scripted --json > run.json\n' "$MASSCTL" "$TASK"
+	"$MASSCTL" run --task "$TASK" --model scripted --json >"$OUT/run.json" || { cat "$OUT/run.json"; return 1; }
+	cat "$OUT/run.json"
+	[ "$(json_get "$OUT/run.json" 'd["success"]')" = True ] || { note "episode did not succeed"; return 1; }
+	EP2=$(json_get "$OUT/run.json" 'd["episode_id"]')
+	EXPORT=$(json_get "$OUT/run.json" 'd["workspace_export"]')
+	EP1=$(ls "$OUT/data/episodes" | grep -v "^$EP2\$" | head -1)
+	[ -s "$EXPORT" ] || { note "workspace export $EXPORT missing"; return 1; }
+	note "workspace export: $EXPORT ($(tar -tf "$EXPORT" | wc -l) entries)"
+	tar -tvf "$EXPORT"
+	local py
+	py=$(tar -tf "$EXPORT" | grep -E '^dryrun/.*\.py$' | head -1)
+	if [ -n "$py" ]; then
+		note "the Python file worker-1 wrote and worker-2 read and ran ($py):"
+		tar -xOf "$EXPORT" "$py" | sed 's/^/    /'
+	fi
+	FACT[episode]="$EP2 (and $EP1), export $EXPORT"
+}
+
+s_audit() {
+	[ -n "$EP2" ] || { note "skipped: no episode"; return 2; }
+	local ok=0
+	printf '+ %s audit %s --html %s\n' "$MASSCTL" "$EP2" "$OUT/audit.html"
+	"$MASSCTL" audit "$EP2" --html "$OUT/audit.html" | tee "$OUT/audit.txt" || ok=1
+	"$MASSCTL" audit "$EP2" --json >"$OUT/audit.json" || ok=1
+	step "$MASSCTL" audit verify "$EP2" || ok=1
+	[ -s "$OUT/audit.html" ] || { note "audit.html not written"; ok=1; }
+	if [ -s "$OUT/audit.json" ]; then
+		local del ho
+		del=$(json_get "$OUT/audit.json" 'd["delegation"]')
+		ho=$(json_get "$OUT/audit.json" 'd["code_handoff"]')
+		FACT[audit]="delegation $del, code handoff $ho (expected 2 and 1), ledger verified"
+		[ "$del" = 2 ] && [ "$ho" = 1 ] || { note "audit: want delegation 2 and code handoff 1, got $del and $ho"; ok=1; }
+	fi
+	return $ok
+}
+
+s_sandbox() {
+	local ok=0
+	printf '+ %s sandbox policy\n' "$MASSCTL"
+	"$MASSCTL" sandbox policy | tee "$OUT/sandbox-policy.txt" || ok=1
+	if [ "${DEMO_SKIP_VERIFY:-0}" = 1 ]; then
+		note "sandbox verify skipped (DEMO_SKIP_VERIFY=1)"
+		return $ok
+	fi
+	printf '+ %s sandbox verify --race-ops %s\n' "$MASSCTL" "$RACE_OPS"
+	timeout -s INT -k 30 900 "$MASSCTL" sandbox verify --race-ops "$RACE_OPS" 2>&1 | tee "$OUT/sandbox-verify.txt"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || ok=1
+	FACT[sandbox]=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$OUT/sandbox-verify.txt" | tail -1)
+	[ -n "${FACT[sandbox]}" ] || FACT[sandbox]="no verify result (see sandbox-verify.txt)"
+	[ $ok -eq 0 ] || FACT[sandbox]="${FACT[sandbox]}: $(grep -E '^massctl: ' "$OUT/sandbox-verify.txt" | tail -1)"
+	return $ok
+}
+
+s_data() {
+	[ -n "$EP2" ] || { note "skipped: no episode"; return 2; }
+	DATASET=$OUT/dataset
+	step "$MASSCTL" data build --tokenizer "$TOKENIZER" --episodes "$OUT/data/episodes/$EP1" \
+		--episodes "$OUT/data/episodes/$EP2" --out "$DATASET" || return 1
+	local n
+	n=$(wc -l <"$DATASET/rows.jsonl")
+	[ "$n" -gt 0 ] || { note "dataset has no windows"; return 1; }
+	# Validation: the shortest window, so that evaluation stays quick on a CPU.
+	python3 - "$DATASET/rows.jsonl" "$DATASET/val.jsonl" <<'PY' || return 1
+import json, sys
+rows = [l for l in open(sys.argv[1]) if l.strip()]
+best = min(rows, key=lambda l: json.loads(l)["n_tokens"])
+open(sys.argv[2], "w").write(best if best.endswith("\n") else best + "\n")
+PY
+	printf '+ %s data show --tokenizer %s %s 0 | head -40\n' "$MASSCTL" "$TOKENIZER" "$DATASET"
+	"$MASSCTL" data show --tokenizer "$TOKENIZER" "$DATASET" 0 >"$OUT/window0.txt" || return 1
+	head -40 "$OUT/window0.txt"
+	echo "... (full window: $OUT/window0.txt; supervised spans between « »)"
+	FACT[dataset]="$n windows, $(json_get "$DATASET/manifest.json" 'd["total"]["tokens"]') tokens, $(json_get "$DATASET/manifest.json" 'd["total"]["supervised_tokens"]') supervised ($DATASET)"
+}
+
+s_train() {
+	[ -n "$DATASET" ] && [ -s "$DATASET/rows.jsonl" ] || { note "skipped: no dataset"; return 2; }
+	local ok=0 job=""
+	step "$TRAIN" init-model --config tiny --out "$OUT/model" || return 1
+	# The daemon job runs mass-train as massd's subprocess, started first so that
+	# it can use the second core while the direct run below trains.
+	printf '+ %s train --model %s --data %s --val %s --name demo-job --steps %s ...\n' \
+		"$MASSCTL" "$OUT/model" "$DATASET/rows.jsonl" "$DATASET/val.jsonl" "$JOB_STEPS"
+	job=$("$MASSCTL" train --model "$OUT/model" --data "$DATASET/rows.jsonl" --val "$DATASET/val.jsonl" \
+		--name demo-job --steps "$JOB_STEPS" --batch 1 --lr 1e-3 --warmup 1 --rank 8 --alpha 16 \
+		--val-every "$JOB_STEPS" --ckpt-every "$JOB_STEPS" --seed 1 | head -1) || ok=1
+	note "train job: ${job:-none}"
+	step "$TRAIN" train --model "$OUT/model" --data "$DATASET/rows.jsonl" --val "$DATASET/val.jsonl" \
+		--out "$OUT/run" --steps "$TRAIN_STEPS" --batch 1 --lr 1e-3 --warmup 1 --rank 8 --alpha 16 \
+		--dropout 0 --val-every "$TRAIN_STEPS" --ckpt-every "$TRAIN_STEPS" --seed 1 || return 1
+	ADAPTER=$OUT/adapter
+	step "$TRAIN" export --run "$OUT/run" --checkpoint best --out "$ADAPTER" || return 1
+	ls -l "$ADAPTER"
+	printf '+ %s eval --model %s --data %s --json\n' "$TRAIN" "$OUT/model" "$DATASET/val.jsonl"
+	"$TRAIN" eval --model "$OUT/model" --data "$DATASET/val.jsonl" --json | tee "$OUT/eval-base.json" || ok=1
+	printf '+ %s eval --model %s --adapter %s --data %s --json\n' "$TRAIN" "$OUT/model" "$ADAPTER" "$DATASET/val.jsonl"
+	"$TRAIN" eval --model "$OUT/model" --adapter "$ADAPTER" --data "$DATASET/val.jsonl" --json | tee "$OUT/eval-adapter.json" || ok=1
+	[ -s "$OUT/eval-base.json" ] && FACT[eval_base]="val loss $(json_get "$OUT/eval-base.json" 'round(d["loss"], 4)') without the adapter"
+	[ -s "$OUT/eval-adapter.json" ] && FACT[eval_adapter]="val loss $(json_get "$OUT/eval-adapter.json" 'round(d["loss"], 4)') with the adapter ($TRAIN_STEPS steps)"
+	if [ -n "$job" ]; then
+		printf '+ %s job watch %s\n' "$MASSCTL" "$job"
+		timeout -s INT 900 "$MASSCTL" job watch "$job" || ok=1
+		"$MASSCTL" job show "$job" --json >"$OUT/train-job.json" 2>/dev/null || "$MASSCTL" job show "$job"
+		local state
+		state=$(json_get "$OUT/train-job.json" 'd.get("state", "?")' 2>/dev/null || echo "?")
+		FACT[train_job]="massd job $job: $state, run in $OUT/data/runs/demo-job"
+		[ "$state" = succeeded ] || { note "train job ended $state"; ok=1; }
+	fi
+	return $ok
+}
+
+s_stop() {
+	step "$MASSCTL" job list
+	printf '+ kill -TERM %s (massd)\n' "$massd_pid"
+	stop_massd
+	local left
+	local ep left=0 n
+	for ep in $EP1 $EP2; do
+		n=$(($(docker ps -aq --filter "label=mass.episode=$ep" | wc -l) + $(docker volume ls -q --filter "label=mass.episode=$ep" | wc -l)))
+		[ "$n" -eq 0 ] || note "episode $ep left $n containers/volumes behind"
+		left=$((left + n))
+	done
+	[ "$left" -eq 0 ] || return 1
+	note "massd stopped; no container or volume of the demo episodes left"
+}
+
+# ---- main ----
+
+stage 0 "preflight: binaries, Docker engine, images" s_preflight || exit 1
+stage 1 "start massd (private socket, scripted dry-run model)" s_start || exit 1
+stage 2 "status, validate and add the example tasks" s_tasks
+stage 3 "run an episode with the scripted model" s_episode
+stage 4 "audit the episode and verify its ledger" s_audit
+stage 5 "sandbox policy and isolation self-test" s_sandbox
+stage 6 "build and show SFT windows" s_data
+stage 7 "train, export and evaluate a tiny LoRA" s_train
+stage 8 "stop massd" s_stop
+exit 0

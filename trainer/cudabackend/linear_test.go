@@ -1,0 +1,134 @@
+//go:build masscuda || masscudaemu
+
+package cudabackend
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/mass-dev/mass/cuda"
+	"github.com/mass-dev/mass/cuda/device"
+	"github.com/mass-dev/mass/cuda/devmem"
+	"github.com/mass-dev/mass/cuda/kernels"
+)
+
+// TestLinearDropout checks one LoRA projection with dropout, forward and backward, against
+// the Go references: y = x·Wᵀ + s·(drop(x)·Aᵀ)·Bᵀ, dB = s·dyᵀ·xa, dA = s·(dy·B)ᵀ·drop(x),
+// dx = dy·W + drop(s·(dy·B)·A), with the mask of cuda.DropoutKeep.
+func TestLinearDropout(t *testing.T) {
+	const tn, in, out, rank, p, s = 24, 64, 48, 8, 0.25, 2
+	const seed = 12345
+	r := rand.New(rand.NewPCG(21, 22))
+	rb := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = cuda.RoundBF16(float32(r.NormFloat64()))
+		}
+		return v
+	}
+	x, w, a, bm, dy := rb(tn*in), rb(out*in), rb(rank*in), rb(out*rank), rb(tn*out)
+	xd := cuda.RoundSliceBF16(cuda.Dropout(x, seed, p))
+	want := make([]float32, tn*out)
+	cuda.Gemm(false, true, tn, out, in, 1, x, w, 0, want)
+	xa := make([]float32, tn*rank)
+	cuda.Gemm(false, true, tn, rank, in, 1, xd, a, 0, xa)
+	cuda.Gemm(false, true, tn, out, rank, s, xa, bm, 1, want)
+	wantDB := make([]float32, out*rank)
+	cuda.Gemm(true, false, out, rank, tn, s, dy, xa, 0, wantDB)
+	dyb := make([]float32, tn*rank)
+	cuda.Gemm(false, false, tn, rank, out, 1, dy, bm, 0, dyb)
+	wantDA := make([]float32, rank*in)
+	cuda.Gemm(true, false, rank, in, tn, s, dyb, xd, 0, wantDA)
+	lo := make([]float32, tn*in)
+	cuda.Gemm(false, false, tn, in, rank, s, dyb, a, 0, lo)
+	wantDX := cuda.Dropout(lo, seed, p)
+	cuda.Gemm(false, false, tn, in, out, 1, dy, w, 1, wantDX)
+
+	dev, err := device.Open(0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	err = dev.Do(func(x0 *device.Exec) error {
+		ops, err := kernels.New(x0, "")
+		if err != nil {
+			return err
+		}
+		defer ops.Close()
+		sc := &scope{x: x0}
+		defer sc.release()
+		up := func(v []float32) uintptr {
+			blk, e := kernels.UploadBF16(x0, v)
+			if e != nil && err == nil {
+				err = e
+			}
+			sc.blocks = append(sc.blocks, blk)
+			return blk.Ptr
+		}
+		lm := &loraMod{in: in, out: out, rank: rank}
+		lm.abf, lm.bbf = devmem.Block{Ptr: up(a)}, devmem.Block{Ptr: up(bm)}
+		xp, wp, dyp := up(x), up(w), up(dy)
+		zero := func(n int) uintptr {
+			p, e := sc.f32(n)
+			if e == nil {
+				e = ops.Fill(p, 0, n)
+			}
+			if e != nil && err == nil {
+				err = e
+			}
+			return p
+		}
+		lm.ga, lm.gb = devmem.Block{Ptr: zero(rank * in)}, devmem.Block{Ptr: zero(out * rank)}
+		yp, _ := sc.bf16(tn * out)
+		dxp, _ := sc.bf16(tn * in)
+		if err != nil {
+			return err
+		}
+		b := &Backend{ops: ops, w: &weights{scaling: s, dropout: p}}
+		l := linear{T: tn, in: in, out: out, w: wp, lo: lm, seed: seed, dropout: p}
+		tmp := &scope{x: x0}
+		defer tmp.release()
+		xap, err := b.linFwd(sc, tmp, l, yp, xp)
+		if err != nil {
+			return err
+		}
+		if err := b.linBwd(tmp, l, dxp, false, dyp, xp, xap); err != nil {
+			return err
+		}
+		for _, c := range []struct {
+			name string
+			got  []float32
+			want []float32
+			tol  float64
+		}{
+			{"y", dl16(t, x0, yp, tn*out), want, cuda.DefaultTolBF16},
+			{"dx", dl16(t, x0, dxp, tn*in), wantDX, cuda.DefaultTolBF16},
+			{"dA", dl32(t, x0, lm.ga.Ptr, rank*in), wantDA, cuda.DefaultTolBF16},
+			{"dB", dl32(t, x0, lm.gb.Ptr, out*rank), wantDB, cuda.DefaultTolBF16},
+		} {
+			if e := cuda.CheckClose("lora linear "+c.name, c.got, c.want, c.tol); e != nil {
+				t.Error(e)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func dl16(t *testing.T, x *device.Exec, p uintptr, n int) []float32 {
+	v, err := kernels.DownloadBF16(x, devmem.Block{Ptr: p}, n)
+	if err != nil {
+		t.Error(err)
+	}
+	return v
+}
+
+func dl32(t *testing.T, x *device.Exec, p uintptr, n int) []float32 {
+	v, err := kernels.Download[float32](x, devmem.Block{Ptr: p}, n)
+	if err != nil {
+		t.Error(err)
+	}
+	return v
+}
