@@ -15,10 +15,10 @@ help: ## list the targets
 setup: ## install apt packages and Go modules (root; idempotent)
 	bash scripts/setup-host.sh
 
-build: ## build massd, massctl, mass-train (and mass-train-cuda), the static sandbox helper into ./bin
+build: ## build massd, massctl, mass-train (and mass-train-cuda), the static sandbox helper and probe into ./bin
 	@mkdir -p $(BIN)
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/mass-sandbox-helper ./sandbox/helper/cmd/mass-sandbox-helper
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./sandbox/helper/cmd/mass-sandbox-helper ./sandbox/probe/cmd/mass-probe
 	@# The CUDA trainer links libcuda (nvidia-cuda-dev); massd prefers it when a GPU is present.
 	@if [[ -f /usr/include/cuda.h ]]; then \
 		echo "$(GO) build -tags masscuda -o $(BIN)/mass-train-cuda ./cmd/mass-train"; \
@@ -40,7 +40,7 @@ image: build ## build the sandbox images (agent image via debootstrap, test imag
 kernels: ## compile cuda/*.cu to embedded PTX (needs nvcc)
 	bash scripts/kernels.sh
 
-bench: build ## run the benchmarks and print their tables
+bench: build image ## run the benchmarks and print their tables
 	bash scripts/bench.sh
 
 gpu-check: ## on a GPU host: kernels vs Go references, CPU-vs-CUDA parity, tokens/s and MFU

@@ -151,6 +151,7 @@ done <"$rows"
 echo
 echo "machine: $(nproc) cores, $(awk '/model name/ { $1 = $2 = $3 = ""; print; exit }' /proc/cpuinfo | sed 's/^ *//'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "raw outputs: $OUT/*.txt"
+echo "GPU (CUDA backend tokens/s, MFU, parity): make gpu-check on a GPU host"
 if [ "${#failed[@]}" -gt 0 ]; then
 	echo "bench: FAILED: ${failed[*]} (see $OUT/<name>.txt)" >&2
 	exit 1

@@ -89,9 +89,9 @@ stop_massd() {
 summary() {
 	local failed=0 i
 	banner "summary"
-	printf '%-48s %-8s %6s\n' STAGE RESULT SECONDS
+	printf '%-58s %-8s %6s\n' STAGE RESULT SECONDS
 	for i in "${!STAGE_NAMES[@]}"; do
-		printf '%-48s %-8s %6s\n' "${STAGE_NAMES[$i]}" "${STAGE_RESULTS[$i]}" "${STAGE_SECS[$i]}"
+		printf '%-58s %-8s %6s\n' "${STAGE_NAMES[$i]}" "${STAGE_RESULTS[$i]}" "${STAGE_SECS[$i]}"
 		[ "${STAGE_RESULTS[$i]}" = ok ] || failed=1
 	done
 	echo
@@ -100,14 +100,26 @@ summary() {
 	done
 	echo
 	echo "artifacts in $OUT:"
-	echo "  massd.yaml, massd.log         the daemon's config and log"
-	echo "  data/                         massd's data dir (SQLite, episodes/<id>/: api_requests.jsonl, ledger.jsonl, workspace.tar, ...)"
-	echo "  run.json                      massctl run --json summary"
-	echo "  audit.txt audit.json audit.html   behavioural audit (open audit.html in a browser)"
-	echo "  sandbox-policy.txt sandbox-verify.txt   sandbox policy and isolation self-test"
-	echo "  dataset/                      SFT windows (rows.jsonl, windows.bin, manifest.json), val.jsonl"
-	echo "  model/ run/ adapter/          tiny Qwen3 model, training run, exported PEFT adapter"
-	echo "  eval-base.json eval-adapter.json   loss without and with the adapter"
+	local a
+	for a in \
+		"massd.yaml|the daemon's config" "massd.log|the daemon's log" \
+		"data|massd's data dir: SQLite, episodes/<id>/ (api_requests.jsonl, ledger.jsonl, workspace.tar, ...), runs/" \
+		"run.json|massctl run --json summary" "audit.txt|behavioural audit" "audit.json|audit as JSON" \
+		"audit.html|audit page for reviewers (open in a browser)" "sandbox-policy.txt|effective sandbox policy" \
+		"sandbox-verify.txt|isolation self-test, one line per probe" \
+		"dataset|SFT windows: rows.jsonl, windows.bin, manifest.json, val.jsonl" "window0.txt|window 0 as text" \
+		"model|tiny random Qwen3 model" "run|direct training run (checkpoints, metrics.jsonl, best/)" \
+		"adapter|exported PEFT adapter" "eval-base.json|val loss without the adapter" \
+		"eval-adapter.json|val loss with the adapter"; do
+		[ -e "$OUT/${a%%|*}" ] && printf '  %-20s %s\n' "${a%%|*}" "${a#*|}"
+	done
+	if [ $failed -ne 0 ]; then
+		printf '\nfailed stages:' >&2
+		for i in "${!STAGE_NAMES[@]}"; do
+			[ "${STAGE_RESULTS[$i]}" = ok ] || printf ' [%s: %s]' "${STAGE_NAMES[$i]}" "${STAGE_RESULTS[$i]}" >&2
+		done
+		echo >&2
+	fi
 	return $failed
 }
 
@@ -135,10 +147,10 @@ s_preflight() {
 	for b in massd massctl mass-train; do
 		[ -x "$BIN/$b" ] || { note "missing $BIN/$b: run make build"; ok=1; }
 	done
-	# The sandbox helper (mounted read-only into every agent container) and the
-	# isolation probe are static binaries outside ./cmd, which `make build` does
-	# not cover; build them here (incremental, so cheap when up to date).
-	CGO_ENABLED=0 step go build -o "$BIN/" ./sandbox/helper/cmd/mass-sandbox-helper ./sandbox/probe/cmd/mass-probe || ok=1
+	# The static isolation probe (and the sandbox helper, mounted read-only into
+	# every agent container) live outside ./cmd; build them as `make build`
+	# builds the helper (incremental, so cheap when up to date).
+	CGO_ENABLED=0 step go build -trimpath -o "$BIN/" ./sandbox/helper/cmd/mass-sandbox-helper ./sandbox/probe/cmd/mass-probe || ok=1
 	command -v python3 >/dev/null || { note "python3 is needed to read JSON summaries"; ok=1; }
 	docker info >/dev/null 2>&1 || { note "no Docker engine reachable: start dockerd"; ok=1; }
 	if ! docker image inspect mass-agent:latest >/dev/null 2>&1; then
@@ -149,6 +161,11 @@ s_preflight() {
 }
 
 s_start() {
+	# Only ever remove a previous demo's output, never an arbitrary DEMO_OUT.
+	if [ -d "$OUT" ] && [ -n "$(ls -A "$OUT")" ] && [ ! -f "$OUT/massd.yaml" ]; then
+		note "$OUT exists and is not a previous demo's output; set DEMO_OUT to another directory"
+		return 1
+	fi
 	rm -rf "$OUT"
 	mkdir -p "$OUT"
 	sockdir=$(mktemp -d /tmp/mass-demo.XXXXXX)
@@ -167,6 +184,7 @@ sandbox:
   helper: $BIN/mass-sandbox-helper
 trainer:
   binary: $TRAIN
+  cuda_binary: ""   # the demo trains a tiny model on the CPU, GPU or not
 YAML
 	printf '+ %s --config %s &\n' "$MASSD" "$OUT/massd.yaml"
 	"$MASSD" --config "$OUT/massd.yaml" >"$OUT/massd.log" 2>&1 &

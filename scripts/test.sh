@@ -20,3 +20,6 @@ go test -race -count=1 -timeout 30m ./daemon/... ./agents/...
 
 echo "test: cuda build, vet and test binaries"
 bash scripts/cuda-ci.sh
+
+echo "test: cuda kernels and CPU-vs-CUDA parity on the CPU emulator"
+bash scripts/cuda-emu.sh

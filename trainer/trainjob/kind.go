@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -92,9 +93,13 @@ func run(ctx context.Context, binary string, job jobs.Job, rep jobs.Reporter) er
 	go func() { tail <- lastLines(stderr, 20, rep) }()
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	var other []string // stdout lines that are not records, e.g. a driver's start-up error
 	for sc.Scan() {
 		var r train.Record
 		if json.Unmarshal(sc.Bytes(), &r) != nil {
+			if other = append(other, sc.Text()); len(other) > 5 {
+				other = other[1:]
+			}
 			continue
 		}
 		report(rep, r)
@@ -104,7 +109,7 @@ func run(ctx context.Context, binary string, job jobs.Job, rep jobs.Reporter) er
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("mass-train: %w: %s", err, errTail)
+		return fmt.Errorf("mass-train: %w: %s", err, strings.TrimSpace(strings.Join(other, "\n")+"\n"+errTail))
 	}
 	var res train.Result
 	b, err := os.ReadFile(filepath.Join(out, "result.json"))
@@ -161,11 +166,13 @@ func lastLines(r io.Reader, n int, rep jobs.Reporter) string {
 }
 
 // PickBinary chooses the trainer for this host: the CUDA build when one is
-// configured and an NVIDIA device is present, else the CPU build (empty
-// means mass-train next to massd, else on PATH).
+// configured and an NVIDIA GPU device node (/dev/nvidia0, …) is present, else
+// the CPU build (empty means mass-train next to massd, else on PATH).
+// /dev/nvidiactl alone is not enough: driver packages create it on hosts
+// without a GPU.
 func PickBinary(cpuBinary, cudaBinary string) string {
 	if cudaBinary != "" {
-		if _, err := os.Stat("/dev/nvidiactl"); err == nil {
+		if gpus, _ := filepath.Glob("/dev/nvidia[0-9]*"); len(gpus) > 0 {
 			if st, err := os.Stat(cudaBinary); err == nil && st.Mode().IsRegular() {
 				return cudaBinary
 			}
