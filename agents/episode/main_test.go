@@ -6,12 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/docker/docker/client"
 
 	"github.com/mass-dev/mass/agents/model"
 	"github.com/mass-dev/mass/agents/model/fakeopenai"
@@ -19,6 +16,7 @@ import (
 	"github.com/mass-dev/mass/sandbox"
 	"github.com/mass-dev/mass/sandbox/docker"
 	"github.com/mass-dev/mass/sandbox/image"
+	"github.com/mass-dev/mass/sandbox/sandboxtest"
 )
 
 // One Docker runtime on the real engine for all tests, with the helper
@@ -39,28 +37,23 @@ func setup(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	helper := filepath.Join(dir, "mass-sandbox-helper")
-	testHelper = helper
-	build := exec.Command("go", "build", "-trimpath", "-o", helper, "github.com/mass-dev/mass/sandbox/helper/cmd/mass-sandbox-helper")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build helper: %v\n%s", err, out)
+	helper, err := sandboxtest.BuildHelper(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	testHelper = helper
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
-	if err == nil {
-		_, err = cli.Ping(ctx)
-	}
+	cli, skip, err := sandboxtest.Engine(ctx, "episode tests")
 	if err != nil {
-		testSkip = fmt.Sprintf("NO DOCKER ENGINE REACHABLE (%v): episode tests against the real engine are SKIPPED", err)
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if cli == nil {
+		testSkip = skip
 		fmt.Fprintln(os.Stderr, "!!!", testSkip)
 		return m.Run()
-	}
-	if _, err := image.EnsureTest(ctx, cli); err != nil {
-		fmt.Fprintf(os.Stderr, "ensure test image: %v\n", err)
-		return 1
 	}
 	testRT, err = docker.New(ctx, docker.Config{
 		DaemonID: fmt.Sprintf("c1test%d", os.Getpid()), HelperPath: helper, Image: image.TestRef,

@@ -5,15 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/docker/docker/client"
-
 	"github.com/mass-dev/mass/sandbox"
 	"github.com/mass-dev/mass/sandbox/image"
+	"github.com/mass-dev/mass/sandbox/sandboxtest"
 )
 
 // Shared by the tests: one runtime on the real engine, the helper built
@@ -37,27 +34,21 @@ func setup(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	testHelper = filepath.Join(dir, "mass-sandbox-helper")
-	build := exec.Command("go", "build", "-trimpath", "-o", testHelper, "github.com/mass-dev/mass/sandbox/helper/cmd/mass-sandbox-helper")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build helper: %v\n%s", err, out)
+	if testHelper, err = sandboxtest.BuildHelper(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
-	if err == nil {
-		_, err = cli.Ping(ctx)
-	}
+	cli, skip, err := sandboxtest.Engine(ctx, "the sandbox tests")
 	if err != nil {
-		testSkip = fmt.Sprintf("NO DOCKER ENGINE REACHABLE (%v): the sandbox tests against the real engine are SKIPPED", err)
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if cli == nil {
+		testSkip = skip
 		fmt.Fprintln(os.Stderr, "!!!", testSkip)
 		return m.Run()
-	}
-	if _, err := image.EnsureTest(ctx, cli); err != nil {
-		fmt.Fprintf(os.Stderr, "ensure test image %s: %v\n", testImage, err)
-		return 1
 	}
 	testRT, err = New(ctx, Config{
 		DaemonID: fmt.Sprintf("test%d", os.Getpid()), HelperPath: testHelper, Image: testImage,
