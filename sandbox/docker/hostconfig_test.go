@@ -133,8 +133,8 @@ func TestCompareVersions(t *testing.T) {
 	if got := len(versionWarnings("1.1.5+ds1")); got != 1 {
 		t.Errorf("runc 1.1.5: %d warnings, want 1 (CVE-2024-21626)", got)
 	}
-	if got := len(versionWarnings("1.0.0-rc5")); got != 2 {
-		t.Errorf("runc 1.0.0-rc5: %d warnings, want 2", got)
+	if got := len(versionWarnings("1.0.0-rc6")); got != 2 {
+		t.Errorf("runc 1.0.0-rc6: %d warnings, want 2 (rc7 fixed CVE-2019-5736)", got)
 	}
 	if got := len(versionWarnings("1.2.5")); got != 0 {
 		t.Errorf("runc 1.2.5: %d warnings, want 0", got)

@@ -59,15 +59,15 @@ func (r *Runtime) Report(ctx context.Context) (sandbox.Report, error) {
 }
 
 // versionWarnings flags runc releases older than the upstream fixes for
-// CVE-2019-5736 (1.0.0-rc6) and CVE-2024-21626 (1.1.12). Distributions
+// CVE-2019-5736 (1.0.0-rc7) and CVE-2024-21626 (1.1.12). Distributions
 // backport fixes, so these are warnings.
 func versionWarnings(runc string) []string {
 	if runc == "" {
 		return []string{"runc version unknown; cannot check CVE-2019-5736 / CVE-2024-21626"}
 	}
 	var w []string
-	if compareVersions(runc, "1.0.0-rc6") < 0 {
-		w = append(w, fmt.Sprintf("runc %s predates the upstream fix for CVE-2019-5736 (1.0.0-rc6); check that your distribution backported it", runc))
+	if compareVersions(runc, "1.0.0-rc7") < 0 {
+		w = append(w, fmt.Sprintf("runc %s predates the upstream fix for CVE-2019-5736 (1.0.0-rc7); check that your distribution backported it", runc))
 	}
 	if compareVersions(runc, "1.1.12") < 0 {
 		w = append(w, fmt.Sprintf("runc %s predates the upstream fix for CVE-2024-21626 (1.1.12); check that your distribution backported it", runc))
