@@ -39,7 +39,7 @@ func DescribePolicy(p sandbox.Policy) []Field {
 		{"memory_bytes", mib(p.MemoryBytes), "memory limit; swap limit set equal, so no swap", "memory_bomb_oom"},
 		{"nano_cpus", fmt.Sprintf("%.2f CPU", float64(p.NanoCPUs)/1e9), "CPU quota (CFS)", "cpu_burn_capped"},
 		{"nofile", fmt.Sprint(p.NoFile), "open-file ulimit", "-"},
-		{"ipc_mode", p.IPCMode, "private System V IPC and /dev/shm", "-"},
+		{"ipc_mode", p.IPCMode, "private System V IPC and /dev/shm", "ipc_private"},
 		{"init", fmt.Sprint(p.Init), "an init process reaps zombies as pid 1", "-"},
 		{"disk_bytes", mib(p.DiskBytes), "workspace volume cap", "workspace_fill_cap"},
 		{"exec_timeout", p.ExecTimeout.Round(time.Second).String(), "one command's wall-clock limit; the whole process tree is killed", "-"},

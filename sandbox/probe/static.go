@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +47,7 @@ func (r *run) static(ctx context.Context) error {
 	}
 	r.report.add(rs...)
 	r.report.add(r.setuid(ctx))
+	r.report.add(r.ipcPrivate(ctx))
 	if gw.addr != "" {
 		time.Sleep(200 * time.Millisecond) // let a late datagram arrive
 		conns, bytes := gw.seen()
@@ -54,6 +56,31 @@ func (r *run) static(ctx context.Context) error {
 			Observed: fmt.Sprintf("%d connections/datagrams, %d bytes on %s (tcp %d, udp %d)", conns, bytes, gw.addr, gw.tcpPort, gw.udpPort)})
 	}
 	return nil
+}
+
+// ipcPrivate compares IPC namespaces: agent A's must differ from the
+// host's and from agent B's, or System V IPC and /dev/shm are shared.
+func (r *run) ipcPrivate(ctx context.Context) check.Result {
+	const name, want = "ipc_private", "each agent has its own IPC namespace, distinct from the host's"
+	host, err := os.Readlink("/proc/self/ns/ipc")
+	if err != nil {
+		return check.Result{Name: name, Expected: want, Observed: "read host ipc namespace: " + err.Error()}
+	}
+	ns := func(sb sandbox.Sandbox) string {
+		res, err := sb.Exec(ctx, sandbox.ExecRequest{Argv: []string{"/bin/sh", "-c", "ls -l /proc/self/ns/ipc"}, Timeout: time.Minute, MaxBytes: 4096})
+		if err != nil || res.ExitCode != 0 {
+			return ""
+		}
+		f := strings.Fields(string(res.Stdout))
+		if len(f) == 0 {
+			return ""
+		}
+		return f[len(f)-1]
+	}
+	a, b := ns(r.a), ns(r.b)
+	ok := a != "" && b != "" && a != host && a != b
+	return check.Result{Name: name, OK: ok, Expected: want,
+		Observed: fmt.Sprintf("agent A %s, agent B %s, host %s", orNone(a), orNone(b), host)}
 }
 
 // setuid plants a root-owned setuid copy of the probe in the workspace (from

@@ -49,6 +49,8 @@ var Weakenings = []Weakening{
 	{"env-secret", "an API key in the agent environment",
 		func(o *Options) { o.Env = map[string]string{"OPENAI_API_KEY": "sk-probe0000000000000000"} },
 		[]string{"env_no_secrets"}, []string{GroupStatic}},
+	{"ipc-host", "IPCMode host",
+		func(o *Options) { o.Policy.IPCMode = "host" }, []string{"ipc_private"}, []string{GroupStatic}},
 	{"unprotected", "protected paths not mounted read-only",
 		func(o *Options) { o.NoProtect = true }, []string{"protected_not_writable"}, []string{GroupStatic}},
 	{"no-pids-limit", "PidsLimit 0",
