@@ -8,8 +8,8 @@ import (
 )
 
 // positional returns the command's positional arguments, applying any flags
-// written after them ("job start wait --params ..."), which urfave/cli
-// would otherwise leave unparsed.
+// (the command's or massctl's global ones) written after them ("job start
+// wait --params ..."), which urfave/cli would otherwise leave unparsed.
 func positional(c *cli.Context) ([]string, error) {
 	args := c.Args().Slice()
 	var out []string
@@ -24,7 +24,7 @@ func positional(c *cli.Context) ([]string, error) {
 			continue
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		fl := findFlag(c.Command.Flags, name)
+		fl := findFlag(append(append([]cli.Flag{}, c.Command.Flags...), c.App.Flags...), name)
 		if fl == nil {
 			return nil, fmt.Errorf("unknown flag %s for %s (see --help)", a, c.Command.FullName())
 		}

@@ -66,49 +66,13 @@ func episodeArg(c *cli.Context) (episode string, ok bool, err error) {
 	return args[0], true, nil
 }
 
-// interleavedFlags sets the command's flags found among its arguments and
-// returns the remaining positional arguments.
+// interleavedFlags is positional with a usage error's exit code (2).
 func interleavedFlags(c *cli.Context) ([]string, error) {
-	known := map[string]bool{} // name -> is a bool flag
-	for _, f := range append(append([]cli.Flag{}, c.Command.Flags...), c.App.Flags...) {
-		_, isBool := f.(*cli.BoolFlag)
-		for _, n := range f.Names() {
-			known[n] = isBool
-		}
+	args, err := positional(c)
+	if err != nil {
+		return nil, cli.Exit(err.Error(), 2)
 	}
-	in := c.Args().Slice()
-	var out []string
-	for i := 0; i < len(in); i++ {
-		a := in[i]
-		if a == "--" {
-			out = append(out, in[i+1:]...)
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			out = append(out, a)
-			continue
-		}
-		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		isBool, ok := known[name]
-		if !ok {
-			return nil, cli.Exit(fmt.Sprintf("unknown flag %s (see massctl %s --help)", a, c.Command.FullName()), 2)
-		}
-		if !hasVal {
-			if isBool {
-				val = "true"
-			} else {
-				if i+1 >= len(in) {
-					return nil, cli.Exit(fmt.Sprintf("flag %s needs a value", a), 2)
-				}
-				i++
-				val = in[i]
-			}
-		}
-		if err := c.Set(name, val); err != nil {
-			return nil, cli.Exit(fmt.Sprintf("flag %s: %v", a, err), 2)
-		}
-	}
-	return out, nil
+	return args, nil
 }
 
 // episodeSource returns where the episode's files come from.
@@ -123,7 +87,7 @@ func episodeSource(c *cli.Context, episode string) (audit.Source, error) {
 		}
 		return audit.DirSource{Dir: dir}, nil
 	}
-	return daemonEpisodeSource(c, episode)
+	return clientSource{c: clientFrom(c), episode: episode}, nil
 }
 
 func auditRun(c *cli.Context) error {
@@ -247,15 +211,6 @@ func auditVerify(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.Writer, "ledger of %s verified: %d records, hash chain intact, %s\n", episode, st.Records, tail)
 	return nil
-}
-
-// daemonEpisodeSource fetches episode files through massd's typed client.
-func daemonEpisodeSource(c *cli.Context, episode string) (audit.Source, error) {
-	cl, err := clientFrom(c)
-	if err != nil {
-		return nil, cli.Exit(Explain(err), 1)
-	}
-	return clientSource{c: cl, episode: episode}, nil
 }
 
 // clientSource reads an episode's files from massd.

@@ -22,8 +22,8 @@ func socketPath(c *cli.Context) string {
 // clientFrom returns a client for the massd named by --socket / MASS_SOCKET.
 // It does not connect; the first call does. Command files use it for every
 // daemon request.
-func clientFrom(c *cli.Context) (*client.Client, error) {
-	return client.New(socketPath(c)), nil
+func clientFrom(c *cli.Context) *client.Client {
+	return client.New(socketPath(c))
 }
 
 // jsonFlag is the --json flag every read command takes.

@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"time"
 
-	"github.com/docker/docker/client"
 	"github.com/urfave/cli/v2"
 
 	"github.com/mass-dev/mass/sandbox/image"
@@ -42,13 +40,10 @@ func imageBuild(c *cli.Context) error {
 	if c.Bool("all") || (!agent && !test) {
 		agent, test = true, true
 	}
-	ctx := c.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	eng, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	ctx := ctxOf(c)
+	eng, err := dockerEngine()
 	if err != nil {
-		return cli.Exit(fmt.Sprintf("docker client: %v", err), 1)
+		return cli.Exit(err.Error(), 1)
 	}
 	defer eng.Close()
 	if _, err := eng.Ping(ctx); err != nil {

@@ -77,10 +77,7 @@ func jobStart(c *cli.Context) error {
 		}
 		req.Params = json.RawMessage(p)
 	}
-	cl, err := clientFrom(c)
-	if err != nil {
-		return err
-	}
+	cl := clientFrom(c)
 	j, err := cl.SubmitJob(c.Context, req)
 	if err != nil {
 		return err
@@ -93,10 +90,7 @@ func jobStart(c *cli.Context) error {
 }
 
 func jobList(c *cli.Context) error {
-	cl, err := clientFrom(c)
-	if err != nil {
-		return err
-	}
+	cl := clientFrom(c)
 	js, err := cl.Jobs(c.Context, client.JobFilter{State: c.String("state"), Kind: c.String("kind"), TaskID: c.String("task"), Limit: c.Int("limit")})
 	if err != nil {
 		return err
@@ -125,10 +119,7 @@ func jobShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cl, err := clientFrom(c)
-	if err != nil {
-		return err
-	}
+	cl := clientFrom(c)
 	j, err := cl.Job(c.Context, id)
 	if err != nil {
 		return err
@@ -163,10 +154,7 @@ func jobLogs(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cl, err := clientFrom(c)
-	if err != nil {
-		return err
-	}
+	cl := clientFrom(c)
 	asJSON := c.Bool("json")
 	if !c.Bool("follow") {
 		evs, err := cl.Events(c.Context, id, c.Int64("after"))
@@ -199,10 +187,7 @@ func jobCancel(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cl, err := clientFrom(c)
-	if err != nil {
-		return err
-	}
+	cl := clientFrom(c)
 	j, err := cl.CancelJob(c.Context, id)
 	if err != nil {
 		return err
@@ -223,10 +208,7 @@ func jobRetry(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cl, err := clientFrom(c)
-	if err != nil {
-		return err
-	}
+	cl := clientFrom(c)
 	j, err := cl.RetryJob(c.Context, id)
 	if err != nil {
 		return err

@@ -64,10 +64,7 @@ type RunSummary struct {
 }
 
 func runEpisode(c *cli.Context) error {
-	cl, err := clientFrom(c)
-	if err != nil {
-		return err
-	}
+	cl := clientFrom(c)
 	params := map[string]string{}
 	if m := c.String("model"); m != "" {
 		params["model"] = m

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 
 	"github.com/docker/docker/client"
 	"github.com/urfave/cli/v2"
@@ -95,9 +94,9 @@ func openRuntime(c *cli.Context, pol sandbox.Policy, img string) (*docker.Runtim
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	eng, err := dockerEngine()
 	if err != nil {
-		return nil, nil, fmt.Errorf("docker client: %w", err)
+		return nil, nil, err
 	}
 	rt, err := docker.New(ctxOf(c), docker.Config{
 		DaemonID: fmt.Sprintf("massctl-%d", os.Getpid()), HelperPath: helper, Image: img, Policy: pol,
@@ -110,6 +109,16 @@ func openRuntime(c *cli.Context, pol sandbox.Policy, img string) (*docker.Runtim
 	return rt, eng, nil
 }
 
+// dockerEngine connects to the Docker engine named by DOCKER_HOST (or the default socket).
+func dockerEngine() (*client.Client, error) {
+	eng, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return nil, fmt.Errorf("docker client: %w", err)
+	}
+	return eng, nil
+}
+
+// ctxOf is the command's context, or Background when run without one.
 func ctxOf(c *cli.Context) context.Context {
 	if c.Context != nil {
 		return c.Context
@@ -143,7 +152,7 @@ func sandboxPolicy(c *cli.Context) error {
 }
 
 func writePolicy(w io.Writer, rep sandbox.Report) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTable(w)
 	fmt.Fprintln(tw, "FIELD\tVALUE\tMEANING\tPROBES")
 	for _, f := range probe.DescribePolicy(rep.Policy) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Name, f.Value, f.Doc, f.Probe)
@@ -224,9 +233,9 @@ func verifyImage(ctx context.Context, flagValue string) (string, error) {
 	if flagValue != "" {
 		return flagValue, nil
 	}
-	eng, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	eng, err := dockerEngine()
 	if err != nil {
-		return "", fmt.Errorf("docker client: %w", err)
+		return "", err
 	}
 	defer eng.Close()
 	if _, err := eng.ImageInspect(ctx, image.AgentRef); err == nil {

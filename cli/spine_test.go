@@ -29,7 +29,9 @@ func run(t *testing.T, args ...string) (string, error) {
 	return out.String(), err
 }
 
-func startDaemon(t *testing.T) string {
+// startDaemon runs massd in-process with the given job kinds on a temporary
+// socket and data dir, and waits until it answers.
+func startDaemon(t *testing.T, kinds ...jobs.Kind) *config.Config {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := config.Default()
@@ -37,13 +39,13 @@ func startDaemon(t *testing.T) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Version: "t", Kinds: []jobs.Kind{jobs.WaitKind()}, Logger: slog.New(slog.DiscardHandler)})
+		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Version: "t", Kinds: kinds, Logger: slog.New(slog.DiscardHandler)})
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	cl := client.New(cfg.Socket)
 	for i := 0; ; i++ {
 		if _, err := cl.Health(context.Background()); err == nil {
-			return cfg.Socket
+			return cfg
 		}
 		if i > 500 {
 			t.Fatal("daemon did not start")
@@ -54,6 +56,9 @@ func startDaemon(t *testing.T) string {
 
 func TestValidateLocal(t *testing.T) {
 	examples, _ := filepath.Glob("../examples/tasks/*/task.yaml")
+	if len(examples) == 0 {
+		t.Fatal("no example tasks under ../examples/tasks")
+	}
 	out, err := run(t, append([]string{"task", "validate"}, examples...)...)
 	if err != nil {
 		t.Fatalf("validate examples: %v\n%s", err, out)
@@ -62,7 +67,9 @@ func TestValidateLocal(t *testing.T) {
 		t.Errorf("%d ok lines, want %d:\n%s", got, want, out)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
-	os.WriteFile(bad, []byte("id: t\nprompt: p\nlimits:\n  episode_wall_time: 10m\n  agent_turns: 5\n  cpus: two\n"), 0o644)
+	if err := os.WriteFile(bad, []byte("id: t\nprompt: p\nlimits:\n  episode_wall_time: 10m\n  agent_turns: 5\n  cpus: two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out, err = run(t, "task", "validate", bad, "--json")
 	if err == nil {
 		t.Fatalf("malformed spec passed:\n%s", out)
@@ -88,7 +95,7 @@ func TestNoDaemonMessage(t *testing.T) {
 }
 
 func TestCommandsAgainstDaemon(t *testing.T) {
-	sock := startDaemon(t)
+	sock := startDaemon(t, jobs.WaitKind()).Socket
 	out, err := run(t, "--socket", sock, "status", "--json")
 	if err != nil {
 		t.Fatal(err)

@@ -55,10 +55,7 @@ func taskAdd(c *cli.Context) error {
 	if len(specs) == 0 {
 		return errors.New("task add needs at least one SPEC file, e.g. examples/tasks/sales-analysis/task.yaml")
 	}
-	cl, err := clientFrom(c)
-	if err != nil {
-		return err
-	}
+	cl := clientFrom(c)
 	var added []api.Task
 	for _, p := range specs {
 		t, err := cl.AddTask(c.Context, p)
@@ -77,10 +74,7 @@ func taskAdd(c *cli.Context) error {
 }
 
 func taskList(c *cli.Context) error {
-	cl, err := clientFrom(c)
-	if err != nil {
-		return err
-	}
+	cl := clientFrom(c)
 	ts, err := cl.Tasks(c.Context)
 	if err != nil {
 		return err
@@ -105,10 +99,7 @@ func taskShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cl, err := clientFrom(c)
-	if err != nil {
-		return err
-	}
+	cl := clientFrom(c)
 	t, err := cl.Task(c.Context, id)
 	if err != nil {
 		return err
@@ -160,16 +151,8 @@ func taskValidate(c *cli.Context) error {
 		v := validation{File: p, OK: true}
 		s, err := taskspec.Load(p)
 		if err != nil {
-			v.OK = false
+			v.OK, v.Errors = false, taskspec.Messages(err)
 			failed++
-			var es taskspec.Errors
-			if errors.As(err, &es) {
-				for _, e := range es {
-					v.Errors = append(v.Errors, e.Error())
-				}
-			} else {
-				v.Errors = []string{err.Error()}
-			}
 		} else {
 			v.ID = s.ID
 		}

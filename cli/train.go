@@ -80,10 +80,7 @@ func trainSubmit(c *cli.Context) error {
 	if _, err := trainjob.ParseParams(raw); err != nil {
 		return err
 	}
-	cl, err := clientFrom(c)
-	if err != nil {
-		return err
-	}
+	cl := clientFrom(c)
 	j, err := cl.SubmitJob(c.Context, api.JobRequest{Kind: trainjob.KindName, Params: raw})
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,11 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mass-dev/mass/daemon"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
-	"github.com/mass-dev/mass/daemon/config"
-	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/train"
 	"github.com/mass-dev/mass/trainer/trainjob"
@@ -31,34 +27,26 @@ func TestTrainSubmitsJob(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/mass-dev/mass/cmd/mass-train").CombinedOutput(); err != nil {
 		t.Fatalf("build mass-train: %v\n%s", err, out)
 	}
-	cfg := config.Default()
-	cfg.Socket, cfg.DataDir = filepath.Join(dir, "massd.sock"), filepath.Join(dir, "data")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Version: "t", Kinds: []jobs.Kind{trainjob.Kind(bin)}, Logger: slog.New(slog.DiscardHandler)})
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	cfg := startDaemon(t, trainjob.Kind(bin))
 	cl := client.New(cfg.Socket)
-	for i := 0; ; i++ {
-		if _, err := cl.Health(context.Background()); err == nil {
-			break
-		}
-		if i > 500 {
-			t.Fatal("daemon did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 
-	mc, _ := model.Preset("micro")
+	mc, err := model.Preset("micro")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := model.NewRandom(mc, 1).Save(filepath.Join(dir, "micro"), "F32", 0); err != nil {
 		t.Fatal(err)
 	}
-	f, _ := os.Create(filepath.Join(dir, "rows.jsonl"))
+	f, err := os.Create(filepath.Join(dir, "rows.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := train.WriteToyRows(f, 16, 12, 8, 1); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	out, err := run(t, "--socket", cfg.Socket, "train", "--model", filepath.Join(dir, "micro"), "--data", filepath.Join(dir, "rows.jsonl"),
 		"--name", "cli-run", "--steps", "4", "--batch", "2", "--rank", "4", "--alpha", "8", "--lr", "0.01", "--dropout", "0")

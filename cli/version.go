@@ -16,10 +16,8 @@ func versionCommand(version string) *cli.Command {
 				Client string `json:"client"`
 				Daemon string `json:"daemon,omitempty"`
 			}{Client: version}
-			if cl, err := clientFrom(c); err == nil {
-				if h, err := cl.Health(c.Context); err == nil {
-					out.Daemon = h.Version
-				}
+			if h, err := clientFrom(c).Health(c.Context); err == nil {
+				out.Daemon = h.Version
 			}
 			if c.Bool("json") {
 				return printJSON(c, out)

@@ -21,10 +21,7 @@ func jobWatch(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cl, err := clientFrom(c)
-	if err != nil {
-		return err
-	}
+	cl := clientFrom(c)
 	w := c.App.Writer
 	if c.Bool("json") {
 		enc := json.NewEncoder(w)

@@ -14,8 +14,8 @@ func (s AttnShape) Scale() float64 { return 1 / math.Sqrt(float64(s.HeadDim)) }
 
 func (s AttnShape) kvHead(h int) int { return h / (s.QHeads / s.KVHeads) }
 
-// AttentionForward is the reference for the attention kernels (attention.cu,
-// flash_attn.cu), in float64. It returns out [T, QHeads, HeadDim] and the log-sum-exp
+// AttentionForward is the reference for both attention paths (softmax.cu between
+// cuBLASLt products, and flash_attn.cu), in float64. It returns out [T, QHeads, HeadDim] and the log-sum-exp
 // of each query row's scaled scores, lse [QHeads, T], which the backward pass uses.
 func AttentionForward(q, k, v []float32, s AttnShape) (out, lse []float32) {
 	out = make([]float32, s.T*s.QHeads*s.HeadDim)

@@ -39,12 +39,7 @@ func LoRABackward(dy, x, w, a, b, xa []float32, s LoRAShape) (dx, da, db []float
 // by the same integer hash as lora_dropout in lora.cu, so that CPU and GPU drop the same
 // elements.
 func DropoutKeep(seed uint32, i uint64, p float32) bool {
-	h := uint32(i)*0x9E3779B9 ^ uint32(i>>32)*0x85EBCA6B ^ seed
-	h ^= h >> 16
-	h *= 0x85EBCA6B
-	h ^= h >> 13
-	h *= 0xC2B2AE35
-	h ^= h >> 16
+	h := mix32(uint32(i)*0x9E3779B9 ^ uint32(i>>32)*0x85EBCA6B ^ seed)
 	return float32(h>>8)*(1.0/16777216.0) >= p
 }
 

@@ -2,6 +2,8 @@ package cuda
 
 import "math"
 
+// mix32 is the murmur3 finalizer that the kernels' counter-based streams (dropout masks,
+// normal fills) hash with.
 func mix32(h uint32) uint32 {
 	h ^= h >> 16
 	h *= 0x85EBCA6B

@@ -286,7 +286,9 @@ func TestBinariesStatusAndValidate(t *testing.T) {
 		t.Fatalf("validate examples: %v\n%s", err, out)
 	}
 	bad := filepath.Join(dir, "bad.yaml")
-	os.WriteFile(bad, []byte("id: bad\nprompt: p\nsplit: dev\nlimits: {episode_wall_time: 1m, agent_turns: 3}\n"), 0o644)
+	if err := os.WriteFile(bad, []byte("id: bad\nprompt: p\nsplit: dev\nlimits: {episode_wall_time: 1m, agent_turns: 3}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out, err = massctl("task", "validate", bad)
 	if err == nil || !strings.Contains(out, ":3: split:") {
 		t.Errorf("malformed spec: err %v, output %q; want a failure naming split on line 3", err, out)

@@ -103,6 +103,7 @@ func (w *wiring) deps(ctx context.Context) (Deps, string, error) {
 			def = n
 		}
 	}
+	var dry *scripted.Server
 	if _, taken := clients[scripted.Name]; !taken {
 		srv, err := scripted.Start()
 		if err != nil {
@@ -111,9 +112,10 @@ func (w *wiring) deps(ctx context.Context) (Deps, string, error) {
 		c, err := model.New(srv.Config(), log)
 		if err != nil {
 			srv.Close()
-			return Deps{}, "", err
+			return Deps{}, "", fmt.Errorf("scripted dry-run model client: %w", err)
 		}
 		clients[scripted.Name] = c
+		dry = srv
 		log.Info("dry-run model available", "model", scripted.Name, "endpoint", srv.URL())
 	}
 	pol := sandbox.DefaultPolicy()
@@ -123,6 +125,9 @@ func (w *wiring) deps(ctx context.Context) (Deps, string, error) {
 	rt, err := docker.New(ctx, docker.Config{DaemonID: SandboxDaemonID(w.cfg.DataDir), HelperPath: w.cfg.Sandbox.Helper,
 		Image: w.cfg.Sandbox.Image, Policy: pol, Strict: w.cfg.Sandbox.Strict, Logger: log})
 	if err != nil {
+		if dry != nil {
+			dry.Close() // the next episode starts a fresh one; don't leak this one
+		}
 		return Deps{}, "", fmt.Errorf("sandbox runtime: %w", err)
 	}
 	names := slices.Sorted(maps.Keys(clients))

@@ -270,7 +270,10 @@ func TestToolResultTruncated(t *testing.T) {
 	d, _ := fakeModel(t, script(calls(sh("i=0; while [ $i -lt 3000 ]; do echo line-$i-padding-padding-padding; i=$((i+1)); done"))), nil)
 	_, dir := runEpisode(t, d, testTask(t, 2*time.Minute), "")
 	res := toolResults(t, dir, 2)
-	if len(res) != 1 || !strings.Contains(res[0], "[... truncated: ") || len(res[0]) > 70<<10 {
+	if got, want := len(res), 1; got != want {
+		t.Fatalf("tool results = %d, want %d", got, want)
+	}
+	if !strings.Contains(res[0], "[... truncated: ") || len(res[0]) > 70<<10 {
 		t.Fatalf("tool result of %d bytes without the truncation marker", len(res[0]))
 	}
 }

@@ -197,6 +197,10 @@ func (c *OpenAI) stream(ctx context.Context, creq openai.ChatCompletionRequest) 
 				if tc.Index != nil {
 					i = *tc.Index
 				}
+				if i < 0 || i >= maxStreamToolCalls {
+					// An endpoint's index must not panic or balloon the slice.
+					return Response{}, fmt.Errorf("stream: tool call index %d outside 0..%d", i, maxStreamToolCalls-1)
+				}
 				for len(calls) <= i {
 					calls = append(calls, openai.ToolCall{Type: openai.ToolTypeFunction})
 				}
@@ -219,6 +223,9 @@ func (c *OpenAI) stream(ctx context.Context, creq openai.ChatCompletionRequest) 
 	r.Message.ToolCalls = calls
 	return r, nil
 }
+
+// maxStreamToolCalls bounds the tool-call index a streamed delta may carry.
+const maxStreamToolCalls = 1024
 
 // retryable reports transient failures: 429, 5xx, timeouts, broken connections.
 func retryable(err error) bool {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -227,5 +230,26 @@ func TestConfigValidate(t *testing.T) {
 				t.Errorf("Validate = %v, want error containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestStreamBadToolIndex: a streamed tool-call index out of range is an
+// endpoint error, not a panic or a huge allocation.
+func TestStreamBadToolIndex(t *testing.T) {
+	for _, idx := range []int{-1, 1 << 30} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":%d,\"id\":\"x\",\"type\":\"function\",\"function\":{\"name\":\"ls\",\"arguments\":\"{}\"}}]}}]}\n\n", idx)
+			fmt.Fprint(w, "data: [DONE]\n\n")
+		}))
+		c, err := model.New(model.Config{Name: "test", BaseURL: srv.URL + "/v1", Model: "m", Stream: true, MaxRetries: 1, Backoff: time.Millisecond}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Chat(context.Background(), convo)
+		srv.Close()
+		if !errors.Is(err, model.ErrEndpoint) || !strings.Contains(err.Error(), "tool call index") {
+			t.Errorf("index %d: err = %v, want an ErrEndpoint about the tool call index", idx, err)
+		}
 	}
 }

@@ -79,9 +79,16 @@ func TestReopenCutsTornTail(t *testing.T) {
 		}
 	}
 	w.Close()
-	f, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
-	f.WriteString(`{"seq":4,"ts":"2026-`) // a write cut off by kill -9
-	f.Close()
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"seq":4,"ts":"2026-`); err != nil { // a write cut off by kill -9
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if recs, err := ReadFile(p); err != nil || len(recs) != 3 {
 		t.Fatalf("ReadFile with torn tail = %d records, %v; want 3, nil", len(recs), err)
 	}

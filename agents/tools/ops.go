@@ -93,10 +93,7 @@ func (e *Env) list(ctx context.Context, a Args, o *outcome) error {
 }
 
 func (e *Env) glob(ctx context.Context, a Args, o *outcome) error {
-	dir := sandbox.WorkspaceMount
-	if a.Has("path") {
-		dir = Abs(a.String("path"))
-	}
+	dir := dirArg(a, "path")
 	o.rec.Path = dir
 	paths, err := e.Sandbox.Files().Glob(ctx, a.String("pattern"), dir)
 	if err != nil {
@@ -112,10 +109,7 @@ func (e *Env) glob(ctx context.Context, a Args, o *outcome) error {
 }
 
 func (e *Env) grep(ctx context.Context, a Args, o *outcome) error {
-	dir := sandbox.WorkspaceMount
-	if a.Has("path") {
-		dir = Abs(a.String("path"))
-	}
+	dir := dirArg(a, "path")
 	o.rec.Path = dir
 	ms, err := e.Sandbox.Files().Grep(ctx, a.String("pattern"), dir, a.String("glob"))
 	if err != nil {
@@ -142,10 +136,7 @@ func (e *Env) grep(ctx context.Context, a Args, o *outcome) error {
 
 func (e *Env) shell(ctx context.Context, a Args, o *outcome) error {
 	cmd := a.String("command")
-	dir := sandbox.WorkspaceMount
-	if a.Has("directory") {
-		dir = Abs(a.String("directory"))
-	}
+	dir := dirArg(a, "directory")
 	req := sandbox.ExecRequest{Argv: []string{"sh", "-c", cmd}, Dir: dir}
 	if ms, ok := a.Int("timeout"); ok {
 		if ms <= 0 {
@@ -177,6 +168,14 @@ func (e *Env) shell(ctx context.Context, a Args, o *outcome) error {
 		o.rec.Error = fmt.Sprintf("exit code %d", r.ExitCode)
 	}
 	return nil
+}
+
+// dirArg is the directory named by the optional argument key, /workspace when absent.
+func dirArg(a Args, key string) string {
+	if a.Has(key) {
+		return Abs(a.String(key))
+	}
+	return sandbox.WorkspaceMount
 }
 
 func orEmpty(b []byte) string {

@@ -4,8 +4,9 @@ package cublaslt
 
 import (
 	"fmt"
-	"math"
 	"unsafe"
+
+	"github.com/mass-dev/mass/cuda"
 )
 
 // Handle is the emulated cuBLASLt (build tag masscudaemu): products in Go over host memory,
@@ -26,17 +27,7 @@ func (h *Handle) Close() error { return nil }
 func mem(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
 
 func loadBF16(p uintptr, i int64) float64 {
-	u := *(*uint16)(unsafe.Add(mem(p), 2*i))
-	return float64(math.Float32frombits(uint32(u) << 16))
-}
-
-func roundBF16(f float32) uint16 {
-	b := math.Float32bits(f)
-	if b&0x7fffffff > 0x7f800000 {
-		return uint16(b>>16 | 0x40)
-	}
-	b += 0x7fff + (b>>16)&1
-	return uint16(b >> 16)
+	return float64((*(*cuda.BF16)(unsafe.Add(mem(p), 2*i))).Float32())
 }
 
 // Matmul computes g on the host.
@@ -70,12 +61,12 @@ func (h *Handle) Matmul(g Gemm, _ uintptr, _ int64, _ uintptr) error {
 					}
 					*c = float32(v)
 				} else {
-					c := (*uint16)(unsafe.Add(mem(g.C), 2*ci))
+					c := (*cuda.BF16)(unsafe.Add(mem(g.C), 2*ci))
 					v := float64(g.Alpha) * s
 					if g.Beta != 0 {
-						v += float64(g.Beta) * float64(math.Float32frombits(uint32(*c)<<16))
+						v += float64(g.Beta) * float64(c.Float32())
 					}
-					*c = roundBF16(float32(v))
+					*c = cuda.ToBF16(float32(v))
 				}
 			}
 		}

@@ -4,7 +4,6 @@ package device
 
 import (
 	"fmt"
-	"time"
 	"unsafe"
 
 	"github.com/mass-dev/mass/cuda/devmem"
@@ -67,9 +66,6 @@ func (x *Exec) Alloc(bytes int64) (devmem.Block, error) { return x.mem.Alloc(byt
 // Free returns b to the cache.
 func (x *Exec) Free(b devmem.Block) { x.mem.Free(b) }
 
-// MemStats reports the allocator's counters.
-func (x *Exec) MemStats() devmem.Stats { return x.mem.Stats() }
-
 // CopyIn copies host bytes into an emulated device block.
 func (x *Exec) CopyIn(dst uintptr, src unsafe.Pointer, bytes int64) error {
 	if bytes > 0 {
@@ -99,17 +95,6 @@ func (x *Exec) Memset8(p uintptr, v byte, bytes int64) error {
 		b[i] = v
 	}
 	return nil
-}
-
-// Timer measures wall time on the emulator.
-type Timer struct{ start time.Time }
-
-// StartTimer starts a wall-clock timer.
-func (x *Exec) StartTimer() (*Timer, error) { return &Timer{start: time.Now()}, nil }
-
-// Stop returns the elapsed milliseconds.
-func (t *Timer) Stop() (float64, error) {
-	return float64(time.Since(t.start).Microseconds()) / 1e3, nil
 }
 
 func (x *Exec) close() error { return x.mem.Trim() }

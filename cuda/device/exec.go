@@ -105,9 +105,6 @@ func (x *Exec) Alloc(bytes int64) (devmem.Block, error) { return x.mem.Alloc(byt
 // before writing from the host.
 func (x *Exec) Free(b devmem.Block) { x.mem.Free(b) }
 
-// MemStats reports the allocator's counters.
-func (x *Exec) MemStats() devmem.Stats { return x.mem.Stats() }
-
 // CopyIn copies host bytes src to device pointer dst (synchronously).
 func (x *Exec) CopyIn(dst uintptr, src unsafe.Pointer, bytes int64) error {
 	if bytes == 0 {
@@ -150,45 +147,6 @@ func (x *Exec) Memset8(p uintptr, v byte, bytes int64) error {
 		return fmt.Errorf("memset %d bytes: %w", bytes, err)
 	}
 	return nil
-}
-
-// Timer records events around a region on the stream; Stop returns milliseconds.
-type Timer struct {
-	x          *Exec
-	start, end cu.Event
-}
-
-// StartTimer records a start event.
-func (x *Exec) StartTimer() (*Timer, error) {
-	s, err := cu.MakeEvent(cu.DefaultEvent)
-	if err != nil {
-		return nil, fmt.Errorf("create event: %w", err)
-	}
-	e, err := cu.MakeEvent(cu.DefaultEvent)
-	if err != nil {
-		return nil, fmt.Errorf("create event: %w", err)
-	}
-	if err := s.Record(x.stream); err != nil {
-		return nil, fmt.Errorf("record event: %w", err)
-	}
-	return &Timer{x: x, start: s, end: e}, nil
-}
-
-// Stop records the end event, waits for it and returns the elapsed milliseconds.
-func (t *Timer) Stop() (float64, error) {
-	defer cu.DestroyEvent(&t.start)
-	defer cu.DestroyEvent(&t.end)
-	if err := t.end.Record(t.x.stream); err != nil {
-		return 0, fmt.Errorf("record event: %w", err)
-	}
-	if err := t.end.Synchronize(); err != nil {
-		return 0, fmt.Errorf("wait for event: %w", err)
-	}
-	ms, err := t.start.Elapsed(t.end)
-	if err != nil {
-		return 0, fmt.Errorf("elapsed time: %w", err)
-	}
-	return ms, nil
 }
 
 func (x *Exec) close() error {

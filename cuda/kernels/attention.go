@@ -179,9 +179,3 @@ func beta(gi int) float32 {
 	}
 	return 1
 }
-
-// AttnFLOPs counts the causal attention matrix FLOPs of one forward pass (QKᵀ and PV over
-// the lower triangle): 2·2·Hq·hd·T(T+1)/2.
-func AttnFLOPs(s cuda.AttnShape) float64 {
-	return 4 * float64(s.QHeads) * float64(s.HeadDim) * float64(s.T) * float64(s.T+1) / 2
-}

@@ -37,10 +37,19 @@ func (o *Ops) RMSNormBwd(dh, dy, h, rstd, w, dresid P, n, d int) error {
 
 func halfBlock(hd int) device.Dim { return device.D1((hd/2 + 31) / 32 * 32) }
 
-// QKNormRoPEFwd normalizes and rotates x [T, H, hd] into out, writing rstd [T·H].
-func (o *Ops) QKNormRoPEFwd(out, rstd, x, w, pos P, t, h, hd int, eps, theta float32) error {
+// checkRoPEHeadDim rejects head dims the qk_norm_rope kernels cannot run: one thread per
+// rotated pair, at most 1024 threads a block.
+func checkRoPEHeadDim(hd int) error {
 	if hd%2 != 0 || hd > 2048 {
 		return fmt.Errorf("qk_norm_rope: head_dim %d must be even and at most 2048", hd)
+	}
+	return nil
+}
+
+// QKNormRoPEFwd normalizes and rotates x [T, H, hd] into out, writing rstd [T·H].
+func (o *Ops) QKNormRoPEFwd(out, rstd, x, w, pos P, t, h, hd int, eps, theta float32) error {
+	if err := checkRoPEHeadDim(hd); err != nil {
+		return err
 	}
 	return o.X.Launch("qk_norm_rope_fwd", rows(t*h), halfBlock(hd), 0,
 		ptr(out), ptr(rstd), ptr(x), ptr(w), ptr(pos), i(t*h), i(h), i(hd), f(eps), f(theta))
@@ -48,8 +57,8 @@ func (o *Ops) QKNormRoPEFwd(out, rstd, x, w, pos P, t, h, hd int, eps, theta flo
 
 // QKNormRoPEBwd is the backward of QKNormRoPEFwd.
 func (o *Ops) QKNormRoPEBwd(dx, dout, x, rstd, w, pos P, t, h, hd int, theta float32) error {
-	if hd%2 != 0 || hd > 2048 {
-		return fmt.Errorf("qk_norm_rope: head_dim %d must be even and at most 2048", hd)
+	if err := checkRoPEHeadDim(hd); err != nil {
+		return err
 	}
 	return o.X.Launch("qk_norm_rope_bwd", rows(t*h), halfBlock(hd), 0,
 		ptr(dx), ptr(dout), ptr(x), ptr(rstd), ptr(w), ptr(pos), i(t*h), i(h), i(hd), f(theta))

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,11 +19,16 @@ import (
 	"github.com/mass-dev/mass/daemon/jobs"
 )
 
-func startDaemon(t *testing.T) (*client.Client, string) {
+// startDaemon runs massd in-process on a temporary socket, with configure
+// (if any) applied to its config, and waits until it answers.
+func startDaemon(t *testing.T, configure ...func(*config.Config)) (*client.Client, string) {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := config.Default()
 	cfg.Socket, cfg.DataDir = filepath.Join(dir, "massd.sock"), filepath.Join(dir, "data")
+	for _, f := range configure {
+		f(cfg)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -119,5 +126,35 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if _, err := cl.Episode(ctx, "ep-x"); !errors.Is(err, api.ErrNotFound) {
 		t.Errorf("Episode without a row = %v, want ErrNotFound", err)
+	}
+}
+
+// TestTCPToken reaches massd over its TCP listener with NewTCP: the right
+// bearer token is served, a wrong one is api.ErrUnauthorized.
+func TestTCPToken(t *testing.T) {
+	const token = "0123456789abcdef0123456789abcdef"
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := free.Addr().String()
+	free.Close()
+	// The TCP listener is bound before massd answers on its socket.
+	startDaemon(t, func(c *config.Config) { c.TCP.Listen, c.TCP.TokenFile = addr, tokenFile })
+	ctx := context.Background()
+	cl := client.NewTCP("http://"+addr+"/", token)
+	if h, err := cl.Health(ctx); err != nil || h.Status != "ok" {
+		t.Fatalf("Health over tcp = %+v, %v", h, err)
+	}
+	m, err := cl.Metrics(ctx)
+	if err != nil || !strings.Contains(m, `mass_build_info{version="t"`) {
+		t.Errorf("Metrics = %.200q, %v; want build info", m, err)
+	}
+	if _, err := client.NewTCP("http://"+addr, "wrong-token-wrong-token").Health(ctx); !errors.Is(err, api.ErrUnauthorized) {
+		t.Errorf("Health with a wrong token = %v, want ErrUnauthorized", err)
 	}
 }

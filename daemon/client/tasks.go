@@ -15,9 +15,6 @@ import (
 	"github.com/mass-dev/mass/daemon/taskspec"
 )
 
-// UploadSpecName is the spec's name inside a task upload.
-const UploadSpecName = "spec.yaml"
-
 // AddTask loads and validates the spec at specPath locally, then uploads it
 // with every input and workflow file as a tar stream.
 func (c *Client) AddTask(ctx context.Context, specPath string) (api.Task, error) {
@@ -30,8 +27,8 @@ func (c *Client) AddTask(ctx context.Context, specPath string) (api.Task, error)
 		return api.Task{}, err
 	}
 	for _, f := range files {
-		if f == UploadSpecName {
-			return api.Task{}, fmt.Errorf("task %s: an input is named %s, which is reserved for the spec; rename it", spec.ID, UploadSpecName)
+		if f == taskspec.FileName {
+			return api.Task{}, fmt.Errorf("task %s: an input is named %s, which is reserved for the spec; rename it", spec.ID, taskspec.FileName)
 		}
 	}
 	pr, pw := io.Pipe()
@@ -53,7 +50,7 @@ func writeTaskTar(w io.Writer, specPath, dir string, files []string) error {
 	if err != nil {
 		return err
 	}
-	if err := tw.WriteHeader(&tar.Header{Name: UploadSpecName, Mode: 0o644, Size: int64(len(spec)), Typeflag: tar.TypeReg}); err != nil {
+	if err := tw.WriteHeader(&tar.Header{Name: taskspec.FileName, Mode: 0o644, Size: int64(len(spec)), Typeflag: tar.TypeReg}); err != nil {
 		return err
 	}
 	if _, err := tw.Write(spec); err != nil {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,9 +122,15 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestModelLogValueHidesKey(t *testing.T) {
-	m := &Model{BaseURL: "http://x", Model: "q", APIKeyEnv: "K"}
-	if s := m.LogValue().String(); strings.Contains(s, "sekrit") {
-		t.Errorf("log value %q leaks the key", s)
+	t.Setenv("MASS_TEST_KEY", "sekrit")
+	m := &Model{BaseURL: "http://x", Model: "q", APIKeyEnv: "MASS_TEST_KEY"}
+	if key, err := m.APIKey(); err != nil || key != "sekrit" {
+		t.Fatalf("APIKey = %q, %v; want sekrit", key, err)
+	}
+	var buf strings.Builder
+	slog.New(slog.NewTextHandler(&buf, nil)).Info("model", "m", m)
+	if s := buf.String(); strings.Contains(s, "sekrit") || !strings.Contains(s, "MASS_TEST_KEY") {
+		t.Errorf("log line %q leaks the key or omits its source", s)
 	}
 }
 

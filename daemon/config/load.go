@@ -131,9 +131,6 @@ func NewFlags(name string) *Flags {
 	return f
 }
 
-// FlagSet exposes the underlying flag set (for usage output).
-func (f *Flags) FlagSet() *flag.FlagSet { return f.fs }
-
 // Parse parses args.
 func (f *Flags) Parse(args []string) error { return f.fs.Parse(args) }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // TaskSpecName is the spec's file name inside a task directory.
-const TaskSpecName = "spec.yaml"
+const TaskSpecName = taskspec.FileName
 
 // LoadTask loads and validates the spec of the job's task from its stored
 // copy (<data-dir>/tasks/<id>/spec.yaml); relative paths in it resolve

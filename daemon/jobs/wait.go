@@ -111,5 +111,8 @@ func writeJSONAtomic(path string, v any) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write checkpoint: %w", err)
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write checkpoint: %w", err)
+	}
+	return nil
 }

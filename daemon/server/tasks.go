@@ -22,8 +22,6 @@ import (
 const (
 	MaxTaskUploadBytes = 4 << 30
 	MaxTaskFiles       = 100_000
-	// SpecName is the name of the spec inside an upload and a task directory.
-	SpecName = "spec.yaml"
 )
 
 func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) error {
@@ -50,15 +48,7 @@ func (s *Server) validateTask(w http.ResponseWriter, r *http.Request) error {
 	}
 	res := api.ValidateResult{OK: true}
 	if _, err := taskspec.Parse(data); err != nil {
-		res.OK = false
-		var es taskspec.Errors
-		if errors.As(err, &es) {
-			for _, e := range es {
-				res.Errors = append(res.Errors, e.Error())
-			}
-		} else {
-			res.Errors = []string{err.Error()}
-		}
+		res.OK, res.Errors = false, taskspec.Messages(err)
 	}
 	return writeJSON(w, http.StatusOK, res)
 }
@@ -86,7 +76,7 @@ func (s *Server) addTask(w http.ResponseWriter, r *http.Request) error {
 	if err := untar(http.MaxBytesReader(w, r.Body, MaxTaskUploadBytes), tmp); err != nil {
 		return err
 	}
-	spec, err := taskspec.Load(filepath.Join(tmp, SpecName))
+	spec, err := taskspec.Load(filepath.Join(tmp, taskspec.FileName))
 	if err != nil {
 		return fmt.Errorf("%s: %w", strings.ReplaceAll(err.Error(), tmp+"/", ""), api.ErrInvalid)
 	}
@@ -149,13 +139,13 @@ func untar(r io.Reader, dst string) error {
 			if err := f.Close(); err != nil {
 				return fmt.Errorf("unpack %s: %w", name, err)
 			}
-			sawSpec = sawSpec || name == SpecName
+			sawSpec = sawSpec || name == taskspec.FileName
 		default:
 			return fmt.Errorf("task upload entry %q is not a regular file or directory: %w", h.Name, api.ErrInvalid)
 		}
 	}
 	if !sawSpec {
-		return fmt.Errorf("task upload has no %s: %w", SpecName, api.ErrInvalid)
+		return fmt.Errorf("task upload has no %s: %w", taskspec.FileName, api.ErrInvalid)
 	}
 	return nil
 }

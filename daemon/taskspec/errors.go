@@ -1,6 +1,7 @@
 package taskspec
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -49,4 +50,18 @@ func (es Errors) withFile(name string) Errors {
 		e.File = name
 	}
 	return es
+}
+
+// Messages lists the problems in err, one per entry: each FieldError of an
+// Errors in it, else err's own message.
+func Messages(err error) []string {
+	var es Errors
+	if !errors.As(err, &es) {
+		return []string{err.Error()}
+	}
+	msgs := make([]string, len(es))
+	for i, e := range es {
+		msgs[i] = e.Error()
+	}
+	return msgs
 }

@@ -218,3 +218,23 @@ func TestParseReportsAllProblems(t *testing.T) {
 		t.Errorf("fields = %v, want %s (in line order, no 'required' for the mistyped field)", got, want)
 	}
 }
+
+func TestMessages(t *testing.T) {
+	_, err := Parse([]byte("id: x\nprompt: p\nlimits: {agent_turns: 2}\nsplit: dev\n"))
+	msgs := Messages(err)
+	var es Errors
+	if !errors.As(err, &es) || len(es) < 2 {
+		t.Fatalf("Parse = %v, want at least two field errors", err)
+	}
+	if got, want := len(msgs), len(es); got != want {
+		t.Fatalf("Messages gave %d entries, want %d: %q", got, want, msgs)
+	}
+	for i, e := range es {
+		if got, want := msgs[i], e.Error(); got != want {
+			t.Errorf("message %d = %q, want %q", i, got, want)
+		}
+	}
+	if got, want := strings.Join(Messages(errors.New("disk full")), "|"), "disk full"; got != want {
+		t.Errorf("Messages(plain error) = %q, want %q", got, want)
+	}
+}

@@ -4,6 +4,10 @@ package taskspec
 
 import "time"
 
+// FileName is the spec's name inside a task upload and a stored task
+// directory (<data-dir>/tasks/<id>/spec.yaml).
+const FileName = "spec.yaml"
+
 // Spec is one task.
 type Spec struct {
 	ID              string   `json:"id" yaml:"id"`

@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strconv"
@@ -44,7 +45,7 @@ func (r *Runtime) Usage(ctx context.Context, episode string) (int64, error) {
 	}
 	n, perr := strconv.ParseInt(strings.TrimSpace(string(res.Stdout)), 10, 64)
 	if res.ExitCode != 0 || perr != nil {
-		return 0, fmt.Errorf("workspace usage of %s: exit %d: %s", episode, res.ExitCode, res.Stderr)
+		return 0, fmt.Errorf("workspace usage of %s: helper du exited %d with output %q: %s", episode, res.ExitCode, res.Stdout, bytes.TrimSpace(res.Stderr))
 	}
 	return n, nil
 }

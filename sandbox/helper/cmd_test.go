@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // buildHelper compiles the static helper once per test binary.
@@ -48,13 +47,12 @@ func TestExecWrapper(t *testing.T) {
 	}
 	bin := buildHelper(t)
 	tests := []struct {
-		name    string
-		args    []string
-		want    int
-		marker  string
-		stdout  string
-		stdin   string
-		maxWall time.Duration
+		name   string
+		args   []string
+		want   int
+		marker string
+		stdout string
+		stdin  string
 	}{
 		{name: "exit status", args: []string{"sh", "-c", "exit 7"}, want: 7},
 		{name: "stdin passes through", args: []string{"cat"}, stdin: "in", stdout: "in"},

@@ -17,12 +17,22 @@ import (
 // So everything mounted below dir is detached first, and the directory is
 // left in place (with a message) if any mount survives.
 func cleanupRoot(dir string, log io.Writer) {
-	for _, m := range mountsUnder(dir) {
+	mounts, err := mountsUnder(dir)
+	if err != nil {
+		fmt.Fprintf(log, "warning: %v; not removing %s (check for mounts and remove it by hand)\n", err, dir)
+		return
+	}
+	for _, m := range mounts {
 		if err := unix.Unmount(m, unix.MNT_DETACH); err != nil {
 			fmt.Fprintf(log, "warning: unmount %s: %v\n", m, err)
 		}
 	}
-	if left := mountsUnder(dir); len(left) > 0 {
+	left, err := mountsUnder(dir)
+	if err != nil {
+		fmt.Fprintf(log, "warning: %v; not removing %s\n", err, dir)
+		return
+	}
+	if len(left) > 0 {
 		fmt.Fprintf(log, "warning: %s still has mounts (%s); not removing it\n", dir, strings.Join(left, ", "))
 		return
 	}
@@ -31,11 +41,12 @@ func cleanupRoot(dir string, log io.Writer) {
 	}
 }
 
-// mountsUnder lists mount points at or below dir, deepest first.
-func mountsUnder(dir string) []string {
+// mountsUnder lists mount points at or below dir, deepest first. An
+// unreadable mount table is an error: without it nothing is known to be safe.
+func mountsUnder(dir string) ([]string, error) {
 	data, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("list mounts under %s: %w", dir, err)
 	}
 	var out []string
 	for _, line := range strings.Split(string(data), "\n") {
@@ -49,7 +60,7 @@ func mountsUnder(dir string) []string {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
-	return out
+	return out, nil
 }
 
 // unescapeMount decodes the octal escapes (\040 for space) of mountinfo.

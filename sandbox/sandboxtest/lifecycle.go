@@ -67,11 +67,11 @@ func testLifecycle(t *testing.T, h Harness) {
 	if err != nil || n == 0 {
 		t.Errorf("ReapOrphans = %d, %v; want the dead episode's objects", n, err)
 	}
-	if infos, _ := h.Runtime.List(ctx, ep); len(infos) != 0 {
-		t.Errorf("after ReapOrphans: %+v", infos)
+	if infos, err := h.Runtime.List(ctx, ep); err != nil || len(infos) != 0 {
+		t.Errorf("after ReapOrphans: %+v, %v; want nothing", infos, err)
 	}
-	if infos, _ := h.Runtime.List(ctx, other); len(infos) == 0 {
-		t.Errorf("ReapOrphans removed the live episode %s", other)
+	if infos, err := h.Runtime.List(ctx, other); err != nil || len(infos) == 0 {
+		t.Errorf("ReapOrphans removed the live episode %s: %+v, %v", other, infos, err)
 	}
 }
 

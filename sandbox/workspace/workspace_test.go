@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/helper"
 )
 
 type ent struct {
@@ -214,6 +215,14 @@ func FuzzDecodeManifest(f *testing.F) {
 	f.Add([]byte(`[{"path":"a.py","type":"file","size":1,"mode":420,"sha256":"ab"}]`))
 	f.Add([]byte(`[{"path":"/etc"}]`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _ = DecodeManifest(bytes.NewReader(b))
+		m, err := DecodeManifest(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		for _, e := range m {
+			if _, err := helper.CleanRel(e.Path); err != nil {
+				t.Fatalf("accepted entry %q: %v", e.Path, err)
+			}
+		}
 	})
 }

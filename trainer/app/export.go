@@ -15,16 +15,25 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
+// readRunConfig reads the run.json a training run recorded in its folder.
+func readRunConfig(run string) (train.Config, error) {
+	var cfg train.Config
+	b, err := os.ReadFile(filepath.Join(run, "run.json"))
+	if err != nil {
+		return cfg, fmt.Errorf("read run config: %w", err)
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return cfg, fmt.Errorf("parse run.json: %w", err)
+	}
+	return cfg, nil
+}
+
 // runAdapter loads the adapter of a run: its best checkpoint, the latest,
 // or a named step.
 func runAdapter(run, which string, mc *model.Config) (*lora.Adapter, string, error) {
-	b, err := os.ReadFile(filepath.Join(run, "run.json"))
+	cfg, err := readRunConfig(run)
 	if err != nil {
-		return nil, "", fmt.Errorf("read run config: %w", err)
-	}
-	var cfg train.Config
-	if err := json.Unmarshal(b, &cfg); err != nil {
-		return nil, "", fmt.Errorf("parse run.json: %w", err)
+		return nil, "", err
 	}
 	a, err := lora.New(cfg.LoRA, mc, 0)
 	if err != nil {
@@ -67,13 +76,9 @@ func exportCommand() *cli.Command {
 			&cli.StringFlag{Name: "base-model", Usage: "base_model_name_or_path to record (default: the run's --model)"},
 		},
 		Action: func(c *cli.Context) error {
-			var cfg train.Config
-			b, err := os.ReadFile(filepath.Join(c.String("run"), "run.json"))
+			cfg, err := readRunConfig(c.String("run"))
 			if err != nil {
-				return fmt.Errorf("read run config: %w", err)
-			}
-			if err := json.Unmarshal(b, &cfg); err != nil {
-				return fmt.Errorf("parse run.json: %w", err)
+				return err
 			}
 			mc, err := model.LoadConfig(cfg.Model)
 			if err != nil {

@@ -39,6 +39,9 @@ func readChatCases(t *testing.T) []chatCase {
 		}
 		cases = append(cases, c)
 	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
 	return cases
 }
 

@@ -4,6 +4,7 @@ package cudabackend
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -68,7 +69,7 @@ func Open(cfg *model.Config, m *model.Model, a *lora.Adapter, seed uint32, opt O
 		return nil, err
 	}
 	if a == nil {
-		return nil, fmt.Errorf("cuda backend needs an adapter (may have no trainable modules)")
+		return nil, errors.New("cuda backend needs a lora adapter: pass one (it may have no trainable modules)")
 	}
 	if opt.Log == nil {
 		opt.Log = slog.Default()
@@ -130,7 +131,7 @@ func (b *Backend) Close() error {
 func (b *Backend) ForwardBackward(ctx context.Context, batch trainer.Batch, scale float64) ([]trainer.WindowLoss, error) {
 	out := make([]trainer.WindowLoss, len(batch.Windows))
 	err := b.dev.Do(func(x *device.Exec) error {
-		if err := b.w.syncLoRA(b.ops, b.ad, true); err != nil {
+		if err := b.w.syncLoRA(b.ops, true); err != nil {
 			return err
 		}
 		for i, w := range batch.Windows {
@@ -143,7 +144,7 @@ func (b *Backend) ForwardBackward(ctx context.Context, batch trainer.Batch, scal
 			}
 			out[i] = r.loss
 		}
-		return b.w.addGrads(b.ops, b.ad)
+		return b.w.addGrads(b.ops)
 	})
 	if err != nil {
 		return nil, err
@@ -155,7 +156,7 @@ func (b *Backend) ForwardBackward(ctx context.Context, batch trainer.Batch, scal
 func (b *Backend) Loss(ctx context.Context, windows []trainer.Window) ([]trainer.WindowLoss, error) {
 	out := make([]trainer.WindowLoss, len(windows))
 	err := b.dev.Do(func(x *device.Exec) error {
-		if err := b.w.syncLoRA(b.ops, b.ad, false); err != nil {
+		if err := b.w.syncLoRA(b.ops, false); err != nil {
 			return err
 		}
 		for i, w := range windows {
@@ -177,7 +178,7 @@ func (b *Backend) Loss(ctx context.Context, windows []trainer.Window) ([]trainer
 func (b *Backend) Logits(ctx context.Context, w trainer.Window) ([]float32, error) {
 	var logits []float32
 	err := b.dev.Do(func(x *device.Exec) error {
-		if err := b.w.syncLoRA(b.ops, b.ad, false); err != nil {
+		if err := b.w.syncLoRA(b.ops, false); err != nil {
 			return err
 		}
 		r, err := b.runWindow(x, w, runOpts{logits: true})

@@ -8,6 +8,7 @@ import (
 	"github.com/mass-dev/mass/cuda"
 	"github.com/mass-dev/mass/cuda/cublaslt"
 	"github.com/mass-dev/mass/cuda/kernels"
+	"github.com/mass-dev/mass/trainer/lora"
 )
 
 // acts are one layer's saved activations (bf16 unless noted).
@@ -45,27 +46,13 @@ func (f *fwd) shape() cuda.AttnShape {
 
 func (f *fwd) lin(l, mi int) linear {
 	c, lw := f.b.cfg, f.b.w.layers[l]
-	in, out := dims(c.HiddenSize, c.NumHeads*c.HeadDim, c.NumKVHeads*c.HeadDim, c.IntermediateSize, mi)
+	in, out := lora.Dims(c, lora.Modules[mi])
 	ln := linear{T: f.T, in: in, out: out, w: lw.proj[mi].Ptr, lo: lw.lo[mi]}
 	if f.ro.train && f.b.w.dropout > 0 {
 		ln.dropout = f.b.w.dropout
 		ln.seed = uint32(mix(f.ro.seed, uint64(l*8+mi)))
 	}
 	return ln
-}
-
-func dims(d, q, kv, ff, mi int) (in, out int) {
-	switch mi {
-	case mQ:
-		return d, q
-	case mK, mV:
-		return d, kv
-	case mO:
-		return q, d
-	case mGate, mUp:
-		return d, ff
-	}
-	return ff, d
 }
 
 func (f *fwd) forward() error {

@@ -79,8 +79,14 @@ func TestLinearDropout(t *testing.T) {
 			return p
 		}
 		lm.ga, lm.gb = devmem.Block{Ptr: zero(rank * in)}, devmem.Block{Ptr: zero(out * rank)}
-		yp, _ := sc.bf16(tn * out)
-		dxp, _ := sc.bf16(tn * in)
+		if err != nil {
+			return err
+		}
+		yp, err := sc.bf16(tn * out)
+		if err != nil {
+			return err
+		}
+		dxp, err := sc.bf16(tn * in)
 		if err != nil {
 			return err
 		}

@@ -187,7 +187,7 @@ func parallel(n int, fn func(i int)) {
 
 // syncLoRA uploads the adapter's current fp32 values as bf16 copies and, for a training
 // call, zeroes the device gradients.
-func (w *weights) syncLoRA(o *kernels.Ops, a *lora.Adapter, zeroGrads bool) error {
+func (w *weights) syncLoRA(o *kernels.Ops, zeroGrads bool) error {
 	ps, copies, grads := w.loraParams()
 	enc := make([][]cuda.BF16, len(ps))
 	parallel(len(ps), func(i int) { enc[i] = cuda.EncodeBF16(ps[i].Data) })
@@ -205,7 +205,7 @@ func (w *weights) syncLoRA(o *kernels.Ops, a *lora.Adapter, zeroGrads bool) erro
 }
 
 // addGrads downloads the device gradients and adds them into Param.Grad.
-func (w *weights) addGrads(o *kernels.Ops, a *lora.Adapter) error {
+func (w *weights) addGrads(o *kernels.Ops) error {
 	ps, _, grads := w.loraParams()
 	got := make([][]float32, len(ps))
 	for i, p := range ps {

@@ -58,9 +58,14 @@ func TestAdapterRoundTripGivesIdenticalLogits(t *testing.T) {
 	if err := WriteAdapter(dir, a, "Qwen/Qwen3-0.6B"); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, AdapterConfigFile))
+	b, err := os.ReadFile(filepath.Join(dir, AdapterConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var ac map[string]any
-	json.Unmarshal(b, &ac)
+	if err := json.Unmarshal(b, &ac); err != nil {
+		t.Fatalf("parse %s: %v", AdapterConfigFile, err)
+	}
 	for k, want := range map[string]any{"peft_type": "LORA", "task_type": "CAUSAL_LM", "r": 4.0, "lora_alpha": 8.0, "bias": "none"} {
 		if got := ac[k]; got != want {
 			t.Errorf("adapter_config %s = %v, want %v", k, got, want)

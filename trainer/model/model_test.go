@@ -67,18 +67,24 @@ func TestSaveLoadAndErrors(t *testing.T) {
 	}
 	// A weight of the wrong shape and a wrong dtype are both reported by name.
 	dir := t.TempDir()
-	m.Save(dir, safetensors.F32, 0)
+	if err := m.Save(dir, safetensors.F32, 0); err != nil {
+		t.Fatal(err)
+	}
 	bad := *m
 	bad.Tensors = map[string]*Tensor{}
 	for n, v := range m.Tensors {
 		bad.Tensors[n] = v
 	}
 	bad.Tensors["model.norm.weight"] = &Tensor{Shape: []int{31}, Data: make([]float32, 31)}
-	bad.Save(dir, safetensors.F32, 0)
+	if err := bad.Save(dir, safetensors.F32, 0); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "model.norm.weight") {
 		t.Errorf("wrong shape: err = %v", err)
 	}
-	os.Remove(filepath.Join(dir, "model.safetensors"))
+	if err := os.Remove(filepath.Join(dir, "model.safetensors")); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Load(dir); err == nil {
 		t.Error("missing weights loaded")
 	}
@@ -93,7 +99,10 @@ func TestWriteTokenizer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("read the tokenizer fixture: %v", err)
 	}
-	got, _ := os.ReadFile(filepath.Join(dir, "tokenizer.json"))
+	got, err := os.ReadFile(filepath.Join(dir, "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if string(got) != string(want) {
 		t.Error("embedded tokenizer.json differs from the fixture")
 	}

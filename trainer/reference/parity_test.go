@@ -121,7 +121,7 @@ func parity(t *testing.T, arch string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, _, err := f.ref.Float32s("logits_" + string(rune('0'+i)))
+			want, _, err := f.ref.Float32s(fmt.Sprintf("logits_%d", i))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,8 +203,13 @@ func parity(t *testing.T, arch string) {
 		if err := export.WriteAdapter(filepath.Join(dir, "adapter"), f.adapter, "tiny"); err != nil {
 			t.Fatal(err)
 		}
-		wj, _ := json.Marshal(f.dbg.Windows)
-		os.WriteFile(filepath.Join(dir, "windows.json"), wj, 0o644)
+		wj, err := json.Marshal(f.dbg.Windows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "windows.json"), wj, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		out := filepath.Join(dir, "logits.safetensors")
 		if err := AdapterLogits("qwen3_ref.py", f.modelDir, filepath.Join(dir, "adapter"), filepath.Join(dir, "windows.json"), out); err != nil {
 			t.Fatal(err)

@@ -92,7 +92,9 @@ const (
 // writeKnownEpisode writes an episode whose threads exercise every reconstruction rule.
 func writeKnownEpisode(t *testing.T, dir string) {
 	t.Helper()
-	os.MkdirAll(dir, 0o755)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	meta, _ := json.Marshal(EpisodeMeta{EpisodeID: "ep-known", TaskID: "task-a", Mode: "workflow", Prompt: bareTask, TeacherPrompt: teacher})
 	if err := os.WriteFile(filepath.Join(dir, "episode.json"), meta, 0o644); err != nil {
 		t.Fatal(err)
@@ -331,9 +333,17 @@ func TestBuildSmallWindows(t *testing.T) {
 
 func TestBuildRejectsBadEpisode(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "ep-bad")
-	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "episode.json"), []byte(`{"episode_id":"x","task_id":"t"}`), 0o644)
-	os.WriteFile(filepath.Join(dir, "api_requests.jsonl"), []byte("{\"seq\":1}\n{not json\n"), 0o644)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		"episode.json":       `{"episode_id":"x","task_id":"t"}`,
+		"api_requests.jsonl": "{\"seq\":1}\n{not json\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tok, tmpl := fixtures(t)
 	out := t.TempDir()
 	_, err := Build(context.Background(), BuildConfig{Tokenizer: tok, Template: tmpl, Window: DefaultWindowConfig()}, []string{dir}, out)
@@ -344,10 +354,6 @@ func TestBuildRejectsBadEpisode(t *testing.T) {
 		t.Errorf("failed build left files: %v", ents)
 	}
 }
-
-func chatOptions() chat.Options { return chat.Options{} }
-
-func encode(tok *tokenizer.Tokenizer, r *chat.Rendered) *chat.Encoded { return chat.Encode(tok, r) }
 
 // TestBuildSplitsLongTurns uses windows smaller than one assistant turn: turns are cut into
 // pieces, no window exceeds the limit, and every supervised token is kept exactly once.

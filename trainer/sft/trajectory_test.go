@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"strings"
 	"testing"
+
+	"github.com/mass-dev/mass/trainer/chat"
 )
 
 func TestReadCallsForms(t *testing.T) {
@@ -59,11 +61,11 @@ func FuzzReadCalls(f *testing.F) {
 		ep := &Episode{Meta: EpisodeMeta{EpisodeID: "e", TaskID: "t", TeacherPrompt: "T", Prompt: "P"}, Calls: calls}
 		var st Stats
 		for _, seg := range Segments(ep, true, &st) {
-			r, err := tmpl.Render(seg.Messages, seg.Tools, chatOptions())
+			r, err := tmpl.Render(seg.Messages, seg.Tools, chat.Options{})
 			if err != nil {
 				continue
 			}
-			rows, err := Windows(&seg, r, encode(tok, r), WindowConfig{MaxTokens: 64, ContextTokens: 8})
+			rows, err := Windows(&seg, r, chat.Encode(tok, r), WindowConfig{MaxTokens: 64, ContextTokens: 8})
 			if err != nil {
 				continue
 			}

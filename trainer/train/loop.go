@@ -58,7 +58,7 @@ func Run(ctx context.Context, cfg Config, o Options) (Result, error) {
 	}
 	factory, ok := o.Backends[cfg.Backend]
 	if !ok {
-		return Result{}, fmt.Errorf("backend %q is not built into this binary", cfg.Backend)
+		return Result{}, fmt.Errorf("backend %q is not built into this binary (a CUDA build needs -tags masscuda)", cfg.Backend)
 	}
 	rows, err := ReadRows(cfg.Data)
 	if err != nil {

@@ -49,7 +49,9 @@ func writeRows(t *testing.T, path string, rows []sft.Row) {
 	if err := sft.WriteRows(f, rows); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // toySetup writes a micro model, toy train/val rows and returns a config.
@@ -63,8 +65,14 @@ func toySetup(t *testing.T, steps int) Config {
 	if err := model.NewRandom(mc, 1).Save(filepath.Join(dir, "model"), "F32", 0); err != nil {
 		t.Fatal(err)
 	}
-	tr, _ := ToyRows(256, 24, 16, 1)
-	va, _ := ToyRows(32, 24, 16, 2)
+	tr, err := ToyRows(256, 24, 16, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	va, err := ToyRows(32, 24, 16, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	writeRows(t, filepath.Join(dir, "train.jsonl"), tr)
 	writeRows(t, filepath.Join(dir, "val.jsonl"), va)
 	oc := optim.DefaultConfig(steps)
@@ -148,8 +156,13 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	want := stepLosses(t, ref.Out)
 
 	cp := filepath.Join(t.TempDir(), "cfg.json")
-	b, _ := json.Marshal(cfg)
-	os.WriteFile(cp, b, 0o644)
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+cp)
 	if err := cmd.Start(); err != nil {
@@ -205,9 +218,19 @@ func TestEvaluateMatchesDefinition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := lora.New(cfg.LoRA, m.Config, 1)
-	be, _ := cpu.New(m, a)
-	rows, _ := ToyRows(3, 10, 16, 5)
+	a, err := lora.New(cfg.LoRA, m.Config, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := cpu.New(m, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	rows, err := ToyRows(3, 10, 16, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rows[1].Labels = make([]int32, len(rows[1].InputIDs))
 	for i := range rows[1].Labels {
 		rows[1].Labels[i] = sft.IgnoreIndex
@@ -216,8 +239,14 @@ func TestEvaluateMatchesDefinition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l0, _ := be.Loss(context.Background(), []trainer.Window{Window(rows[0])})
-	l2, _ := be.Loss(context.Background(), []trainer.Window{Window(rows[2])})
+	l0, err := be.Loss(context.Background(), []trainer.Window{Window(rows[0])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2, err := be.Loss(context.Background(), []trainer.Window{Window(rows[2])})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got, want := res.Loss, (l0[0].Loss+l2[0].Loss)/2; got != want {
 		t.Errorf("loss = %v, want %v", got, want)
 	}
@@ -242,6 +271,9 @@ func TestAccumulationEqualsBatch(t *testing.T) {
 		}
 	}
 	got, want := stepLosses(t, b.Out), stepLosses(t, a.Out)
+	if len(got) != a.Steps || len(want) != a.Steps {
+		t.Fatalf("logged %d accumulated and %d batched steps, want %d each", len(got), len(want), a.Steps)
+	}
 	for i := range want {
 		if math.Abs(got[i]-want[i]) > 1e-12 {
 			t.Errorf("step %d: accumulated loss %.17g, batched %.17g", i+1, got[i], want[i])

@@ -78,11 +78,11 @@ func run(ctx context.Context, binary string, job jobs.Job, rep jobs.Reporter) er
 	cmd.WaitDelay = StopGrace
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return fmt.Errorf("mass-train stdout: %w", err)
 	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		return err
+		return fmt.Errorf("mass-train stderr: %w", err)
 	}
 	rep.Event("start", "mass-train "+out, map[string]any{"out": out, "binary": binary})
 	rep.Progress(jobs.Progress{Stage: "starting", Message: out})
@@ -103,6 +103,10 @@ func run(ctx context.Context, binary string, job jobs.Job, rep jobs.Reporter) er
 			continue
 		}
 		report(rep, r)
+	}
+	if err := sc.Err(); err != nil {
+		rep.Logger().Warn("read mass-train stdout", "err", err)
+		io.Copy(io.Discard, stdout) // never leave the child blocked on a full pipe
 	}
 	errTail := <-tail
 	if err := cmd.Wait(); err != nil {
@@ -141,8 +145,8 @@ func report(rep jobs.Reporter, r train.Record) {
 	}
 }
 
-// lastLines drains r (mass-train's stderr: progress lines and logs), logs
-// complete lines, and returns the last n for an error message.
+// lastLines drains r (mass-train's stderr: progress lines and logs) and
+// returns its last n lines for an error message.
 func lastLines(r io.Reader, n int, rep jobs.Reporter) string {
 	defer io.Copy(io.Discard, r) // never leave the child blocked on a full pipe
 	sc := bufio.NewScanner(r)

@@ -57,15 +57,30 @@ func TestTrainJobRunsMassTrain(t *testing.T) {
 	}
 	bin := buildMassTrain(t)
 	data := t.TempDir()
-	mc, _ := model.Preset("micro")
+	mc, err := model.Preset("micro")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := model.NewRandom(mc, 1).Save(filepath.Join(data, "models", "micro"), "BF16", 0); err != nil {
 		t.Fatal(err)
 	}
-	rows, _ := train.ToyRows(16, 12, 8, 1)
-	os.MkdirAll(filepath.Join(data, "datasets", "toy"), 0o755)
-	f, _ := os.Create(filepath.Join(data, "datasets", "toy", "rows.jsonl"))
-	sft.WriteRows(f, rows)
-	f.Close()
+	rows, err := train.ToyRows(16, 12, 8, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(data, "datasets", "toy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(data, "datasets", "toy", "rows.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sft.WriteRows(f, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	params, _ := json.Marshal(map[string]any{"name": "t1", "model": "models/micro", "data": "datasets/toy/rows.jsonl",
 		"val": "datasets/toy/rows.jsonl", "steps": 6, "batch": 2, "lr": 0.01, "rank": 4, "alpha": 8, "val_every": 3, "ckpt_every": 3})

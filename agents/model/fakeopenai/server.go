@@ -1,7 +1,6 @@
 package fakeopenai
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,14 +71,6 @@ func (s *Server) Close() error {
 		return nil
 	}
 	return s.srv.Close()
-}
-
-// Shutdown stops the server gracefully.
-func (s *Server) Shutdown(ctx context.Context) error {
-	if s.srv == nil {
-		return nil
-	}
-	return s.srv.Shutdown(ctx)
 }
 
 // Requests returns the requests received so far, in arrival order.

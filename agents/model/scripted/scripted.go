@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mass-dev/mass/agents/model"
 	"github.com/mass-dev/mass/agents/model/fakeopenai"
@@ -123,5 +124,5 @@ func Start() (*Server, error) {
 
 // Config is the model configuration that points at s.
 func (s *Server) Config() model.Config {
-	return model.Config{Name: Name, BaseURL: s.URL(), Model: ModelID, DryRun: true, MaxConcurrency: 64, Backoff: 50e6}
+	return model.Config{Name: Name, BaseURL: s.URL(), Model: ModelID, DryRun: true, MaxConcurrency: 64, Backoff: 50 * time.Millisecond}
 }

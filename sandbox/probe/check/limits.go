@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -152,18 +153,11 @@ func CPUBurn(cfg Config, threads int, d time.Duration) Result {
 		qs = fmt.Sprintf("%.2f", quota)
 	}
 	obs := fmt.Sprintf("quota %s CPU; %d threads used %.2f CPU over %.1fs", qs, threads, used, wall)
-	ok := limit > 0 && qerr == nil && quota > 0 && abs(quota-limit) < 0.01 && used <= limit*1.25+0.05
+	ok := limit > 0 && qerr == nil && quota > 0 && math.Abs(quota-limit) < 0.01 && used <= limit*1.25+0.05
 	return Result{Name: "cpu_burn_capped", OK: ok, Expected: want, Observed: obs}
 }
 
 func tvSec(t unix.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
 
 // cpuQuota reads the CPU quota of this cgroup (v1 or v2) in CPUs; 0 means none.
 func cpuQuota() (float64, error) {

@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -95,9 +94,9 @@ func prepare(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	uid, gid, err := parseOwner(*owner)
+	uid, gid, err := sandbox.ParseUser(*owner)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintf(os.Stderr, "prepare -owner: %v\n", err)
 		return 2
 	}
 	start := time.Now()
@@ -107,14 +106,4 @@ func prepare(args []string) int {
 	}
 	fmt.Fprintf(os.Stderr, "prepare: ok in %s\n", time.Since(start))
 	return 0
-}
-
-func parseOwner(s string) (int, int, error) {
-	u, g, ok := strings.Cut(s, ":")
-	uid, err1 := strconv.Atoi(u)
-	gid, err2 := strconv.Atoi(g)
-	if !ok || err1 != nil || err2 != nil || uid < 0 || gid < 0 {
-		return 0, 0, fmt.Errorf("bad owner %q: want UID:GID", s)
-	}
-	return uid, gid, nil
 }

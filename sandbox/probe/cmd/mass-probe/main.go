@@ -87,5 +87,5 @@ func run(cmd string, args []string) error {
 	case "whoami":
 		return out.Encode(check.Whoami())
 	}
-	return fmt.Errorf("unknown command\n%s", usage)
+	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }
