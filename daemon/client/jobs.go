@@ -111,10 +111,14 @@ func (c *Client) Follow(ctx context.Context, id string, after int64, fn func(api
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	finished := false // the server ends the stream after a final-state snapshot
 	for sc.Scan() {
 		var it api.StreamItem
 		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
 			return fmt.Errorf("decode event stream of %s: %w", id, err)
+		}
+		if it.Job != nil {
+			finished = api.Terminal(it.Job.State)
 		}
 		if err := fn(it); err != nil {
 			if errors.Is(err, ErrStop) {
@@ -129,7 +133,13 @@ func (c *Client) Follow(ctx context.Context, id string, after int64, fn func(api
 		}
 		return fmt.Errorf("read event stream of %s: %w", id, err)
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !finished {
+		return fmt.Errorf("event stream of job %s ended before the job finished (did massd stop? check `massctl status`, then follow again): %w", id, api.ErrUnavailable)
+	}
+	return nil
 }
 
 func set(q url.Values, k, v string) {
