@@ -55,24 +55,13 @@ type EpisodeFilter struct {
 	JobID  string
 	TaskID string
 	Status string
-	Limit  int // default 1000
+	Limit  int // default DefaultListLimit
 }
 
 // Episodes lists episodes matching f, newest first.
 func (s *Store) Episodes(ctx context.Context, f EpisodeFilter) ([]api.Episode, error) {
-	q := `SELECT ` + episodeCols + ` FROM episodes WHERE 1=1`
-	var args []any
-	for _, c := range []struct{ col, v string }{{"job_id", f.JobID}, {"task_id", f.TaskID}, {"status", f.Status}} {
-		if c.v != "" {
-			q += " AND " + c.col + " = ?"
-			args = append(args, c.v)
-		}
-	}
-	if f.Limit <= 0 {
-		f.Limit = 1000
-	}
-	q += " ORDER BY created DESC, id DESC LIMIT ?"
-	args = append(args, f.Limit)
+	q, args := listQuery(`SELECT `+episodeCols+` FROM episodes`,
+		[]match{{"job_id", f.JobID}, {"task_id", f.TaskID}, {"status", f.Status}}, f.Limit)
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list episodes: %w", err)

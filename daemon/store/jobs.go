@@ -79,24 +79,13 @@ type JobFilter struct {
 	State  string
 	Kind   string
 	TaskID string
-	Limit  int // default 1000
+	Limit  int // default DefaultListLimit
 }
 
 // Jobs lists jobs matching f, newest first.
 func (s *Store) Jobs(ctx context.Context, f JobFilter) ([]api.Job, error) {
-	q := `SELECT ` + jobCols + ` FROM jobs WHERE 1=1`
-	var args []any
-	for _, c := range []struct{ col, v string }{{"state", f.State}, {"kind", f.Kind}, {"task_id", f.TaskID}} {
-		if c.v != "" {
-			q += " AND " + c.col + " = ?"
-			args = append(args, c.v)
-		}
-	}
-	if f.Limit <= 0 {
-		f.Limit = 1000
-	}
-	q += " ORDER BY created DESC, id DESC LIMIT ?"
-	args = append(args, f.Limit)
+	q, args := listQuery(`SELECT `+jobCols+` FROM jobs`,
+		[]match{{"state", f.State}, {"kind", f.Kind}, {"task_id", f.TaskID}}, f.Limit)
 	return s.queryJobs(ctx, q, args...)
 }
 
