@@ -157,15 +157,5 @@ func ReadBinary(r io.Reader) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rows []Row
-	for {
-		row, err := br.Next()
-		if errors.Is(err, io.EOF) {
-			return rows, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, row)
-	}
+	return readAll(br.Next)
 }

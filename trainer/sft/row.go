@@ -102,10 +102,14 @@ func (rr *RowReader) Next() (Row, error) {
 
 // ReadRows reads every row of a rows.jsonl stream.
 func ReadRows(r io.Reader) ([]Row, error) {
-	rr := NewRowReader(r)
+	return readAll(NewRowReader(r).Next)
+}
+
+// readAll collects rows from next until io.EOF.
+func readAll(next func() (Row, error)) ([]Row, error) {
 	var rows []Row
 	for {
-		row, err := rr.Next()
+		row, err := next()
 		if errors.Is(err, io.EOF) {
 			return rows, nil
 		}
