@@ -49,12 +49,14 @@ func (d *Device) loop(ordinal int, errc chan<- error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	x, err := newExec(ordinal)
-	errc <- err
 	if err != nil {
+		errc <- err
 		return
 	}
 	x.syncEach = os.Getenv("MASS_CUDA_SYNC") == "1"
+	// d.x is set before Open is told, so Open never reads it half-made.
 	d.x = x
+	errc <- nil
 	for {
 		select {
 		case fn := <-d.work:
