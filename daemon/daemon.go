@@ -69,6 +69,9 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer st.Close()
 
+	if err := server.SweepTasks(ctx, st, c.DataDir, log); err != nil {
+		log.Warn("sweep unfinished task uploads", "err", err)
+	}
 	if o.ReapOrphans != nil {
 		if err := o.ReapOrphans(ctx); err != nil {
 			log.Warn("reap orphaned sandboxes", "err", err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path"
@@ -54,8 +55,9 @@ func (s *Server) validateTask(w http.ResponseWriter, r *http.Request) error {
 }
 
 // addTask receives a tar stream holding spec.yaml and the files it names,
-// unpacks it into a fresh directory, validates it, and moves it to
-// <data-dir>/tasks/<id>.
+// unpacks it into a fresh directory, validates it, moves it to
+// <data-dir>/tasks/<id>, and only then records the task. A failure at any
+// step leaves neither the folder nor the row behind.
 func (s *Server) addTask(w http.ResponseWriter, r *http.Request) error {
 	tasksDir := filepath.Join(s.o.DataDir, "tasks")
 	if err := os.MkdirAll(tasksDir, 0o750); err != nil {
@@ -84,14 +86,22 @@ func (s *Server) addTask(w http.ResponseWriter, r *http.Request) error {
 	if _, err := os.Lstat(dir); err == nil {
 		return fmt.Errorf("task %s already exists: %w", spec.ID, api.ErrConflict)
 	}
-	t := api.Task{ID: spec.ID, Created: time.Now().UTC(), Dir: dir, Spec: *spec}
-	if err := s.o.Store.CreateTask(r.Context(), t); err != nil {
-		return err
-	}
+	// The folder goes into place first: a row is never written for a
+	// folder that is not there.
 	if err := os.Rename(tmp, dir); err != nil {
+		if errors.Is(err, fs.ErrExist) { // another upload of this id won the race
+			return fmt.Errorf("task %s already exists: %w", spec.ID, api.ErrConflict)
+		}
 		return fmt.Errorf("store task %s: %w", spec.ID, err)
 	}
 	keep = true
+	t := api.Task{ID: spec.ID, Created: time.Now().UTC(), Dir: dir, Spec: *spec}
+	if err := s.o.Store.CreateTask(r.Context(), t); err != nil {
+		if rmErr := os.RemoveAll(dir); rmErr != nil {
+			s.log.Error("remove task folder after a failed insert", "task", spec.ID, "dir", dir, "err", rmErr)
+		}
+		return err
+	}
 	s.log.Info("task added", "task", spec.ID, "dir", dir)
 	return writeJSON(w, http.StatusCreated, t)
 }

@@ -7,6 +7,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net/url"
+	"path/filepath"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -69,10 +71,30 @@ CREATE INDEX episodes_by_job ON episodes (job_id);
 `,
 }
 
+// dsnParams are the connection settings, applied by the driver to every
+// connection it opens.
+const dsnParams = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+
+// dsn returns a file: URI for the database at path. The path is
+// percent-encoded, so '?', '#' and '%' in it stay part of the file name
+// rather than starting the parameters, a fragment or an escape; it is made
+// absolute because "file://rel/x" would read "rel" as the URI's host.
+func dsn(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: dsnParams}
+	return u.String(), nil
+}
+
 // Open opens (creating if needed) the database at path and migrates it.
 func Open(ctx context.Context, path string) (*Store, error) {
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
-	db, err := sql.Open("sqlite", dsn)
+	uri, err := dsn(path)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	db, err := sql.Open("sqlite", uri)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}

@@ -1,0 +1,52 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mass-dev/mass/daemon/store"
+)
+
+// SweepTasks removes what a daemon killed in the middle of a task upload left in
+// <data-dir>/tasks: staging folders (.incoming-*) and task folders that never got
+// their row. The client of such an upload was never told it succeeded, so nothing it
+// was promised is lost, and a retry of the same id is no longer refused as a
+// conflict. It runs once at start-up, before the API serves. Entries are removed,
+// never followed.
+func SweepTasks(ctx context.Context, st *store.Store, dataDir string, log *slog.Logger) error {
+	tasksDir := filepath.Join(dataDir, "tasks")
+	ents, err := os.ReadDir(tasksDir)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", tasksDir, err)
+	}
+	tasks, err := st.Tasks(ctx)
+	if err != nil {
+		return err
+	}
+	known := make(map[string]bool, len(tasks))
+	for _, t := range tasks {
+		known[filepath.Base(t.Dir)] = true
+	}
+	for _, e := range ents {
+		name := e.Name()
+		staged := strings.HasPrefix(name, ".incoming-")
+		if !staged && known[name] {
+			continue
+		}
+		if !staged && !e.IsDir() {
+			continue // not ours: leave files a person put here alone
+		}
+		if err := os.RemoveAll(filepath.Join(tasksDir, name)); err != nil {
+			return fmt.Errorf("remove unfinished upload %s: %w", name, err)
+		}
+		log.Warn("removed an unfinished task upload", "entry", name, "staging", staged)
+	}
+	return nil
+}
