@@ -16,7 +16,9 @@ import (
 // Recover closes the record of an episode whose daemon died mid-run: it
 // removes the episode's containers and workspace, cuts torn final lines off
 // the recording and the ledger (the ledger keeps them in a .torn side file),
-// and writes run_status.json with failure "infrastructure".
+// and writes run_status.json with failure "infrastructure". It creates no
+// recording or ledger the episode never wrote: without a ledger,
+// run_status.json has no ledger_head and its reason says so.
 func Recover(ctx context.Context, d Deps, id, dir string) error {
 	ctx, cancel := context.WithTimeout(ctx, finishTimeout)
 	defer cancel()
@@ -35,16 +37,21 @@ func Recover(ctx context.Context, d Deps, id, dir string) error {
 			st.Started, st.Model, st.DryRun = info.Started, info.Model, info.DryRun
 		}
 	}
-	if w, err := record.Open(filepath.Join(dir, RequestsFile), id); err == nil {
+	if w, err := record.Reopen(filepath.Join(dir, RequestsFile), id); err == nil {
 		st.ModelCalls = int(w.Seq())
 		w.Close()
 	} else if !errors.Is(err, os.ErrNotExist) {
 		errs = append(errs, err)
 	}
-	if w, err := ledger.Create(filepath.Join(dir, LedgerFile), id); err == nil {
+	if w, err := ledger.Reopen(filepath.Join(dir, LedgerFile), id); err == nil {
 		seq, hash := w.Head()
 		st.LedgerHead = &Head{Seq: seq, Hash: hash}
 		w.Close()
+	} else if errors.Is(err, os.ErrNotExist) {
+		st.Reason += "; it stopped before its ledger was created, so it has no " + LedgerFile
+		if d.Log != nil {
+			d.Log.Info("interrupted episode has no ledger; none created", "episode", id)
+		}
 	} else {
 		errs = append(errs, err)
 	}

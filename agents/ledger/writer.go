@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mass-dev/mass/agents/internal/groupsync"
 )
 
 // ErrClosed is returned by Append after Close.
@@ -30,16 +32,14 @@ type Writer struct {
 	path    string
 	episode string
 
-	mu      sync.Mutex // guards f writes, seq, prev, written, closed
-	f       *os.File
-	seq     int64
-	prev    string
-	written int64 // seq of the last line written
-	closed  bool
-	broken  error // a failed write leaves the tail unknown; refuse further appends
+	mu     sync.Mutex // guards f writes, seq, prev, closed, broken
+	f      *os.File
+	seq    int64
+	prev   string
+	closed bool
+	broken error // a failed write leaves the tail unknown; refuse further appends
 
-	syncMu sync.Mutex // serializes fsync; guards synced
-	synced int64      // seq of the last line known durable
+	group *groupsync.Group // fsyncs f; knows which seqs are durable
 
 	torn int // bytes of a torn tail moved aside by Create
 }
@@ -50,10 +50,21 @@ type Writer struct {
 // JSON — is moved to path+TornSuffix and cut off; any other defect
 // (edited, reordered, wrong episode) is an error and the file is untouched.
 func Create(path, episode string) (*Writer, error) {
+	return open(path, episode, os.O_CREATE)
+}
+
+// Reopen is Create for a ledger that must already exist, as when closing
+// the record of an interrupted episode: a missing file is an error wrapping
+// fs.ErrNotExist, and nothing is created.
+func Reopen(path, episode string) (*Writer, error) {
+	return open(path, episode, 0)
+}
+
+func open(path, episode string, create int) (*Writer, error) {
 	if episode == "" {
 		return nil, errors.New("create ledger: empty episode id")
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o640)
+	f, err := os.OpenFile(path, os.O_RDWR|create|os.O_APPEND, 0o640)
 	if err != nil {
 		return nil, fmt.Errorf("open ledger %s: %w", path, err)
 	}
@@ -117,7 +128,7 @@ func (w *Writer) recover() error {
 		}
 	}
 	w.seq, w.prev = c.seq, c.prev
-	w.written, w.synced = c.seq, c.seq
+	w.group = groupsync.New(w.f, c.seq)
 	return nil
 }
 
@@ -183,6 +194,10 @@ func (w *Writer) Append(r Record) (Record, error) {
 		w.mu.Unlock()
 		return Record{}, w.broken
 	}
+	if err := w.group.Err(); err != nil {
+		w.mu.Unlock()
+		return Record{}, fmt.Errorf("sync ledger %s: %w", w.path, err)
+	}
 	r.Seq, r.Prev, r.Hash = w.seq+1, w.prev, ""
 	line, err := encodeLine(r)
 	if err == nil {
@@ -202,31 +217,14 @@ func (w *Writer) Append(r Record) (Record, error) {
 		w.mu.Unlock()
 		return Record{}, w.broken
 	}
-	w.seq, w.prev, w.written = r.Seq, r.Hash, r.Seq
+	w.seq, w.prev = r.Seq, r.Hash
+	w.group.Written(r.Seq)
 	w.mu.Unlock()
 
-	if err := w.syncUpTo(r.Seq); err != nil {
-		return Record{}, err
+	if err := w.group.Wait(r.Seq); err != nil {
+		return Record{}, fmt.Errorf("sync ledger %s: %w", w.path, err)
 	}
 	return r, nil
-}
-
-// syncUpTo makes every line up to seq durable; one fsync covers all lines
-// written before it started.
-func (w *Writer) syncUpTo(seq int64) error {
-	w.syncMu.Lock()
-	defer w.syncMu.Unlock()
-	if w.synced >= seq {
-		return nil
-	}
-	w.mu.Lock()
-	target := w.written
-	w.mu.Unlock()
-	if err := w.f.Sync(); err != nil {
-		return fmt.Errorf("sync ledger %s: %w", w.path, err)
-	}
-	w.synced = target
-	return nil
 }
 
 // Head returns the seq and hash of the last record (0 and the genesis hash
@@ -254,16 +252,7 @@ func (w *Writer) Close() error {
 	}
 	w.closed = true
 	w.mu.Unlock()
-	w.syncMu.Lock()
-	defer w.syncMu.Unlock()
-	err := w.f.Sync()
-	if err == nil {
-		w.synced = w.written
-	}
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := w.group.Close(); err != nil {
 		return fmt.Errorf("close ledger %s: %w", w.path, err)
 	}
 	return nil

@@ -8,6 +8,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/mass-dev/mass/agents/internal/groupsync"
 )
 
 // ErrClosed is returned by Append after Close.
@@ -27,14 +29,24 @@ type Writer struct {
 	closed bool
 	broken error
 
-	syncMu sync.Mutex // serializes fsync; guards synced
-	synced int64
+	group *groupsync.Group // fsyncs f; knows which seqs are durable
 }
 
 // Open opens (or creates) the recording at path. An existing file is read
 // and its seq continued; a torn final line is cut off.
 func Open(path, episode string) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o640)
+	return open(path, episode, os.O_CREATE)
+}
+
+// Reopen is Open for a recording that must already exist, as when closing
+// the record of an interrupted episode: a missing file is an error wrapping
+// fs.ErrNotExist, and nothing is created.
+func Reopen(path, episode string) (*Writer, error) {
+	return open(path, episode, 0)
+}
+
+func open(path, episode string, create int) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|create, 0o640)
 	if err != nil {
 		return nil, fmt.Errorf("open recording %s: %w", path, err)
 	}
@@ -55,7 +67,7 @@ func Open(path, episode string) (*Writer, error) {
 	if n := len(recs); n > 0 {
 		w.seq = recs[n-1].Seq
 	}
-	w.synced = w.seq
+	w.group = groupsync.New(f, w.seq)
 	return w, nil
 }
 
@@ -76,6 +88,10 @@ func (w *Writer) Append(r Record) (int64, error) {
 		w.mu.Unlock()
 		return 0, w.broken
 	}
+	if err := w.group.Err(); err != nil {
+		w.mu.Unlock()
+		return 0, fmt.Errorf("sync recording %s: %w", w.path, err)
+	}
 	r.Seq = w.seq + 1
 	line, err := encode(r)
 	if err != nil {
@@ -88,24 +104,12 @@ func (w *Writer) Append(r Record) (int64, error) {
 		return 0, w.broken
 	}
 	w.seq = r.Seq
+	w.group.Written(r.Seq)
 	w.mu.Unlock()
-	return r.Seq, w.syncUpTo(r.Seq)
-}
-
-func (w *Writer) syncUpTo(seq int64) error {
-	w.syncMu.Lock()
-	defer w.syncMu.Unlock()
-	if w.synced >= seq {
-		return nil
+	if err := w.group.Wait(r.Seq); err != nil {
+		return r.Seq, fmt.Errorf("sync recording %s: %w", w.path, err)
 	}
-	w.mu.Lock()
-	target := w.seq
-	w.mu.Unlock()
-	if err := w.f.Sync(); err != nil {
-		return fmt.Errorf("sync recording %s: %w", w.path, err)
-	}
-	w.synced = target
-	return nil
+	return r.Seq, nil
 }
 
 // Seq is the last assigned seq.
@@ -123,11 +127,7 @@ func (w *Writer) Close() error {
 		return nil
 	}
 	w.closed = true
-	err := w.f.Sync()
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return w.group.Close()
 }
 
 // scan reads the records in f and returns them with the byte length of the
