@@ -31,11 +31,24 @@ type AttnGrads struct {
 
 func (o *Ops) alloc(bytes int) (devmem.Block, error) { return o.X.Alloc(int64(bytes)) }
 
+// checkFlash refuses shapes flash_attn.cu cannot run. The kernels map query head h to kv
+// head h/(QHeads/KVHeads), so a head count that does not divide evenly would read past K
+// and V; the check runs before any allocation or launch.
+func checkFlash(s cuda.AttnShape) error {
+	if s.HeadDim <= 0 || s.HeadDim > MaxFlashHeadDim {
+		return fmt.Errorf("flash attention: head_dim %d, want 1 to %d (use the clear attention path)", s.HeadDim, MaxFlashHeadDim)
+	}
+	if s.QHeads <= 0 || s.KVHeads <= 0 || s.QHeads%s.KVHeads != 0 {
+		return fmt.Errorf("flash attention: %d query heads do not divide evenly among %d kv heads (grouped-query attention needs query heads a positive multiple of kv heads)",
+			s.QHeads, s.KVHeads)
+	}
+	return nil
+}
+
 // FlashFwd runs the tiled attention kernel, writing O and LSE.
 func (o *Ops) FlashFwd(b AttnBufs, s cuda.AttnShape) error {
-	if s.HeadDim > MaxFlashHeadDim || s.QHeads%s.KVHeads != 0 {
-		return fmt.Errorf("flash attention: head_dim %d (max %d), %d query heads over %d kv heads",
-			s.HeadDim, MaxFlashHeadDim, s.QHeads, s.KVHeads)
+	if err := checkFlash(s); err != nil {
+		return err
 	}
 	return o.X.Launch("flash_attn_fwd", device.Dim{X: (s.T + 15) / 16, Y: s.QHeads, Z: 1}, device.D1(128), 0,
 		ptr(b.O), ptr(b.LSE), ptr(b.Q), ptr(b.K), ptr(b.V), i(s.T), i(s.QHeads), i(s.KVHeads),
@@ -44,8 +57,8 @@ func (o *Ops) FlashFwd(b AttnBufs, s cuda.AttnShape) error {
 
 // FlashBwd computes DQ, DK, DV from DO and the forward's Q, K, V, O, LSE.
 func (o *Ops) FlashBwd(b AttnBufs, g AttnGrads, s cuda.AttnShape) error {
-	if s.HeadDim > MaxFlashHeadDim {
-		return fmt.Errorf("flash attention: head_dim %d above %d", s.HeadDim, MaxFlashHeadDim)
+	if err := checkFlash(s); err != nil {
+		return err
 	}
 	delta, err := o.alloc(s.QHeads * s.T * f32Size)
 	if err != nil {

@@ -4,9 +4,11 @@ package kernels
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/mass-dev/mass/cuda"
+	"github.com/mass-dev/mass/cuda/devmem"
 )
 
 func TestAttention(t *testing.T) {
@@ -42,6 +44,47 @@ func TestAttention(t *testing.T) {
 			e.check("attn_clear_bwd dq"+tag, e.getBF16(cg.DQ, nq), dq, tb)
 			e.check("attn_clear_bwd dk"+tag, e.getBF16(cg.DK, nkv), dk, tb)
 			e.check("attn_clear_bwd dv"+tag, e.getBF16(cg.DV, nkv), dv, tb)
+		})
+	}
+}
+
+// TestFlashRefusesBadHeads checks that both flash calls refuse a query head count that
+// does not divide evenly among the kv heads, before launching anything: their outputs keep
+// the poison bytes. Every buffer is sized for QHeads heads, so a kernel launched by mistake
+// on an uneven split stays in bounds and shows up as written outputs rather than a crash.
+func TestFlashRefusesBadHeads(t *testing.T) {
+	for _, s := range []cuda.AttnShape{
+		{T: 16, QHeads: 6, KVHeads: 4, HeadDim: 32},
+		{T: 16, QHeads: 3, KVHeads: 2, HeadDim: 32},
+		{T: 16, QHeads: 4, KVHeads: 0, HeadDim: 32},
+	} {
+		r := rng(t)
+		n := s.T * s.QHeads * s.HeadDim
+		want := fmt.Sprintf("%d query heads do not divide evenly among %d kv heads", s.QHeads, s.KVHeads)
+		run(t, func(e *env) {
+			q, k, v, dout := e.bf16(randBF16(r, n, 1)), e.bf16(randBF16(r, n, 1)), e.bf16(randBF16(r, n, 1)), e.bf16(randBF16(r, n, 1))
+			fwd := AttnBufs{Q: q, K: k, V: v, O: e.out(n, 2), LSE: e.out(s.QHeads*s.T, 4)}
+			bwd := AttnBufs{Q: q, K: k, V: v, O: e.bf16(randBF16(r, n, 1)), LSE: e.f32(randBF16(r, s.QHeads*s.T, 1))}
+			g := AttnGrads{DO: dout, DQ: e.out(n, 2), DK: e.out(n, 2), DV: e.out(n, 2)}
+			for name, err := range map[string]error{"FlashFwd": ops.FlashFwd(fwd, s), "FlashBwd": ops.FlashBwd(bwd, g, s)} {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					e.t.Errorf("%s(%+v) = %v, want an error containing %q", name, s, err, want)
+				}
+			}
+			for _, o := range []struct {
+				name  string
+				p     P
+				bytes int
+			}{{"O", fwd.O, 2 * n}, {"LSE", fwd.LSE, 4 * s.QHeads * s.T}, {"DQ", g.DQ, 2 * n}, {"DK", g.DK, 2 * n}, {"DV", g.DV, 2 * n}} {
+				b, err := Download[byte](e.x, devmem.Block{Ptr: o.p}, o.bytes)
+				e.must(err)
+				for i, c := range b {
+					if c != 0xff {
+						e.t.Errorf("%+v: %s was written at byte %d: a kernel ran", s, o.name, i)
+						break
+					}
+				}
+			}
 		})
 	}
 }

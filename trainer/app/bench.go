@@ -32,7 +32,7 @@ func benchCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+			tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "model\tparams\tlora\tseq\ttrain tok/s\ttrain tok/cpu-s\teval tok/s\teval tok/cpu-s\tpeak RSS MiB\t")
 			for _, preset := range strings.Split(c.String("config"), ",") {
 				cfg, err := model.Preset(preset)

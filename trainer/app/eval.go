@@ -3,7 +3,6 @@ package app
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/mass-dev/mass/trainer/export"
 	"github.com/mass-dev/mass/trainer/lora"
@@ -61,9 +60,9 @@ func evalCommand() *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return json.NewEncoder(os.Stdout).Encode(res)
+				return json.NewEncoder(c.App.Writer).Encode(res)
 			}
-			fmt.Printf("loss %.6f over %d windows (%d supervised tokens, %d skipped)\n", res.Loss, res.Windows, res.SupervisedTokens, res.Skipped)
+			fmt.Fprintf(c.App.Writer, "loss %.6f over %d windows (%d supervised tokens, %d skipped)\n", res.Loss, res.Windows, res.SupervisedTokens, res.Skipped)
 			return nil
 		},
 	}

@@ -94,7 +94,7 @@ func exportCommand() *cli.Command {
 			if err := export.WriteAdapter(c.String("out"), a, base); err != nil {
 				return err
 			}
-			fmt.Fprintf(os.Stderr, "wrote PEFT adapter (%d parameters) to %s\n", a.NumParams(), c.String("out"))
+			fmt.Fprintf(c.App.ErrWriter, "wrote PEFT adapter (%d parameters) to %s\n", a.NumParams(), c.String("out"))
 			return nil
 		},
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/safetensors"
@@ -25,8 +26,12 @@ func initModelCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			dt := safetensors.DType(strings.ToUpper(c.String("dtype")))
+			if dt != safetensors.BF16 && dt != safetensors.F16 && dt != safetensors.F32 {
+				return fmt.Errorf("--dtype %s: want BF16, F16 or F32", c.String("dtype"))
+			}
 			m := model.NewRandom(cfg, c.Uint64("seed"))
-			if err := m.Save(c.String("out"), safetensors.DType(c.String("dtype")), 0); err != nil {
+			if err := m.Save(c.String("out"), dt, 0); err != nil {
 				return err
 			}
 			if cfg.VocabSize >= 151643 {
@@ -34,7 +39,7 @@ func initModelCommand() *cli.Command {
 					return err
 				}
 			}
-			fmt.Fprintf(os.Stderr, "wrote %s model to %s\n", c.String("config"), c.String("out"))
+			fmt.Fprintf(c.App.ErrWriter, "wrote %s model to %s\n", c.String("config"), c.String("out"))
 			return nil
 		},
 	}

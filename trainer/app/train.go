@@ -56,9 +56,13 @@ func trainCommand() *cli.Command {
 			ctx, stop := signalContext()
 			defer stop()
 			jsonOut := c.Bool("json-progress")
-			st, _ := os.Stderr.Stat()
-			tty := st != nil && st.Mode()&os.ModeCharDevice != 0
-			enc := json.NewEncoder(os.Stdout)
+			errw := c.App.ErrWriter
+			tty := false
+			if f, ok := errw.(*os.File); ok {
+				st, _ := f.Stat()
+				tty = st != nil && st.Mode()&os.ModeCharDevice != 0
+			}
+			enc := json.NewEncoder(c.App.Writer)
 			res, err := train.Run(ctx, cfg, train.Options{
 				Backends: Backends,
 				Logger:   slog.Default(),
@@ -68,22 +72,22 @@ func trainCommand() *cli.Command {
 						return // the reader of stdout shows progress
 					}
 					if r.ValLoss != nil {
-						fmt.Fprintf(os.Stderr, "\nstep %d/%d  val_loss %.4f\n", r.Step, r.Steps, *r.ValLoss)
+						fmt.Fprintf(errw, "\nstep %d/%d  val_loss %.4f\n", r.Step, r.Steps, *r.ValLoss)
 						return
 					}
 					if tty {
-						fmt.Fprintf(os.Stderr, "\r%s   ", train.ProgressLine(r))
+						fmt.Fprintf(errw, "\r%s   ", train.ProgressLine(r))
 					} else if r.Step%10 == 0 || r.Step == r.Steps || r.Step == 1 {
-						fmt.Fprintln(os.Stderr, train.ProgressLine(r))
+						fmt.Fprintln(errw, train.ProgressLine(r))
 					}
 				},
 			})
-			fmt.Fprintln(os.Stderr)
+			fmt.Fprintln(errw)
 			if err != nil {
 				return err
 			}
 			b, _ := json.Marshal(res)
-			fmt.Fprintf(os.Stderr, "done: %s\n", b)
+			fmt.Fprintf(errw, "done: %s\n", b)
 			return nil
 		},
 	}
