@@ -17,7 +17,7 @@ go vet -tags masscuda ./...  # gorgonia owns the plain "cuda" tag; see scripts/c
 echo "check: staticcheck"
 sc=$(go env GOPATH)/bin/staticcheck
 if [[ ! -x $sc ]]; then
-	GOFLAGS= go install honnef.co/go/tools/cmd/staticcheck@2026.2.2
+	GOFLAGS= go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 fi
 "$sc" ./...
 
