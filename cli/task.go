@@ -122,7 +122,7 @@ func taskShow(c *cli.Context) error {
 	fmt.Fprintf(w, "outputs:     %s\n", strings.Join(s.RequiredOutputs, ", "))
 	fmt.Fprintf(w, "protected:   %s\n", strings.Join(s.ProtectedPaths, ", "))
 	l := s.Limits
-	fmt.Fprintf(w, "limits:      wall %v, turns %d, tokens %d, cpus %g, memory %d bytes\n", l.EpisodeWallTime, l.AgentTurns, l.Tokens, l.CPUs, l.MemoryBytes)
+	fmt.Fprintf(w, "limits:      wall %v, agent wall %v, turns %d, tokens %d, cpus %g, memory %d bytes\n", l.EpisodeWallTime, l.AgentWallTime, l.AgentTurns, l.Tokens, l.CPUs, l.MemoryBytes)
 	if s.Workflow != "" {
 		fmt.Fprintf(w, "workflow:    %s\n", s.Workflow)
 	}

@@ -34,8 +34,10 @@ var ErrLimit = errors.New("agent limit reached")
 
 // Limits bound one agent; zero fields mean unlimited (the episode clock still applies).
 type Limits struct {
-	Turns    int
-	Tokens   int64
+	Turns  int
+	Tokens int64
+	// WallTime bounds the agent's own running time: its clock stops while a
+	// sub-agent it started with the agent tool runs.
 	WallTime time.Duration
 }
 
@@ -90,12 +92,8 @@ func Run(ctx context.Context, c Config, system, user string) (Result, error) {
 		c.Log = slog.Default()
 	}
 	log := c.Log.With("agent", c.ID)
-	if c.Limits.WallTime > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.Limits.WallTime)
-		defer cancel()
-	}
-	started := time.Now()
+	ctx, clock := startWallClock(ctx, c.Limits.WallTime)
+	defer clock.stop()
 	det := loop.New(c.Loop)
 	oaTools := tools.OpenAI(c.Tools)
 	res := Result{Messages: []openai.ChatCompletionMessage{
@@ -124,7 +122,7 @@ func Run(ctx context.Context, c Config, system, user string) (Result, error) {
 		if err != nil {
 			if ctx.Err() != nil {
 				// The call was in flight when the clock ran out; nothing came back to record.
-				if c.Limits.WallTime > 0 && time.Since(started) >= c.Limits.WallTime {
+				if ranOut(ctx) {
 					res.Stop = StopWall
 					return res, fmt.Errorf("%w: %s ran past its wall time %s", ErrLimit, c.ID, c.Limits.WallTime)
 				}
@@ -177,9 +175,13 @@ func Run(ctx context.Context, c Config, system, user string) (Result, error) {
 		}
 		for _, tc := range msg.ToolCalls {
 			t := time.Now()
+			if tc.Function.Name == tools.Agent {
+				clock.pause() // the sub-agent's own wall time bounds it
+			}
 			out, err := c.Env.Call(ctx, tc.Function.Name, tc.Function.Arguments)
+			clock.resume()
 			if err != nil {
-				if ctx.Err() != nil && c.Limits.WallTime > 0 && time.Since(started) >= c.Limits.WallTime {
+				if ranOut(ctx) {
 					res.Stop = StopWall
 					return res, fmt.Errorf("%w: %s ran past its wall time %s", ErrLimit, c.ID, c.Limits.WallTime)
 				}

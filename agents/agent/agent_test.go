@@ -141,3 +141,48 @@ func TestEndpointErrorIsRecorded(t *testing.T) {
 		t.Errorf("recording = %+v, want one error record after 2 attempts", recs)
 	}
 }
+
+// An agent's wall time is its own: the clock stops while a sub-agent runs
+// and goes on, with what is left, when the sub-agent reports back.
+func TestWallTimeStopsForSubAgents(t *testing.T) {
+	const limit = 300 * time.Millisecond
+	tests := []struct {
+		name  string
+		after fakeopenai.Reply // the reply to the call after the sub-agent's report
+		stop  string
+	}{
+		{"finishes", fakeopenai.Reply{Content: "done"}, StopFinal},
+		{"then runs out", fakeopenai.Reply{Content: "done", Delay: 5 * time.Second}, StopWall},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _ := setup(t, func(r *fakeopenai.Request) fakeopenai.Reply {
+				if r.Turn() == 0 {
+					return fakeopenai.Reply{Calls: []fakeopenai.Call{{Name: tools.Agent,
+						Arguments: `{"description":"d","prompt":"p","subagent_type":"general-purpose"}`}}}
+				}
+				return tt.after
+			})
+			c.Tools = tools.Orchestrator()
+			c.Env.Delegate = func(ctx context.Context, _, _, _ string) (string, string, error) {
+				select {
+				case <-time.After(3 * limit):
+					return "report", "worker-1", nil
+				case <-ctx.Done():
+					return "", "worker-1", context.Cause(ctx)
+				}
+			}
+			c.Limits = Limits{WallTime: limit}
+			res, err := Run(context.Background(), c, "sys", "go")
+			if got, want := res.Stop, tt.stop; got != want {
+				t.Fatalf("stop = %s (%v), want %s", got, err, want)
+			}
+			if tt.stop == StopWall && !errors.Is(err, ErrLimit) {
+				t.Errorf("err = %v, want ErrLimit", err)
+			}
+			if tt.stop == StopFinal && err != nil {
+				t.Errorf("err = %v, want none", err)
+			}
+		})
+	}
+}

@@ -46,7 +46,8 @@ type Deps struct {
 	Log      *slog.Logger
 	// Loop overrides the loop-detection thresholds (tests).
 	Loop loop.Config
-	// AgentWallTime bounds each agent; 0 means only the episode clock applies.
+	// AgentWallTime bounds each agent of a task that sets no
+	// limits.agent_wall_time; 0 means only the episode clock applies.
 	AgentWallTime time.Duration
 }
 

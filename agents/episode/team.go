@@ -79,10 +79,14 @@ func (e *run) runAgent(ctx context.Context, id, role, parent, user string) (agen
 	if turns <= 0 {
 		turns = DefaultAgentTurns
 	}
+	wall := e.opts.Task.Limits.AgentWallTime
+	if wall <= 0 {
+		wall = e.deps.AgentWallTime
+	}
 	start := time.Now()
 	res, runErr := agent.Run(ctx, agent.Config{
 		ID: id, Role: role, Parent: parent, Client: e.client, Tools: ts, Env: env, Rec: e.rec, Ledger: e.led,
-		Limits:  agent.Limits{Turns: turns, Tokens: e.opts.Task.Limits.Tokens, WallTime: e.deps.AgentWallTime},
+		Limits:  agent.Limits{Turns: turns, Tokens: e.opts.Task.Limits.Tokens, WallTime: wall},
 		Loop:    e.deps.Loop,
 		Observe: e.prog.observe,
 		Log:     e.log,

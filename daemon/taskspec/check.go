@@ -94,6 +94,11 @@ func (s *Spec) check() Errors {
 	if l.EpisodeWallTime <= 0 {
 		bad("limits.episode_wall_time", "is required and must be positive, e.g. episode_wall_time: 30m")
 	}
+	if _, set := s.lines["limits.agent_wall_time"]; l.AgentWallTime < 0 || set && l.AgentWallTime == 0 {
+		bad("limits.agent_wall_time", "must be positive, e.g. agent_wall_time: 10m, or left out to let agents run for the whole episode")
+	} else if l.EpisodeWallTime > 0 && l.AgentWallTime > l.EpisodeWallTime {
+		bad("limits.agent_wall_time", "%s is longer than episode_wall_time %s; an agent cannot outlast its episode", l.AgentWallTime, l.EpisodeWallTime)
+	}
 	if l.AgentTurns <= 0 {
 		bad("limits.agent_turns", "is required and must be positive, e.g. agent_turns: 200")
 	}

@@ -165,12 +165,14 @@ func (d *decoder) input(n *yaml.Node, path string) Input {
 }
 
 func (d *decoder) limits(n *yaml.Node, l *Limits) {
-	known := []string{"episode_wall_time", "agent_turns", "tokens", "cpus", "memory_bytes"}
+	known := []string{"episode_wall_time", "agent_wall_time", "agent_turns", "tokens", "cpus", "memory_bytes"}
 	d.fields(n, "limits", known, func(k string, v *yaml.Node) {
 		f := "limits." + k
 		switch k {
 		case "episode_wall_time":
 			l.EpisodeWallTime = d.duration(v, f)
+		case "agent_wall_time":
+			l.AgentWallTime = d.duration(v, f)
 		case "agent_turns":
 			l.AgentTurns = int(d.int(v, f, math.MaxInt32))
 		case "tokens":

@@ -20,6 +20,7 @@ protected_paths: [data]
 split: test
 limits:
   episode_wall_time: 30m
+  agent_wall_time: 10m
   agent_turns: 50
   tokens: 1000
   cpus: 1.5
@@ -33,6 +34,9 @@ func TestParseGood(t *testing.T) {
 	}
 	if got, want := s.Limits.EpisodeWallTime, 30*time.Minute; got != want {
 		t.Errorf("wall time = %v, want %v", got, want)
+	}
+	if got, want := s.Limits.AgentWallTime, 10*time.Minute; got != want {
+		t.Errorf("agent wall time = %v, want %v", got, want)
 	}
 	if got, want := s.Limits.MemoryBytes, int64(2<<30); got != want {
 		t.Errorf("memory = %d, want %d", got, want)
@@ -82,6 +86,13 @@ func TestParseErrors(t *testing.T) {
 		{"not mapping", "- a\n- b\n", 1, "", "mapping"},
 		{"empty", "  \n", 0, "", "empty"},
 		{"memory small", base + "  memory_bytes: 10\n", 6, "limits.memory_bytes", "below 16MiB"},
+		{"agent wall zero", base + "  agent_wall_time: 0\n", 6, "limits.agent_wall_time", "must be positive"},
+		{"agent wall zero string", base + "  agent_wall_time: 0s\n", 6, "limits.agent_wall_time", "must be positive"},
+		{"agent wall negative", base + "  agent_wall_time: -30s\n", 6, "limits.agent_wall_time", "must be positive"},
+		{"agent wall negative seconds", base + "  agent_wall_time: -30\n", 6, "limits.agent_wall_time", "between 0"},
+		{"agent wall past episode", base + "  agent_wall_time: 61s\n", 6, "limits.agent_wall_time", "longer than episode_wall_time 1m0s"},
+		{"agent wall bad duration", base + "  agent_wall_time: soon\n", 6, "limits.agent_wall_time", "duration"},
+		{"agent wall list", base + "  agent_wall_time: [1m]\n", 6, "limits.agent_wall_time", "duration"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,6 +112,51 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("msg = %q, want it to contain %q", e.Msg, tt.wantMsg)
 			}
 		})
+	}
+}
+
+func TestAgentWallTime(t *testing.T) {
+	tests := []struct {
+		name string
+		val  string // agent_wall_time as written; "" leaves it out
+		want time.Duration
+	}{
+		{"unset", "", 0},
+		{"duration", "90s", 90 * time.Second},
+		{"seconds", "45", 45 * time.Second},
+		{"whole episode", "10m", 10 * time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := "id: t1\nprompt: p\nlimits:\n  episode_wall_time: 10m\n  agent_turns: 3\n"
+			if tt.val != "" {
+				doc += "  agent_wall_time: " + tt.val + "\n"
+			}
+			s, err := Parse([]byte(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Limits.AgentWallTime; got != tt.want {
+				t.Errorf("agent wall time = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// Errors on agent_wall_time read file:line: field: message.
+func TestAgentWallTimeErrorNamesFileAndLine(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "task.yaml")
+	doc := "id: t1\nprompt: p\nlimits:\n  episode_wall_time: 5m\n  agent_wall_time: 1h\n  agent_turns: 3\n"
+	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(p)
+	if err == nil {
+		t.Fatal("Load accepted an agent_wall_time longer than the episode")
+	}
+	want := p + ":5: limits.agent_wall_time: 1h0m0s is longer than episode_wall_time 5m0s"
+	if got := err.Error(); !strings.HasPrefix(got, want) {
+		t.Errorf("error = %q, want it to start with %q", got, want)
 	}
 }
 
@@ -185,6 +241,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("id: [\n"))
 	f.Add([]byte("limits: {memory_bytes: 1e400}\n"))
 	f.Add([]byte("a: &x [*x]\n"))
+	f.Add([]byte("id: a\nprompt: p\nlimits: {episode_wall_time: 1m, agent_wall_time: 0, agent_turns: 1}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse(data)
 		if err != nil {

@@ -34,6 +34,7 @@ type Input struct {
 // Limits bound one episode.
 type Limits struct {
 	EpisodeWallTime time.Duration `json:"episode_wall_time" yaml:"episode_wall_time"`
+	AgentWallTime   time.Duration `json:"agent_wall_time,omitempty" yaml:"agent_wall_time,omitempty"` // per agent, the orchestrator's including its workers; 0: only the episode clock
 	AgentTurns      int           `json:"agent_turns" yaml:"agent_turns"`
 	Tokens          int64         `json:"tokens" yaml:"tokens"`
 	CPUs            float64       `json:"cpus" yaml:"cpus"`
