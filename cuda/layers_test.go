@@ -84,6 +84,48 @@ func TestQKNormRoPE(t *testing.T) {
 	checkGrad(t, "dx", got, want, 1e-3)
 }
 
+func TestRoPE(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const heads, hd = 2, 8
+	pos := []int32{0, 5, 17}
+	x := randSlice(rng, len(pos)*heads*hd, 1)
+	out := RoPEForward(x, pos, heads, hd, 10000)
+	// Position 0 is the identity rotation, and a rotation keeps each vector's norm.
+	if e := RelErr(out[:heads*hd], x[:heads*hd]); e > 1e-7 {
+		t.Errorf("position 0 changes the vector by %v", e)
+	}
+	for v := 0; v < len(pos)*heads; v++ {
+		a, b := out[v*hd:(v+1)*hd], x[v*hd:(v+1)*hd]
+		if got, want := dot(a, a), dot(b, b); math.Abs(got-want) > 1e-4*want {
+			t.Errorf("vector %d: squared norm %v, want %v", v, got, want)
+		}
+	}
+	// Without the norm, RoPE is QKNormRoPE's rotation alone.
+	w := make([]float32, hd)
+	for i := range w {
+		w[i] = 1
+	}
+	normed, rstd := qkNormRoPEForward(x, w, pos, heads, hd, 0, 10000, identity)
+	for v, rs := range rstd {
+		for i := 0; i < hd; i++ {
+			normed[v*hd+i] /= rs
+		}
+	}
+	if e := RelErr(out, normed); e > 1e-6 {
+		t.Errorf("RoPEForward differs from QKNormRoPE's rotation by %v", e)
+	}
+	dout := randSlice(rng, len(out), 1)
+	got := RoPEBackward(dout, pos, heads, hd, 10000)
+	want := numGrad(x, 1e-2, func() float64 { return dot(dout, RoPEForward(x, pos, heads, hd, 10000)) })
+	checkGrad(t, "dx", got, want, 1e-3)
+}
+
+func TestBiasRows(t *testing.T) {
+	if got, want := BiasRows([]float32{1, 2, 3}, 2), []float32{1, 2, 3, 1, 2, 3}; RelErr(got, want) != 0 {
+		t.Errorf("BiasRows = %v, want %v", got, want)
+	}
+}
+
 func TestSwiGLU(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	g, u, dh := randSlice(rng, 64, 2), randSlice(rng, 64, 1), randSlice(rng, 64, 1)

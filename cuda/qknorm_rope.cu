@@ -1,6 +1,7 @@
-// Fused Qwen3 q/k RMSNorm over head_dim followed by rotate_half RoPE.
-// One block per (token, head) vector, hd/2 threads rounded up to a warp multiple; thread i
-// owns the pair (i, i+hd/2) and threads past hd/2 only join the reductions.
+// Rotary embeddings of q and k. qk_norm_rope_*: Qwen3's q/k RMSNorm over head_dim fused
+// with rotate_half RoPE; one block per (token, head) vector, hd/2 threads rounded up to a
+// warp multiple; thread i owns the pair (i, i+hd/2) and threads past hd/2 only join the
+// reductions. rope_*: plain rotate_half RoPE (Qwen2, no q/k norm), one thread per pair.
 #include "common.cuh"
 
 __device__ __forceinline__ void rope_angle(const int* pos, long long t, int i, long long hd,
@@ -53,4 +54,32 @@ extern "C" __global__ void qk_norm_rope_bwd(bf16* dx, const bf16* dout, const bf
     if (!act) return;
     dx[base + i] = tobf(rs * (g1 - x1 * rs * mean));
     dx[base + i + half] = tobf(rs * (g2 - x2 * rs * mean));
+}
+
+// rope_rotate rotates every pair (i, i+hd/2) of the nvec vectors of x by sign·angle:
+// sign 1 is the forward, sign −1 (the transpose of the rotation) its backward.
+__device__ __forceinline__ void rope_rotate(bf16* out, const bf16* x, const int* pos, long long nvec,
+                                            long long H, long long hd, float theta, float sign) {
+    long long half = hd / 2, n = nvec * half;
+    for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < n;
+         p += (long long)gridDim.x * blockDim.x) {
+        long long v = p / half, base = v * hd;
+        int i = (int)(p % half);
+        float c, s;
+        rope_angle(pos, v / H, i, hd, theta, &c, &s);
+        s *= sign;
+        float x1 = ld(x, base + i), x2 = ld(x, base + i + half);
+        out[base + i] = tobf(x1 * c - x2 * s);
+        out[base + i + half] = tobf(x2 * c + x1 * s);
+    }
+}
+
+extern "C" __global__ void rope_fwd(bf16* out, const bf16* x, const int* pos, long long nvec,
+                                    long long H, long long hd, float theta) {
+    rope_rotate(out, x, pos, nvec, H, hd, theta, 1.f);
+}
+
+extern "C" __global__ void rope_bwd(bf16* dx, const bf16* dout, const int* pos, long long nvec,
+                                    long long H, long long hd, float theta) {
+    rope_rotate(dx, dout, pos, nvec, H, hd, theta, -1.f);
 }

@@ -116,6 +116,7 @@ float* emu_dynamic_smem() { return dyn_smem.data(); }
 #include "../lora.cu"
 #include "../crossentropy.cu"
 #include "../flash_attn.cu"
+#include "../bias.cu"
 
 namespace {
 using Args = const uint64_t*;
@@ -135,6 +136,9 @@ const std::map<std::string, std::function<void(Args)>> table = {
     {"rmsnorm_bwd", [](Args a) { rmsnorm_bwd(P<bf16>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2]), P<const float>(a[3]), P<const bf16>(a[4]), P<const bf16>(a[5]), I(a[6]), I(a[7])); }},
     {"qk_norm_rope_fwd", [](Args a) { qk_norm_rope_fwd(P<bf16>(a[0]), P<float>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const int>(a[4]), I(a[5]), I(a[6]), I(a[7]), F(a[8]), F(a[9])); }},
     {"qk_norm_rope_bwd", [](Args a) { qk_norm_rope_bwd(P<bf16>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2]), P<const float>(a[3]), P<const bf16>(a[4]), P<const int>(a[5]), I(a[6]), I(a[7]), I(a[8]), F(a[9])); }},
+    {"rope_fwd", [](Args a) { rope_fwd(P<bf16>(a[0]), P<const bf16>(a[1]), P<const int>(a[2]), I(a[3]), I(a[4]), I(a[5]), F(a[6])); }},
+    {"rope_bwd", [](Args a) { rope_bwd(P<bf16>(a[0]), P<const bf16>(a[1]), P<const int>(a[2]), I(a[3]), I(a[4]), I(a[5]), F(a[6])); }},
+    {"bias_fill_bf16", [](Args a) { bias_fill_bf16(P<bf16>(a[0]), P<const bf16>(a[1]), I(a[2]), I(a[3])); }},
     {"swiglu_fwd", [](Args a) { swiglu_fwd(P<bf16>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2]), I(a[3])); }},
     {"swiglu_bwd", [](Args a) { swiglu_bwd(P<bf16>(a[0]), P<bf16>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), I(a[5])); }},
     {"softmax_causal_fwd", [](Args a) { softmax_causal_fwd(P<bf16>(a[0]), P<const float>(a[1]), I(a[2]), I(a[3])); }},

@@ -102,6 +102,34 @@ func TestQKNormRoPE(t *testing.T) {
 	}
 }
 
+func TestRoPE(t *testing.T) {
+	for _, hd := range []int{16, 128} {
+		e, r := newEnv(t), rand.New(rand.NewPCG(4, uint64(hd)))
+		const tn, h = 5, 3
+		x, dout := randBF16(r, tn*h*hd, 1), randBF16(r, tn*h*hd, 1)
+		pos := []int32{0, 1, 17, 300, 4095}
+		out := cuda.RoPEForward(x, pos, h, hd, 1e6)
+		dx := cuda.RoPEBackward(dout, pos, h, hd, 1e6)
+		gout, gdx := e.out(2*tn*h*hd), e.bf16(dout)
+		pp := e.i32(pos)
+		// Two blocks of 64 threads: at hd 128 the grid-stride loop wraps (960 pairs). The
+		// backward runs in place, as the backend runs the forward.
+		e.launch("rope_fwd", g1(2), 64, 0, P(gout), P(e.bf16(x)), P(pp), I(tn*h), I(h), I(hd), F(1e6))
+		e.launch("rope_bwd", g1(2), 64, 0, P(gdx), P(gdx), P(pp), I(tn*h), I(h), I(hd), F(1e6))
+		e.check("rope_fwd", gout.GetBF16(tn*h*hd), out, tb)
+		e.check("rope_bwd", gdx.GetBF16(tn*h*hd), dx, tb)
+	}
+}
+
+func TestBiasFill(t *testing.T) {
+	e, r := newEnv(t), rand.New(rand.NewPCG(11, 12))
+	const rows, cols = 37, 24
+	b := randBF16(r, cols, 1)
+	out := e.out(2 * rows * cols)
+	e.launch("bias_fill_bf16", g1(2), 128, 0, P(out), P(e.bf16(b)), I(rows), I(cols))
+	e.check("bias_fill_bf16", out.GetBF16(rows*cols), cuda.BiasRows(b, rows), 0)
+}
+
 func TestElementwise(t *testing.T) {
 	e, r := newEnv(t), rand.New(rand.NewPCG(5, 6))
 	const n = 3001

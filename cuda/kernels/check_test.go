@@ -74,6 +74,44 @@ func TestQKNormRoPE(t *testing.T) {
 	}
 }
 
+func TestRoPE(t *testing.T) {
+	r := rng(t)
+	const tn, h, hd = 64, 8, 128
+	x, dout := randBF16(r, tn*h*hd, 1), randBF16(r, tn*h*hd, 1)
+	pos := make([]int32, tn)
+	for i := range pos {
+		pos[i] = int32(r.IntN(32768))
+	}
+	out := cuda.RoPEForward(x, pos, h, hd, 1e6)
+	dx := cuda.RoPEBackward(dout, pos, h, hd, 1e6)
+	run(t, func(e *env) {
+		gout, gdx := e.bf16(x), e.out(tn*h*hd, 2)
+		pp := e.i32(pos)
+		e.must(ops.RoPEFwd(gout, gout, pp, tn, h, hd, 1e6)) // in place, as the backend runs it
+		e.must(ops.RoPEBwd(gdx, e.bf16(dout), pp, tn, h, hd, 1e6))
+		e.check("rope_fwd", e.getBF16(gout, tn*h*hd), out, tb)
+		e.check("rope_bwd", e.getBF16(gdx, tn*h*hd), dx, tb)
+	})
+}
+
+// TestBiasGemm checks a projection with bias as the backend runs it: the bias broadcast
+// into the output, then the product accumulated onto it in bf16 (beta 1).
+func TestBiasGemm(t *testing.T) {
+	r := rng(t)
+	const m, n, k = 96, 160, 512
+	x, w, b := randBF16(r, m*k, 1), randBF16(r, n*k, 0.05), randBF16(r, n, 1)
+	want := cuda.BiasRows(b, m)
+	cuda.Gemm(false, true, m, n, k, 1, x, w, 1, want)
+	run(t, func(e *env) {
+		y := e.out(m*n, 2)
+		e.must(ops.BiasFill(y, e.bf16(b), m, n))
+		e.check("bias_fill_bf16", e.getBF16(y, m*n), cuda.BiasRows(b, m), 0)
+		e.must(ops.Gemm(cublaslt.Gemm{TransB: true, M: m, N: n, K: k, A: e.bf16(x), B: e.bf16(w), C: y,
+			CType: cublaslt.BF16, Alpha: 1, Beta: 1}))
+		e.check("bias gemm bf16", e.getBF16(y, m*n), want, tb)
+	})
+}
+
 func TestSwiGLU(t *testing.T) {
 	r := rng(t)
 	const n = 100003

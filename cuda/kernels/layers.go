@@ -64,6 +64,30 @@ func (o *Ops) QKNormRoPEBwd(dx, dout, x, rstd, w, pos P, t, h, hd int, theta flo
 		ptr(dx), ptr(dout), ptr(x), ptr(rstd), ptr(w), ptr(pos), i(t*h), i(h), i(hd), f(theta))
 }
 
+// RoPEFwd rotates x [T, H, hd] into out by plain rotate_half RoPE (Qwen2: no q/k norm).
+// out may be x: each thread reads its pair before it writes it.
+func (o *Ops) RoPEFwd(out, x, pos P, t, h, hd int, theta float32) error {
+	if hd%2 != 0 {
+		return fmt.Errorf("rope: head_dim %d must be even", hd)
+	}
+	return o.launchN("rope_fwd", t*h*hd/2, ptr(out), ptr(x), ptr(pos), i(t*h), i(h), i(hd), f(theta))
+}
+
+// RoPEBwd is the backward of RoPEFwd (the rotation by −angle); it needs no saved input,
+// and dx may be dout.
+func (o *Ops) RoPEBwd(dx, dout, pos P, t, h, hd int, theta float32) error {
+	if hd%2 != 0 {
+		return fmt.Errorf("rope: head_dim %d must be even", hd)
+	}
+	return o.launchN("rope_bwd", t*h*hd/2, ptr(dx), ptr(dout), ptr(pos), i(t*h), i(h), i(hd), f(theta))
+}
+
+// BiasFill writes bias [cols] into every row of out [rows, cols] (bf16), as the C of a
+// projection's product with beta 1.
+func (o *Ops) BiasFill(out, bias P, rows, cols int) error {
+	return o.launchN("bias_fill_bf16", rows*cols, ptr(out), ptr(bias), i(rows), i(cols))
+}
+
 // SwiGLUFwd: h = silu(gate)·up over n elements.
 func (o *Ops) SwiGLUFwd(h, gate, up P, n int) error {
 	return o.launchN("swiglu_fwd", n, ptr(h), ptr(gate), ptr(up), i(n))

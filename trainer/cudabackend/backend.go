@@ -96,8 +96,8 @@ func Open(cfg *model.Config, m *model.Model, a *lora.Adapter, seed uint32, opt O
 
 func supported(c *model.Config, opt Options) error {
 	switch {
-	case c.Arch != model.Qwen3:
-		return fmt.Errorf("%w: the cuda backend runs qwen3 (no qkv bias yet); use --backend cpu for %s", model.ErrUnsupported, c.Arch)
+	case c.Arch != model.Qwen3 && c.Arch != model.Qwen2:
+		return fmt.Errorf("%w: the cuda backend runs qwen2 and qwen3; use --backend cpu for %s", model.ErrUnsupported, c.Arch)
 	case c.HeadDim%2 != 0:
 		return fmt.Errorf("%w: odd head_dim %d", model.ErrUnsupported, c.HeadDim)
 	case opt.Attention == AttnFlash && c.HeadDim > kernels.MaxFlashHeadDim:

@@ -14,7 +14,7 @@ import (
 // acts are one layer's saved activations (bf16 unless noted).
 type acts struct {
 	r, rstd1, a      uintptr // layer input stream, its rstd (f32), normed input
-	qp, kp, qrs, krs uintptr // q/k before norm+RoPE, their rstd (f32)
+	qp, kp, qrs, krs uintptr // q/k before norm+RoPE, their rstd (f32); Qwen3 only
 	q, k, v, o, lse  uintptr // attention inputs, output, lse (f32, flash only)
 	r2, rstd2, m     uintptr // stream after attention, its rstd (f32), normed
 	gate, up, h      uintptr
@@ -47,7 +47,7 @@ func (f *fwd) shape() cuda.AttnShape {
 func (f *fwd) lin(l, mi int) linear {
 	c, lw := f.b.cfg, f.b.w.layers[l]
 	in, out := lora.Dims(c, lora.Modules[mi])
-	ln := linear{T: f.T, in: in, out: out, w: lw.proj[mi].Ptr, lo: lw.lo[mi]}
+	ln := linear{T: f.T, in: in, out: out, w: lw.proj[mi].Ptr, bias: lw.bias[mi].Ptr, lo: lw.lo[mi]}
 	if f.ro.train && f.b.w.dropout > 0 {
 		ln.dropout = f.b.w.dropout
 		ln.seed = uint32(mix(f.ro.seed, uint64(l*8+mi)))
@@ -98,11 +98,10 @@ func (f *fwd) layerFwd(l int, xAdd, resid uintptr) (uintptr, uintptr, error) {
 		dst *uintptr
 		n   int
 		f32 bool
-	}{{&a.rstd1, t, true}, {&a.a, t * d, false}, {&a.qp, t * q, false}, {&a.kp, t * kv, false},
-		{&a.qrs, t * c.NumHeads, true}, {&a.krs, t * c.NumKVHeads, true}, {&a.q, t * q, false},
-		{&a.k, t * kv, false}, {&a.v, t * kv, false}, {&a.o, t * q, false}, {&a.lse, c.NumHeads * t, true},
-		{&a.r2, t * d, false}, {&a.rstd2, t, true}, {&a.m, t * d, false}, {&a.gate, t * ff, false},
-		{&a.up, t * ff, false}, {&a.h, t * ff, false}, {&a.attnOut, t * d, false}, {&a.mlpOut, t * d, false}} {
+	}{{&a.rstd1, t, true}, {&a.a, t * d, false}, {&a.q, t * q, false}, {&a.k, t * kv, false},
+		{&a.v, t * kv, false}, {&a.o, t * q, false}, {&a.lse, c.NumHeads * t, true}, {&a.r2, t * d, false},
+		{&a.rstd2, t, true}, {&a.m, t * d, false}, {&a.gate, t * ff, false}, {&a.up, t * ff, false},
+		{&a.h, t * ff, false}, {&a.attnOut, t * d, false}, {&a.mlpOut, t * d, false}} {
 		if p.f32 {
 			*p.dst, err = sc.f32(p.n)
 		} else {
@@ -111,6 +110,26 @@ func (f *fwd) layerFwd(l int, xAdd, resid uintptr) (uintptr, uintptr, error) {
 		if err != nil {
 			return 0, 0, err
 		}
+	}
+	// Plain RoPE (Qwen2) rotates the projections in place and its backward needs no saved
+	// input; Qwen3's q/k norm keeps the projections and their rstd for its backward.
+	qp, kp := a.q, a.k
+	if b.w.qkNorm {
+		for _, p := range []struct {
+			dst *uintptr
+			n   int
+			f32 bool
+		}{{&a.qp, t * q, false}, {&a.kp, t * kv, false}, {&a.qrs, t * c.NumHeads, true}, {&a.krs, t * c.NumKVHeads, true}} {
+			if p.f32 {
+				*p.dst, err = sc.f32(p.n)
+			} else {
+				*p.dst, err = sc.bf16(p.n)
+			}
+			if err != nil {
+				return 0, 0, err
+			}
+		}
+		qp, kp = a.qp, a.kp
 	}
 	a.r = xAdd
 	if resid != 0 {
@@ -124,16 +143,25 @@ func (f *fwd) layerFwd(l int, xAdd, resid uintptr) (uintptr, uintptr, error) {
 	for _, p := range []struct {
 		mi  int
 		dst uintptr
-	}{{mQ, a.qp}, {mK, a.kp}, {mV, a.v}} {
+	}{{mQ, qp}, {mK, kp}, {mV, a.v}} {
 		if a.xa[p.mi], err = b.linFwd(sc, tmp, f.lin(l, p.mi), p.dst, a.a); err != nil {
 			return 0, 0, err
 		}
 	}
-	if err := o.QKNormRoPEFwd(a.q, a.qrs, a.qp, lw.qNorm.Ptr, f.pos, t, c.NumHeads, c.HeadDim, eps, theta); err != nil {
-		return 0, 0, err
-	}
-	if err := o.QKNormRoPEFwd(a.k, a.krs, a.kp, lw.kNorm.Ptr, f.pos, t, c.NumKVHeads, c.HeadDim, eps, theta); err != nil {
-		return 0, 0, err
+	if b.w.qkNorm {
+		if err := o.QKNormRoPEFwd(a.q, a.qrs, a.qp, lw.qNorm.Ptr, f.pos, t, c.NumHeads, c.HeadDim, eps, theta); err != nil {
+			return 0, 0, err
+		}
+		if err := o.QKNormRoPEFwd(a.k, a.krs, a.kp, lw.kNorm.Ptr, f.pos, t, c.NumKVHeads, c.HeadDim, eps, theta); err != nil {
+			return 0, 0, err
+		}
+	} else {
+		if err := o.RoPEFwd(a.q, a.q, f.pos, t, c.NumHeads, c.HeadDim, theta); err != nil {
+			return 0, 0, err
+		}
+		if err := o.RoPEFwd(a.k, a.k, f.pos, t, c.NumKVHeads, c.HeadDim, theta); err != nil {
+			return 0, 0, err
+		}
 	}
 	if err := f.attnFwd(tmp, a); err != nil {
 		return 0, 0, err
@@ -248,9 +276,15 @@ func (f *fwd) backward(dFinal uintptr) error {
 			func() error { return b.linBwd(tmp, f.lin(l, mO), do, false, gR2, a.o, a.xa[mO]) },
 			func() error { return f.attnBwd(tmp, a, kernels.AttnGrads{DO: do, DQ: dq, DK: dk, DV: dv}) },
 			func() error {
+				if !b.w.qkNorm {
+					return o.RoPEBwd(dqp, dq, f.pos, t, c.NumHeads, c.HeadDim, float32(c.RopeTheta))
+				}
 				return o.QKNormRoPEBwd(dqp, dq, a.qp, a.qrs, lw.qNorm.Ptr, f.pos, t, c.NumHeads, c.HeadDim, float32(c.RopeTheta))
 			},
 			func() error {
+				if !b.w.qkNorm {
+					return o.RoPEBwd(dkp, dk, f.pos, t, c.NumKVHeads, c.HeadDim, float32(c.RopeTheta))
+				}
 				return o.QKNormRoPEBwd(dkp, dk, a.kp, a.krs, lw.kNorm.Ptr, f.pos, t, c.NumKVHeads, c.HeadDim, float32(c.RopeTheta))
 			},
 			func() error { return b.linBwd(tmp, f.lin(l, mQ), da, false, dqp, a.a, a.xa[mQ]) },

@@ -10,18 +10,27 @@ import (
 type linear struct {
 	T, in, out int
 	w          uintptr  // W [out, in] bf16
+	bias       uintptr  // b [out] bf16 (frozen, no gradient), 0 without
 	lo         *loraMod // nil when not adapted
 	seed       uint32   // dropout stream of this call
 	dropout    float32  // 0 when not training
 }
 
-// forward computes y = x·Wᵀ + s·(drop(x)·Aᵀ)·Bᵀ into y and returns xa = drop(x)·Aᵀ
+// forward computes y = x·Wᵀ (+ b) + s·(drop(x)·Aᵀ)·Bᵀ into y and returns xa = drop(x)·Aᵀ
 // [T, r] (allocated in sc, kept for the backward), or 0 without LoRA. The dropped input
-// is scratch in tmp.
+// is scratch in tmp. The bias is written into y first and the product accumulates onto
+// it, so x·Wᵀ + b is rounded to bf16 once.
 func (b *Backend) linFwd(sc, tmp *scope, l linear, y, x uintptr) (uintptr, error) {
 	o := b.ops
+	beta := float32(0)
+	if l.bias != 0 {
+		if err := o.BiasFill(y, l.bias, l.T, l.out); err != nil {
+			return 0, err
+		}
+		beta = 1
+	}
 	if err := o.Gemm(cublaslt.Gemm{TransB: true, M: l.T, N: l.out, K: l.in, A: x, B: l.w, C: y,
-		CType: cublaslt.BF16, Alpha: 1}); err != nil {
+		CType: cublaslt.BF16, Alpha: 1, Beta: beta}); err != nil {
 		return 0, err
 	}
 	if l.lo == nil {
@@ -52,7 +61,8 @@ func (b *Backend) linFwd(sc, tmp *scope, l linear, y, x uintptr) (uintptr, error
 
 // backward adds the input gradient into dx (overwriting it unless accumulate) and the LoRA
 // gradients into the fp32 device gradients: dB += s·dyᵀ·xa, dA += s·(dy·B)ᵀ·drop(x),
-// dx (+)= dy·W + drop'(s·(dy·B)·A). Scratch comes from tmp, which the caller releases.
+// dx (+)= dy·W + drop'(s·(dy·B)·A). The bias is frozen and adds no term. Scratch comes
+// from tmp, which the caller releases.
 func (b *Backend) linBwd(tmp *scope, l linear, dx uintptr, accumulate bool, dy, x, xa uintptr) error {
 	o := b.ops
 	beta := float32(0)

@@ -13,9 +13,19 @@ import (
 )
 
 // TestLinearDropout checks one LoRA projection with dropout, forward and backward, against
-// the Go references: y = x·Wᵀ + s·(drop(x)·Aᵀ)·Bᵀ, dB = s·dyᵀ·xa, dA = s·(dy·B)ᵀ·drop(x),
-// dx = dy·W + drop(s·(dy·B)·A), with the mask of cuda.DropoutKeep.
+// the Go references: y = x·Wᵀ (+ b) + s·(drop(x)·Aᵀ)·Bᵀ, dB = s·dyᵀ·xa, dA = s·(dy·B)ᵀ·drop(x),
+// dx = dy·W + drop(s·(dy·B)·A), with the mask of cuda.DropoutKeep; with and without a
+// (frozen) bias, which changes y and nothing in the backward.
 func TestLinearDropout(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		bias bool
+	}{{"plain", false}, {"bias", true}} {
+		t.Run(tc.name, func(t *testing.T) { linearDropout(t, tc.bias) })
+	}
+}
+
+func linearDropout(t *testing.T, withBias bool) {
 	const tn, in, out, rank, p, s = 24, 64, 48, 8, 0.25, 2
 	const seed = 12345
 	r := rand.New(rand.NewPCG(21, 22))
@@ -28,8 +38,15 @@ func TestLinearDropout(t *testing.T) {
 	}
 	x, w, a, bm, dy := rb(tn*in), rb(out*in), rb(rank*in), rb(out*rank), rb(tn*out)
 	xd := cuda.RoundSliceBF16(cuda.Dropout(x, seed, p))
+	bias := rb(out)
+	for i := range bias {
+		bias[i] *= 8 // as large as x·Wᵀ (std √in), so that a dropped bias cannot pass
+	}
 	want := make([]float32, tn*out)
-	cuda.Gemm(false, true, tn, out, in, 1, x, w, 0, want)
+	if withBias {
+		want = cuda.BiasRows(bias, tn)
+	}
+	cuda.Gemm(false, true, tn, out, in, 1, x, w, 1, want)
 	xa := make([]float32, tn*rank)
 	cuda.Gemm(false, true, tn, rank, in, 1, xd, a, 0, xa)
 	cuda.Gemm(false, true, tn, out, rank, s, xa, bm, 1, want)
@@ -92,6 +109,11 @@ func TestLinearDropout(t *testing.T) {
 		}
 		b := &Backend{ops: ops, w: &weights{scaling: s, dropout: p}}
 		l := linear{T: tn, in: in, out: out, w: wp, lo: lm, seed: seed, dropout: p}
+		if withBias {
+			if l.bias = up(bias); err != nil {
+				return err
+			}
+		}
 		tmp := &scope{x: x0}
 		defer tmp.release()
 		xap, err := b.linFwd(sc, tmp, l, yp, xp)

@@ -74,12 +74,42 @@ func gradsOf(a *lora.Adapter) []float32 {
 	return g
 }
 
-func TestParityTiny(t *testing.T) {
+// parityModel returns random weights for the preset as a Qwen3 model or, for "qwen2", as
+// a Qwen2 model: q/k/v projections with bias and no q/k norm. The biases are drawn as
+// large as the projections' outputs (real Qwen2 checkpoints carry large q/k biases), so
+// that a backend which drops them fails the comparison.
+func parityModel(t *testing.T, arch string) (*model.Config, *model.Model) {
 	cfg, err := model.Preset(*parityPreset)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if arch == "qwen2" {
+		cfg.Arch, cfg.ModelType, cfg.AttentionBias = model.Qwen2, "qwen2", true
+		cfg.Architectures = []string{"Qwen2ForCausalLM"}
+	}
 	m := model.NewRandom(cfg, 11)
+	if cfg.AttentionBias {
+		r := rand.New(rand.NewPCG(14, 15))
+		for l := 0; l < cfg.NumLayers; l++ {
+			for _, mod := range []string{"q_proj", "k_proj", "v_proj"} {
+				b := m.Get(model.LayerName(l, lora.ModulePath(mod)+".bias"))
+				for i := range b.Data {
+					b.Data[i] = float32(r.NormFloat64())
+				}
+			}
+		}
+	}
+	return cfg, m
+}
+
+func TestParityTiny(t *testing.T) {
+	for _, arch := range []string{"qwen3", "qwen2"} {
+		t.Run(arch, func(t *testing.T) { parity(t, arch) })
+	}
+}
+
+func parity(t *testing.T, arch string) {
+	cfg, m := parityModel(t, arch)
 	r := rand.New(rand.NewPCG(12, 13))
 	windows := parityWindows(r, cfg.VocabSize, 2, 40)
 	ctx := context.Background()
@@ -122,8 +152,8 @@ func TestParityTiny(t *testing.T) {
 				}
 				if step == 0 {
 					ge := cuda.RelErr(gradsOf(ag), gradsOf(ac))
-					report(t, attn, "step 0 loss", cuda.RelErr(lg, lc), tolLoss)
-					report(t, attn, "step 0 lora grads", ge, tolGrad)
+					report(t, attn, arch+" step 0 loss", cuda.RelErr(lg, lc), tolLoss)
+					report(t, attn, arch+" step 0 lora grads", ge, tolGrad)
 				}
 				for _, s := range []struct {
 					o *optim.AdamW
@@ -138,7 +168,7 @@ func TestParityTiny(t *testing.T) {
 			for i := range lc {
 				worst = math.Max(worst, math.Abs(float64(lg[i]-lc[i]))/math.Abs(float64(lc[i])))
 			}
-			report(t, attn, fmt.Sprintf("%d-step losses (max)", *paritySteps), worst, tolLoss)
+			report(t, attn, fmt.Sprintf("%s %d-step losses (max)", arch, *paritySteps), worst, tolLoss)
 			t.Logf("losses cpu %v", lc)
 			t.Logf("losses cuda %v", lg)
 		})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/mass-dev/mass/cuda"
@@ -26,8 +27,9 @@ type loraMod struct {
 }
 
 type layerW struct {
-	inNorm, postNorm, qNorm, kNorm devmem.Block
+	inNorm, postNorm, qNorm, kNorm devmem.Block    // q/k norms only with qkNorm
 	proj                           [7]devmem.Block // W [out, in] bf16, in lora.Modules order
+	bias                           [7]devmem.Block // b [out] bf16 of q/k/v with attention_bias; zero Ptr without
 	lo                             [7]*loraMod
 }
 
@@ -37,6 +39,7 @@ type weights struct {
 	all                    []devmem.Block
 	scaling                float32
 	dropout                float32
+	qkNorm                 bool // Qwen3's q/k RMSNorm before RoPE; Qwen2 rotates the projections as they are
 }
 
 // Module indexes in lora.Modules order.
@@ -52,7 +55,7 @@ const (
 
 func uploadWeights(o *kernels.Ops, c *model.Config, m *model.Model, a *lora.Adapter, seed uint32) (*weights, error) {
 	x := o.X
-	w := &weights{scaling: float32(a.Config.Scaling()), dropout: float32(a.Config.Dropout)}
+	w := &weights{scaling: float32(a.Config.Scaling()), dropout: float32(a.Config.Dropout), qkNorm: c.Arch == model.Qwen3}
 	n := uint32(0)
 	get := func(name string, shape ...int) (devmem.Block, error) {
 		size := 1
@@ -71,14 +74,17 @@ func uploadWeights(o *kernels.Ops, c *model.Config, m *model.Model, a *lora.Adap
 			blk, err = x.Alloc(int64(size * 2))
 			if err == nil {
 				n++
-				if len(shape) == 1 {
+				switch {
+				case strings.HasSuffix(name, ".bias"): // as model.NewRandom
+					err = o.FillNormal(blk.Ptr, size, seed*131+n, 0.02)
+				case len(shape) == 1:
 					ones := make([]float32, size)
 					for i := range ones {
 						ones[i] = 1
 					}
 					x.Free(blk)
 					blk, err = kernels.UploadBF16(x, ones)
-				} else {
+				default:
 					err = o.FillNormal(blk.Ptr, size, seed*131+n, float32(1/math.Sqrt(float64(shape[len(shape)-1]))))
 				}
 			}
@@ -103,15 +109,20 @@ func uploadWeights(o *kernels.Ops, c *model.Config, m *model.Model, a *lora.Adap
 	if w.finalNorm, err = get("model.norm.weight", d); err != nil {
 		return nil, err
 	}
+	type normW struct {
+		dst  *devmem.Block
+		name string
+		dim  int
+	}
 	for l := 0; l < c.NumLayers; l++ {
 		var lw layerW
 		ln := func(s string) string { return model.LayerName(l, s) }
-		for _, nw := range []struct {
-			dst  *devmem.Block
-			name string
-			dim  int
-		}{{&lw.inNorm, "input_layernorm.weight", d}, {&lw.postNorm, "post_attention_layernorm.weight", d},
-			{&lw.qNorm, "self_attn.q_norm.weight", c.HeadDim}, {&lw.kNorm, "self_attn.k_norm.weight", c.HeadDim}} {
+		norms := []normW{{&lw.inNorm, "input_layernorm.weight", d}, {&lw.postNorm, "post_attention_layernorm.weight", d}}
+		if w.qkNorm {
+			norms = append(norms, normW{&lw.qNorm, "self_attn.q_norm.weight", c.HeadDim},
+				normW{&lw.kNorm, "self_attn.k_norm.weight", c.HeadDim})
+		}
+		for _, nw := range norms {
 			if *nw.dst, err = get(ln(nw.name), nw.dim); err != nil {
 				return nil, err
 			}
@@ -120,6 +131,11 @@ func uploadWeights(o *kernels.Ops, c *model.Config, m *model.Model, a *lora.Adap
 			in, out := lora.Dims(c, mod)
 			if lw.proj[mi], err = get(ln(lora.ModulePath(mod)+".weight"), out, in); err != nil {
 				return nil, err
+			}
+			if c.AttentionBias && mi <= mV {
+				if lw.bias[mi], err = get(ln(lora.ModulePath(mod)+".bias"), out); err != nil {
+					return nil, err
+				}
 			}
 			if !a.Config.Has(mod) {
 				continue
