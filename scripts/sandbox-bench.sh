@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sandbox-bench.sh runs the sandbox benchmarks against the real Docker engine
 # and prints one table: container create+start, exec round trip (runtime vs
-# the raw `docker exec` CLI), helper file read/write of 1 KiB and 1 MiB,
+# the raw `docker exec` CLI), helper file read/write of 1 KiB and 1 MiB (over
+# the box's long-lived helper session; the first op starts it),
 # KillEpisode, and 32 concurrent agents running shell loops.
 # Usage: scripts/sandbox-bench.sh [N]   (iterations per benchmark, default 20)
 set -euo pipefail

@@ -22,6 +22,9 @@ type box struct {
 	episode string
 	agent   string
 	policy  sandbox.Policy
+	// ops carries file operations over one long-lived helper session.
+	ops       *fileOps
+	opTimeout time.Duration
 }
 
 var _ sandbox.Sandbox = (*box)(nil)
@@ -91,7 +94,13 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (sandbox.Sandbo
 		_ = r.cli.ContainerRemove(context.WithoutCancel(ctx), resp.ID, container.RemoveOptions{Force: true})
 		return nil, wrapErr(fmt.Sprintf("start sandbox %s/%s", spec.Episode, spec.Agent), err)
 	}
-	return &box{r: r, id: resp.ID, episode: spec.Episode, agent: spec.Agent, policy: pol}, nil
+	return r.newBox(resp.ID, spec.Episode, spec.Agent, pol), nil
+}
+
+func (r *Runtime) newBox(id, episode, agent string, pol sandbox.Policy) *box {
+	b := &box{r: r, id: id, episode: episode, agent: agent, policy: pol, opTimeout: fileOpTimeout}
+	b.ops = newFileOps(b.startSession, b.killAll)
+	return b
 }
 
 func (b *box) ID() string    { return b.id }
@@ -163,6 +172,7 @@ func (b *box) Files() sandbox.Files { return &files{b: b} }
 
 // Stop kills every process in the container (it stays, stopped).
 func (b *box) Stop(ctx context.Context) error {
+	b.ops.reset(false)
 	if err := b.r.cli.ContainerKill(ctx, b.id, "KILL"); err != nil && !isNotFound(err) && !isNotRunning(err) {
 		return wrapErr("stop sandbox "+b.agent, err)
 	}
@@ -171,6 +181,8 @@ func (b *box) Stop(ctx context.Context) error {
 
 // Remove deletes the container, killing it first if needed.
 func (b *box) Remove(ctx context.Context) error {
+	b.ops.reset(true)
+
 	err := b.r.cli.ContainerRemove(ctx, b.id, container.RemoveOptions{Force: true})
 	if err != nil && !isNotFound(err) {
 		return wrapErr("remove sandbox "+b.agent, err)

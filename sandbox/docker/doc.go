@@ -43,4 +43,10 @@
 // (timeout + 5 s) or a cancelled context runs the helper's "killall", which
 // kills every process of the agent but the container's init and main process.
 // Output beyond the cap is drained and dropped, never buffered.
+//
+// File operations go through one long-lived "serve" exec of the helper per
+// box, as the agent's user, with length-prefixed JSON frames (fileOps). The
+// agent can kill or stop that helper: a dead session is replaced and only
+// ops that are safe to repeat (or certainly unsent) are retried; a hung one
+// hits the per-op timeout, which runs "killall" and drops the session.
 package docker

@@ -11,11 +11,12 @@ import (
 	"github.com/mass-dev/mass/sandbox/helper"
 )
 
-// fileOpTimeout bounds one helper call.
+// fileOpTimeout bounds one helper call, waiting for the previous one included.
 const fileOpTimeout = 2 * time.Minute
 
 // files runs file operations through the helper inside the container, as
 // the agent's user, so permissions and protected paths apply to them too.
+// The box keeps one serve session of the helper open for them (fileOps).
 type files struct{ b *box }
 
 var _ sandbox.Files = (*files)(nil)
@@ -28,21 +29,11 @@ func (f *files) do(ctx context.Context, req helper.Request) (helper.Response, er
 	if len(body) > helper.MaxRequestBytes {
 		return helper.Response{}, fmt.Errorf("%s %s: request of %d bytes: %w", req.Op, req.Path, len(body), sandbox.ErrTooLarge)
 	}
-	res, err := f.b.r.execRaw(ctx, f.b.id, execOpts{
-		argv: []string{HelperMount, "op"}, user: f.b.policy.User, dir: sandbox.WorkspaceMount,
-		stdin: bytes.NewReader(body), maxBytes: helper.MaxResponseBytes + 1,
-		hostTimeout: fileOpTimeout, onAbort: f.b.killAll,
-	})
+	out, err := f.b.ops.do(ctx, req.Op, body, f.b.opTimeout)
 	if err != nil {
 		return helper.Response{}, fmt.Errorf("%s %s: %w", req.Op, req.Path, err)
 	}
-	if res.TimedOut {
-		return helper.Response{}, fmt.Errorf("%s %s: %w", req.Op, req.Path, sandbox.ErrTimeout)
-	}
-	if res.ExitCode != 0 {
-		return helper.Response{}, fmt.Errorf("%s %s: helper exited %d: %s", req.Op, req.Path, res.ExitCode, bytes.TrimSpace(res.Stderr))
-	}
-	resp, err := helper.DecodeResponse(bytes.NewReader(res.Stdout))
+	resp, err := helper.DecodeResponse(bytes.NewReader(out))
 	if err != nil {
 		return resp, fmt.Errorf("%s %s: %w", req.Op, req.Path, err)
 	}

@@ -241,3 +241,13 @@ func Pause() {
 		return
 	}
 }
+
+// NoDump marks the process non-dumpable, so a process of the same uid can
+// neither ptrace it nor open its /proc/PID/mem or fds: the agent cannot
+// forge what the helper answers the host.
+func NoDump() error {
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl PR_SET_DUMPABLE: %w", err)
+	}
+	return nil
+}

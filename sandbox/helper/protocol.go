@@ -1,7 +1,9 @@
 // Package helper is the file-operation protocol of mass-sandbox-helper, the
 // static binary that runs inside every agent container, and its
-// implementation. The host sends one JSON Request on stdin and reads one JSON
-// Response from stdout, so the host never opens a path inside a workspace.
+// implementation. The host sends JSON Requests on stdin and reads JSON
+// Responses from stdout (one per process with "op", length-prefixed frames
+// over one long-lived process with "serve"), so the host never opens a path
+// inside a workspace.
 package helper
 
 import (

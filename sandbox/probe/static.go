@@ -40,6 +40,10 @@ func (r *run) static(ctx context.Context) error {
 	}()
 	defer func() { stop(); held.Wait() }()
 	cfg.OtherHostPID = r.hostPID(ctx, r.b.ID(), marker)
+	// A file op leaves agent A's helper session running for helper_not_traceable.
+	if _, err := r.a.Files().Stat(ctx, "."); err != nil {
+		return fmt.Errorf("start the file helper session of %s: %w", r.a.Agent(), err)
+	}
 
 	rs, _, err := r.exec(ctx, r.a, 2*time.Minute, "static", "-config", mustJSON(cfg))
 	if err != nil {

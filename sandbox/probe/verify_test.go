@@ -21,7 +21,7 @@ var wantStatic = []string{
 	"net_loopback_only", "net_no_route", "egress_tcp_public", "egress_udp_public", "dns_resolution",
 	"metadata_169_254_169_254", "metadata_100_100_100_200", "metadata_google_internal",
 	"docker_gateway_tcp", "docker_gateway_udp", "env_no_secrets", "other_agent_invisible",
-	"other_agent_unsignalable", "setuid_workspace", "gateway_listener_silent",
+	"other_agent_unsignalable", "setuid_workspace", "gateway_listener_silent", "helper_not_traceable",
 }
 
 func names(rep Report) []string {
@@ -69,8 +69,8 @@ func TestVerifyDefaultPolicyStaticAndResources(t *testing.T) {
 
 func TestVerifyHostSide(t *testing.T) {
 	ref := testReference()
-	// The CLI default is DefaultRaceOps (10,000); each op is a docker exec,
-	// so the test keeps the race short.
+	// The CLI default is DefaultRaceOps (10,000); the test keeps the race
+	// short (exports are still one engine call each).
 	ops := 200
 	if testing.Short() {
 		ops = 50

@@ -77,6 +77,7 @@ func staticChecks() []named {
 	cs = append(cs, syscallChecks()...)
 	cs = append(cs, netChecks()...)
 	cs = append(cs, envChecks()...)
+	cs = append(cs, helperChecks()...)
 	return cs
 }
 

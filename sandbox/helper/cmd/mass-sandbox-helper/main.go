@@ -17,6 +17,7 @@ import (
 
 const usage = `usage:
   mass-sandbox-helper op                         JSON request on stdin, JSON response on stdout
+  mass-sandbox-helper serve                      length-prefixed JSON requests on stdin, responses on stdout, until EOF
   mass-sandbox-helper exec [-timeout D] -- ARGV  run ARGV, kill its whole tree at D or when it exits
   mass-sandbox-helper prepare -owner UID:GID [-protect PATH]...
   mass-sandbox-helper pause                      wait for SIGTERM (workspace keeper)
@@ -35,7 +36,19 @@ func main() {
 func run(cmd string, args []string) int {
 	switch cmd {
 	case "op":
+		if !noDump() {
+			return 1
+		}
 		return op()
+	case "serve":
+		if !noDump() {
+			return 1
+		}
+		if err := helper.Serve(os.Stdin, os.Stdout, helper.NewServer(sandbox.WorkspaceMount)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
 	case "exec":
 		fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 		timeout := fs.Duration("timeout", 0, "kill the command tree after this long (0: never)")
@@ -46,6 +59,8 @@ func run(cmd string, args []string) int {
 	case "prepare":
 		return prepare(args)
 	case "pause":
+		// Stays dumpable: killall and orphans recognise it by /proc/PID/exe,
+		// which a non-dumpable process hides from its own uid.
 		helper.Pause()
 		return 0
 	case "du":
@@ -79,6 +94,16 @@ func op() int {
 	}
 	_ = enc.Encode(helper.NewServer(sandbox.WorkspaceMount).Do(req))
 	return 0
+}
+
+// noDump makes the file-op helpers untraceable by the agent's processes,
+// which run under the same uid.
+func noDump() bool {
+	if err := helper.NoDump(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return false
+	}
+	return true
 }
 
 type multi []string
