@@ -2,6 +2,28 @@ package sandbox
 
 import "time"
 
+// MainUID is the uid and gid of an agent container's main processes (the
+// engine's init and the helper's "pause"), fixed and never the agent's:
+// an agent without CAP_KILL and CAP_SYS_PTRACE can then neither signal nor
+// trace them, so it cannot hide code in a process that massd's kills spare.
+const MainUID = 65532
+
+// MainUser is MainUID as the container's "uid:gid" user.
+const MainUser = "65532:65532"
+
+// ContainerUser is the user of an agent container's main processes:
+// MainUser, except for a root agent that holds capabilities, a weakening.
+// The engine grants an exec'd process permitted and effective capabilities
+// only when the container's own user is root (no_new_privileges then keeps
+// an exec'd root from gaining them on execve), so such an agent needs a root
+// main process, which it can then signal and, given CAP_SYS_PTRACE, trace.
+func (p Policy) ContainerUser() string {
+	if uid, _, err := ParseUser(p.User); err == nil && uid == 0 && (len(p.CapAdd) > 0 || !hasAll(p.CapDrop)) {
+		return p.User
+	}
+	return MainUser
+}
+
 // Policy is the hardening applied to every agent container. Each field is
 // documented in SECURITY.md and printed by `massctl sandbox policy`.
 type Policy struct {

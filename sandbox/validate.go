@@ -34,8 +34,10 @@ func (p Policy) Validate() error {
 	if p.Runtime == "" {
 		return bad("runtime is empty; use %q", "runc")
 	}
-	if _, _, err := ParseUser(p.User); err != nil {
+	if uid, _, err := ParseUser(p.User); err != nil {
 		return err
+	} else if uid == MainUID {
+		return bad("user %q has the uid of the container's main process (%d), which the agent must not be able to signal or trace; pick another uid", p.User, MainUID)
 	}
 	switch {
 	case p.Seccomp == "":

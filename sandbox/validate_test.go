@@ -36,6 +36,9 @@ func TestPolicyValidate(t *testing.T) {
 		{"writable root", func(p *Policy) { p.ReadOnlyRootfs = false }, true, "root filesystem writable"},
 		{"unconfined", func(p *Policy) { p.Seccomp = "Unconfined" }, false, ""},
 		{"named user", func(p *Policy) { p.User = "nobody" }, false, ""},
+		{"main uid", func(p *Policy) { p.User = MainUser }, false, ""},
+		{"main uid, other gid", func(p *Policy) { p.User = "65532:100" }, false, ""},
+		{"main gid only", func(p *Policy) { p.User = "1000:65532" }, true, ""},
 		{"tiny memory", func(p *Policy) { p.MemoryBytes = 1 << 20 }, false, ""},
 		{"negative", func(p *Policy) { p.NoFile = -1 }, false, ""},
 		{"no runtime", func(p *Policy) { p.Runtime = "" }, false, ""},
@@ -69,4 +72,26 @@ func FuzzParseUser(f *testing.F) {
 			t.Fatalf("ParseUser(%q) = %d:%d", s, uid, gid)
 		}
 	})
+}
+
+func TestContainerUser(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*Policy)
+		want   string
+	}{
+		{"default", func(*Policy) {}, MainUser},
+		{"other agent uid", func(p *Policy) { p.User = "1000:1000" }, MainUser},
+		{"root without capabilities", func(p *Policy) { p.User = "0:0" }, MainUser},
+		{"non-root with capabilities", func(p *Policy) { p.CapAdd = []string{"SYS_PTRACE"} }, MainUser},
+		{"root with an added capability", func(p *Policy) { p.User, p.CapAdd = "0:0", []string{"SYS_PTRACE"} }, "0:0"},
+		{"root keeping the engine's capabilities", func(p *Policy) { p.User, p.CapDrop = "0:0", nil }, "0:0"},
+	}
+	for _, tt := range tests {
+		p := DefaultPolicy()
+		tt.mutate(&p)
+		if got := p.ContainerUser(); got != tt.want {
+			t.Errorf("%s: ContainerUser() = %q, want %q", tt.name, got, tt.want)
+		}
+	}
 }

@@ -71,12 +71,17 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (sandbox.Sandbo
 		env = append(env, k+"="+v)
 	}
 	sort.Strings(env)
+	// The main processes (init and pause) run under a uid of their own, so
+	// the agent can neither signal nor trace them (ContainerUser names the
+	// one weakened exception); every exec names the agent's user
+	// explicitly. They never need the workspace: "/" keeps them
+	// independent of its permissions.
 	cfg := &container.Config{
 		Image:           image,
-		User:            pol.User,
+		User:            pol.ContainerUser(),
 		Entrypoint:      []string{HelperMount},
 		Cmd:             []string{"pause"},
-		WorkingDir:      sandbox.WorkspaceMount,
+		WorkingDir:      "/",
 		Env:             env,
 		Labels:          r.labels(spec.Episode, spec.Agent, kindAgent),
 		NetworkDisabled: pol.NetworkMode == "none",
@@ -154,15 +159,17 @@ func (b *box) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecRe
 func (b *box) killOrphans(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	_, err := b.r.execRaw(ctx, b.id, execOpts{argv: []string{HelperMount, "orphans"}, user: b.policy.User, maxBytes: 4096})
+	_, err := b.r.execRaw(ctx, b.id, execOpts{argv: []string{HelperMount, "orphans"}, user: b.policy.User, dir: "/", maxBytes: 4096})
 	if err != nil {
 		b.r.log.Warn("kill orphaned agent processes", "episode", b.episode, "agent", b.agent, "err", err)
 	}
 }
 
-// killAll kills every process of the agent user inside the container.
+// killAll kills every process of the agent user inside the container; the
+// main processes run under another uid and are out of its reach (unless a
+// weakened policy makes the agent a root with capabilities).
 func (b *box) killAll(ctx context.Context) {
-	_, err := b.r.execRaw(ctx, b.id, execOpts{argv: []string{HelperMount, "killall"}, user: b.policy.User, maxBytes: 4096})
+	_, err := b.r.execRaw(ctx, b.id, execOpts{argv: []string{HelperMount, "killall"}, user: b.policy.User, dir: "/", maxBytes: 4096})
 	if err != nil {
 		b.r.log.Warn("kill agent processes", "episode", b.episode, "agent", b.agent, "err", err)
 	}

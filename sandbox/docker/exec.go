@@ -48,6 +48,11 @@ type execOpts struct {
 
 // execRaw runs argv in a container and collects capped output.
 func (r *Runtime) execRaw(ctx context.Context, id string, o execOpts) (sandbox.ExecResult, error) {
+	if o.user == "" {
+		// The container's own user is its main process's, never the agent's:
+		// an exec must say whom it runs as.
+		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: no user given: %w", short(id), sandbox.ErrInvalid)
+	}
 	start := time.Now()
 	ec, err := r.cli.ContainerExecCreate(ctx, id, container.ExecOptions{
 		User: o.user, WorkingDir: o.dir, Cmd: o.argv,

@@ -164,10 +164,10 @@ func TestEngineAppliesPolicy(t *testing.T) {
 	h := in.HostConfig
 	got := []any{string(h.NetworkMode), []string(h.CapDrop), []string(h.CapAdd), h.SecurityOpt, h.ReadonlyRootfs,
 		*h.PidsLimit, h.Memory, h.MemorySwap, h.NanoCPUs, string(h.IpcMode), *h.Init, h.Runtime, h.Privileged,
-		in.Config.User, in.Config.Labels[LabelEpisode], in.Config.Labels[LabelAgent], in.Config.Labels[LabelDaemon]}
+		in.Config.User, in.Config.WorkingDir, in.Config.Labels[LabelEpisode], in.Config.Labels[LabelAgent], in.Config.Labels[LabelDaemon]}
 	want := []any{"none", []string{"ALL"}, []string{"CAP_NET_RAW"}, []string{"no-new-privileges:true"}, true,
 		int64(256), int64(256 << 20), int64(256 << 20), int64(1e9), "private", true, "runc", false,
-		"65534:65534", ep, "a", rt.cfg.DaemonID}
+		sandbox.MainUser, "/", ep, "a", rt.cfg.DaemonID}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("engine recorded\n%#v\nwant\n%#v", got, want)
 	}

@@ -161,9 +161,10 @@ func parentOf(pid int) (int, bool) {
 }
 
 // KillAll sends SIGKILL to every process in the container that the caller
-// may signal, except the container's init, itself and the helper's own
-// "pause" main process (which keeps the container alive and runs nothing).
-// It repeats until a scan finds nothing left, so forks in flight die too.
+// may signal, except the container's init and itself. The container's main
+// processes run under a uid of their own, so the kernel refuses to signal
+// them (EPERM), and such refusals are not counted: the scan repeats, so that
+// forks in flight die too, until one kills nothing.
 func KillAll() error {
 	self := os.Getpid()
 	for i := 0; i < 50; i++ {
@@ -174,7 +175,7 @@ func KillAll() error {
 		killed := 0
 		for _, e := range ents {
 			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == 1 || pid == self || isPause(pid) {
+			if err != nil || pid == 1 || pid == self {
 				continue
 			}
 			if syscall.Kill(pid, syscall.SIGKILL) == nil {
@@ -189,40 +190,27 @@ func KillAll() error {
 	return nil
 }
 
-// isPause reports whether pid runs this very binary with the "pause" command.
-func isPause(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err != nil {
-		return false
-	}
-	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-	if len(args) != 2 || args[1] != "pause" {
-		return false
-	}
-	exe, err1 := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
-	me, err2 := os.Executable()
-	return err1 == nil && err2 == nil && exe == me
-}
-
 // KillOrphans kills every process that was reparented to the container's
-// init (its exec wrapper died) together with its descendants, sparing the
-// container's main "pause" process. Processes of live commands are children
-// of their wrapper and are left alone.
+// init (its exec wrapper died) together with its descendants. The init's own
+// child, the main "pause", runs under another uid: the kill is refused and
+// not counted. Processes of live commands are children of their wrapper and
+// are left alone.
 func KillOrphans() {
 	self := os.Getpid()
 	for i := 0; i < 50; i++ {
-		var victims []int
+		killed := 0
 		for _, pid := range descendants(1) {
-			if pp, ok := parentOf(pid); ok && pp == 1 && pid != self && !isPause(pid) {
-				victims = append(victims, pid)
-				victims = append(victims, descendants(pid)...)
+			if pp, ok := parentOf(pid); !ok || pp != 1 || pid == self {
+				continue
+			}
+			for _, v := range append([]int{pid}, descendants(pid)...) {
+				if v != self && syscall.Kill(v, syscall.SIGKILL) == nil {
+					killed++
+				}
 			}
 		}
-		if len(victims) == 0 {
+		if killed == 0 {
 			return
-		}
-		for _, pid := range victims {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,7 +28,7 @@ func DescribePolicy(p sandbox.Policy) []Field {
 	}
 	return []Field{
 		{"runtime", p.Runtime, "OCI runtime; runc by default, runsc (gVisor) adds a user-space kernel", "-"},
-		{"user", p.User, "uid:gid inside the container; never 0", "uid_nonroot"},
+		{"user", p.User, "the agent's uid:gid inside the container; never 0, never " + strconv.Itoa(sandbox.MainUID) + " (the main processes')", "uid_nonroot, main_process_foreign"},
 		{"cap_drop", strings.Join(p.CapDrop, ","), "capabilities dropped; ALL empties every set", "caps_zero"},
 		{"cap_add", orDash(strings.Join(p.CapAdd, ",")), "capabilities added back; none by default", "caps_zero, unshare_*"},
 		{"no_new_privileges", fmt.Sprint(p.NoNewPrivileges), "setuid binaries and file capabilities grant nothing", "no_new_privs"},

@@ -39,7 +39,7 @@ var Weakenings = []Weakening{
 		[]string{"caps_zero"}, []string{GroupStatic}},
 	{"root-ptrace", "User 0:0 with CapAdd SYS_PTRACE",
 		func(o *Options) { o.Policy.User, o.Policy.CapAdd = "0:0", append(o.Policy.CapAdd, "SYS_PTRACE") },
-		[]string{"uid_nonroot", "caps_zero", "protected_not_writable", "setuid_workspace", "helper_not_traceable"}, []string{GroupStatic}},
+		[]string{"uid_nonroot", "caps_zero", "protected_not_writable", "setuid_workspace", "helper_not_traceable", "main_process_foreign"}, []string{GroupStatic}},
 	{"root", "User 0:0",
 		func(o *Options) { o.Policy.User = "0:0" }, []string{"uid_nonroot", "protected_not_writable"}, []string{GroupStatic}},
 	{"writable-rootfs", "ReadOnlyRootfs false",

@@ -5,13 +5,12 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
 func helperChecks() []named {
-	return []named{one("helper_not_traceable", checkHelperTrace)}
+	return []named{one("helper_not_traceable", checkHelperTrace), one("main_process_foreign", checkMainProcess)}
 }
 
 // checkHelperTrace attacks a live file helper session (the runner starts
@@ -48,14 +47,7 @@ func findHelper(helper, cmd string) int {
 	}
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil {
-			continue
-		}
-		if args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"); len(args) == 2 && args[0] == helper && args[1] == cmd {
+		if err == nil && pid != os.Getpid() && isCmd(pid, helper, cmd) {
 			return pid
 		}
 	}

@@ -16,8 +16,11 @@ func identityChecks() []named {
 }
 
 // procStatus parses /proc/self/status into a map.
-func procStatus() (map[string]string, error) {
-	b, err := os.ReadFile("/proc/self/status")
+func procStatus() (map[string]string, error) { return statusOf("self") }
+
+// statusOf parses /proc/PID/status into a map.
+func statusOf(pid string) (map[string]string, error) {
+	b, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ const usage = `usage:
   mass-sandbox-helper serve                      length-prefixed JSON requests on stdin, responses on stdout, until EOF
   mass-sandbox-helper exec [-timeout D] -- ARGV  run ARGV, kill its whole tree at D or when it exits
   mass-sandbox-helper prepare -owner UID:GID [-protect PATH]...
-  mass-sandbox-helper pause                      wait for SIGTERM (workspace keeper)
+  mass-sandbox-helper pause                      wait for SIGTERM (a container's main process)
   mass-sandbox-helper du                         bytes allocated under /workspace
   mass-sandbox-helper orphans                    SIGKILL processes whose exec wrapper died
   mass-sandbox-helper killall                    SIGKILL every process of the caller's uid`
@@ -59,8 +59,11 @@ func run(cmd string, args []string) int {
 	case "prepare":
 		return prepare(args)
 	case "pause":
-		// Stays dumpable: killall and orphans recognise it by /proc/PID/exe,
-		// which a non-dumpable process hides from its own uid.
+		// In an agent container it runs under a uid of its own (the agent
+		// cannot trace it anyway); non-dumpable as well, in depth.
+		if !noDump() {
+			return 1
+		}
 		helper.Pause()
 		return 0
 	case "du":
