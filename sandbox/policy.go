@@ -24,6 +24,19 @@ func (p Policy) ContainerUser() string {
 	return MainUser
 }
 
+// The named seccomp profiles; any other Policy.Seccomp value is the path of
+// a JSON profile.
+const (
+	// SeccompMass is the engine's default profile without ptrace,
+	// process_vm_readv, process_vm_writev and kcmp unless the container holds
+	// CAP_SYS_PTRACE, so an agent cannot trace its file helper before the
+	// helper makes itself non-dumpable.
+	SeccompMass = "mass"
+	// SeccompEngine is the engine's built-in default profile, which allows
+	// ptrace on kernels from 4.8: a weakening.
+	SeccompEngine = "default"
+)
+
 // Policy is the hardening applied to every agent container. Each field is
 // documented in SECURITY.md and printed by `massctl sandbox policy`.
 type Policy struct {
@@ -32,7 +45,7 @@ type Policy struct {
 	CapDrop         []string      `json:"cap_drop" yaml:"cap_drop"` // always ["ALL"]
 	CapAdd          []string      `json:"cap_add" yaml:"cap_add"`   // empty in the default policy
 	NoNewPrivileges bool          `json:"no_new_privileges" yaml:"no_new_privileges"`
-	Seccomp         string        `json:"seccomp" yaml:"seccomp"` // "default" (engine profile) or a JSON profile path; never "unconfined"
+	Seccomp         string        `json:"seccomp" yaml:"seccomp"` // SeccompMass (default), SeccompEngine or a JSON profile path; never "unconfined"
 	ReadOnlyRootfs  bool          `json:"read_only_rootfs" yaml:"read_only_rootfs"`
 	TmpfsBytes      int64         `json:"tmpfs_bytes" yaml:"tmpfs_bytes"`   // size of /tmp (nosuid,nodev)
 	NetworkMode     string        `json:"network_mode" yaml:"network_mode"` // "none"
@@ -54,7 +67,7 @@ func DefaultPolicy() Policy {
 		User:            "65534:65534",
 		CapDrop:         []string{"ALL"},
 		NoNewPrivileges: true,
-		Seccomp:         "default",
+		Seccomp:         SeccompMass,
 		ReadOnlyRootfs:  true,
 		TmpfsBytes:      256 << 20,
 		NetworkMode:     "none",

@@ -41,7 +41,7 @@ func (p Policy) Validate() error {
 	}
 	switch {
 	case p.Seccomp == "":
-		return bad("seccomp is empty; use %q", "default")
+		return bad("seccomp is empty; use %q", SeccompMass)
 	case strings.EqualFold(p.Seccomp, "unconfined"):
 		return bad("seccomp %q is never allowed", p.Seccomp)
 	}
@@ -78,6 +78,9 @@ func (p Policy) Weaknesses() []string {
 	}
 	if !p.NoNewPrivileges {
 		w = append(w, "no_new_privileges off")
+	}
+	if p.Seccomp == SeccompEngine {
+		w = append(w, "engine default seccomp profile (allows ptrace)")
 	}
 	if !p.ReadOnlyRootfs {
 		w = append(w, "root filesystem writable")

@@ -26,7 +26,16 @@ func hostConfig(p sandbox.Policy, volumeName, helperPath string) (*container.Hos
 	if p.NoNewPrivileges {
 		secOpt = append(secOpt, "no-new-privileges:true")
 	}
-	if p.Seccomp != "default" {
+	switch p.Seccomp {
+	case sandbox.SeccompEngine:
+		// No option: the engine applies its built-in profile.
+	case sandbox.SeccompMass:
+		prof, err := massProfileJSON()
+		if err != nil {
+			return nil, fmt.Errorf("build the mass seccomp profile: %w", err)
+		}
+		secOpt = append(secOpt, "seccomp="+prof)
+	default:
 		prof, err := loadSeccomp(p.Seccomp)
 		if err != nil {
 			return nil, err

@@ -19,6 +19,10 @@ import (
 // setting that carries it.
 func TestHostConfigFields(t *testing.T) {
 	type check func(*container.HostConfig) any
+	massJSON, err := massProfileJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		mutate func(*sandbox.Policy)
@@ -30,8 +34,9 @@ func TestHostConfigFields(t *testing.T) {
 		{"cap drop", nil, func(h *container.HostConfig) any { return []string(h.CapDrop) }, []string{"ALL"}},
 		{"no cap add", nil, func(h *container.HostConfig) any { return len(h.CapAdd) }, 0},
 		{"cap add", func(p *sandbox.Policy) { p.CapAdd = []string{"NET_RAW"} }, func(h *container.HostConfig) any { return []string(h.CapAdd) }, []string{"NET_RAW"}},
-		{"no-new-privileges", nil, func(h *container.HostConfig) any { return h.SecurityOpt }, []string{"no-new-privileges:true"}},
-		{"no-new-privileges off", func(p *sandbox.Policy) { p.NoNewPrivileges = false }, func(h *container.HostConfig) any { return h.SecurityOpt }, []string{}},
+		{"no-new-privileges and mass seccomp", nil, func(h *container.HostConfig) any { return h.SecurityOpt }, []string{"no-new-privileges:true", "seccomp=" + massJSON}},
+		{"no-new-privileges off", func(p *sandbox.Policy) { p.NoNewPrivileges = false }, func(h *container.HostConfig) any { return h.SecurityOpt }, []string{"seccomp=" + massJSON}},
+		{"engine seccomp", func(p *sandbox.Policy) { p.Seccomp = sandbox.SeccompEngine }, func(h *container.HostConfig) any { return h.SecurityOpt }, []string{"no-new-privileges:true"}},
 		{"read-only rootfs", nil, func(h *container.HostConfig) any { return h.ReadonlyRootfs }, true},
 		{"writable rootfs", func(p *sandbox.Policy) { p.ReadOnlyRootfs = false }, func(h *container.HostConfig) any { return h.ReadonlyRootfs }, false},
 		{"tmpfs", nil, func(h *container.HostConfig) any { return h.Tmpfs["/tmp"] }, "rw,nosuid,nodev,mode=1777,size=268435456"},
@@ -165,7 +170,11 @@ func TestEngineAppliesPolicy(t *testing.T) {
 	got := []any{string(h.NetworkMode), []string(h.CapDrop), []string(h.CapAdd), h.SecurityOpt, h.ReadonlyRootfs,
 		*h.PidsLimit, h.Memory, h.MemorySwap, h.NanoCPUs, string(h.IpcMode), *h.Init, h.Runtime, h.Privileged,
 		in.Config.User, in.Config.WorkingDir, in.Config.Labels[LabelEpisode], in.Config.Labels[LabelAgent], in.Config.Labels[LabelDaemon]}
-	want := []any{"none", []string{"ALL"}, []string{"CAP_NET_RAW"}, []string{"no-new-privileges:true"}, true,
+	massJSON, err := massProfileJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []any{"none", []string{"ALL"}, []string{"CAP_NET_RAW"}, []string{"no-new-privileges:true", "seccomp=" + massJSON}, true,
 		int64(256), int64(256 << 20), int64(256 << 20), int64(1e9), "private", true, "runc", false,
 		sandbox.MainUser, "/", ep, "a", rt.cfg.DaemonID}
 	if !reflect.DeepEqual(got, want) {

@@ -32,7 +32,7 @@ func DescribePolicy(p sandbox.Policy) []Field {
 		{"cap_drop", strings.Join(p.CapDrop, ","), "capabilities dropped; ALL empties every set", "caps_zero"},
 		{"cap_add", orDash(strings.Join(p.CapAdd, ",")), "capabilities added back; none by default", "caps_zero, unshare_*"},
 		{"no_new_privileges", fmt.Sprint(p.NoNewPrivileges), "setuid binaries and file capabilities grant nothing", "no_new_privs"},
-		{"seccomp", p.Seccomp, "system-call filter; the engine's default profile or stricter, never unconfined", "seccomp_filter, *_denied"},
+		{"seccomp", p.Seccomp, "system-call filter; mass: the engine's default profile without ptrace, process_vm_readv/writev and kcmp (unless CAP_SYS_PTRACE is added); default: the engine's own, which allows ptrace (a weakening); or a JSON profile path; never unconfined", "seccomp_filter, *_denied, ptrace_denied"},
 		{"read_only_rootfs", fmt.Sprint(p.ReadOnlyRootfs), "image filesystem mounted read-only", "write_root, write_etc, write_usr"},
 		{"tmpfs_bytes", mib(p.TmpfsBytes), "/tmp is a nosuid,nodev tmpfs of this size (counts toward memory)", "tmp_fill_cap"},
 		{"network_mode", p.NetworkMode, "none: loopback only, no route, no DNS", "net_*, egress_*, dns_resolution, metadata_*, docker_gateway_*"},

@@ -17,7 +17,7 @@ var wantStatic = []string{
 	"protected_not_writable", "mount_denied", "umount_denied", "unshare_user", "unshare_mount", "unshare_net",
 	"setns_denied", "keyctl_denied", "add_key_denied", "bpf_denied", "perf_event_open_denied",
 	"userfaultfd_denied", "init_module_denied", "finit_module_denied", "kexec_load_denied",
-	"settimeofday_denied", "syslog_denied", "raw_socket_denied", "packet_socket_denied", "mknod_denied",
+	"settimeofday_denied", "syslog_denied", "raw_socket_denied", "packet_socket_denied", "mknod_denied", "ptrace_denied",
 	"net_loopback_only", "net_no_route", "egress_tcp_public", "egress_udp_public", "dns_resolution",
 	"metadata_169_254_169_254", "metadata_100_100_100_200", "metadata_google_internal",
 	"docker_gateway_tcp", "docker_gateway_udp", "env_no_secrets", "other_agent_invisible",

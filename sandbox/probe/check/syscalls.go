@@ -123,6 +123,7 @@ func syscallChecks() []named {
 			}
 			return verdict(ok, "denied", strings.Join(obs, "; "))
 		}),
+		one("ptrace_denied", checkPtrace),
 	}
 }
 
