@@ -177,21 +177,29 @@ func TestWaitersShareOneFsync(t *testing.T) {
 	}
 }
 
+// queueWaiters holds one append inside its fsync and queues n-1 more waiters
+// behind it; release lets the fsync finish. errs[i] is waiter i's result
+// once wg is done.
+func queueWaiters(o *owner, n int) (wg *sync.WaitGroup, errs []error, release func()) {
+	entered, release := o.f.hold()
+	wg = &sync.WaitGroup{}
+	errs = make([]error, n)
+	wg.Go(func() { _, errs[0] = o.append() })
+	<-entered
+	for i := 1; i < n; i++ {
+		seq := o.f.write()
+		o.g.Written(seq)
+		wg.Go(func() { errs[i] = o.g.Wait(seq) })
+	}
+	return wg, errs, release
+}
+
 func TestFsyncErrorReachesEveryWaiter(t *testing.T) {
 	const waiters = 16
 	o := newOwner()
 	boom := errors.New("injected EIO")
 	o.f.fail = boom
-	entered, release := o.f.hold()
-	var wg sync.WaitGroup
-	errs := make([]error, waiters)
-	wg.Go(func() { _, errs[0] = o.append() })
-	<-entered
-	for i := 1; i < waiters; i++ {
-		seq := o.f.write()
-		o.g.Written(seq)
-		wg.Go(func() { errs[i] = o.g.Wait(seq) })
-	}
+	wg, errs, release := queueWaiters(o, waiters)
 	release()
 	wg.Wait()
 	for i, err := range errs {
@@ -222,16 +230,7 @@ func TestFsyncErrorReachesEveryWaiter(t *testing.T) {
 func TestCloseWhileWaitersWait(t *testing.T) {
 	const waiters = 16
 	o := newOwner()
-	entered, release := o.f.hold()
-	var wg sync.WaitGroup
-	errs := make([]error, waiters)
-	wg.Go(func() { _, errs[0] = o.append() })
-	<-entered
-	for i := 1; i < waiters; i++ {
-		seq := o.f.write()
-		o.g.Written(seq)
-		wg.Go(func() { errs[i] = o.g.Wait(seq) })
-	}
+	wg, errs, release := queueWaiters(o, waiters)
 	closeErr := make(chan error, 1)
 	go func() { closeErr <- o.g.Close() }()
 	release()
