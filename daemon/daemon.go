@@ -23,10 +23,11 @@ import (
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/daemon/server"
 	"github.com/mass-dev/mass/daemon/store"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // DBName is the database file inside the data directory.
-const DBName = "massd.db"
+const DBName = datadir.DBFile
 
 // Options configure a Daemon.
 type Options struct {
@@ -58,18 +59,19 @@ func Run(ctx context.Context, o Options) error {
 	if err := os.MkdirAll(c.DataDir, 0o750); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
 	}
-	unlock, err := lockDataDir(c.DataDir)
+	layout := datadir.New(c.DataDir)
+	unlock, err := lockDataDir(layout)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	st, err := store.Open(ctx, filepath.Join(c.DataDir, DBName))
+	st, err := store.Open(ctx, layout.DB())
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 
-	if err := server.SweepTasks(ctx, st, c.DataDir, log); err != nil {
+	if err := server.SweepTasks(ctx, st, layout, log); err != nil {
 		log.Warn("sweep unfinished task uploads", "err", err)
 	}
 	if o.ReapOrphans != nil {
@@ -77,7 +79,7 @@ func Run(ctx context.Context, o Options) error {
 			log.Warn("reap orphaned sandboxes", "err", err)
 		}
 	}
-	mgr, err := jobs.NewManager(jobs.Options{Store: st, Kinds: o.Kinds, Concurrency: c.Jobs.Concurrency, DataDir: c.DataDir, Logger: log})
+	mgr, err := jobs.NewManager(jobs.Options{Store: st, Kinds: o.Kinds, Concurrency: c.Jobs.Concurrency, Layout: layout, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -86,7 +88,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	var rnd [4]byte
 	rand.Read(rnd[:])
-	srv := server.New(server.Options{Store: st, Jobs: mgr, DataDir: c.DataDir, Version: o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: log})
+	srv := server.New(server.Options{Store: st, Jobs: mgr, Layout: layout, Version: o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: log})
 
 	ln, err := ListenUnix(c.Socket)
 	if err != nil {
@@ -192,8 +194,8 @@ func ListenUnix(path string) (net.Listener, error) {
 
 // lockDataDir takes an exclusive lock so two daemons never share a data
 // directory. The kernel releases it if massd dies.
-func lockDataDir(dir string) (func(), error) {
-	p := filepath.Join(dir, "massd.lock")
+func lockDataDir(l datadir.Layout) (func(), error) {
+	dir, p := l.Root, l.Lock()
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", p, err)
