@@ -7,6 +7,8 @@
 package datadir
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -102,3 +104,15 @@ var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // '_' and '-', starting with a letter or digit, and no "..". Such an id is
 // safe as a directory name, a container or volume name and a label value.
 func ValidID(id string) bool { return idRE.MatchString(id) && !strings.Contains(id, "..") }
+
+// SandboxDaemonID is the stable mass.daemon label of the sandboxes a massd
+// with this data directory creates, so that a restarted massd finds (and
+// reaps) what its predecessor left.
+func (l Layout) SandboxDaemonID() string {
+	abs, err := filepath.Abs(l.Root)
+	if err != nil {
+		abs = l.Root
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return "massd-" + hex.EncodeToString(sum[:6])
+}

@@ -54,3 +54,16 @@ func FuzzValidID(f *testing.F) {
 		}
 	})
 }
+
+func TestSandboxDaemonID(t *testing.T) {
+	a, b := New("/var/lib/mass").SandboxDaemonID(), New("/var/lib/mass/").SandboxDaemonID()
+	if a != b {
+		t.Errorf("ids differ for the same directory: %s, %s", a, b)
+	}
+	if a == New("/srv/mass").SandboxDaemonID() {
+		t.Error("different data dirs share an id")
+	}
+	if !ValidID(a) {
+		t.Errorf("%s is not a valid id", a)
+	}
+}

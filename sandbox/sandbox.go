@@ -28,6 +28,10 @@ var (
 // WorkspaceMount is where every agent sees the episode workspace.
 const WorkspaceMount = "/workspace"
 
+// HelperMount is where a runtime mounts the file helper binary
+// (sandbox/helper) inside every container.
+const HelperMount = "/.mass/mass-sandbox-helper"
+
 // WorkspaceSpec describes the shared volume of one episode.
 type WorkspaceSpec struct {
 	Episode string // episode id; also used in labels
