@@ -176,7 +176,11 @@ func closeOne(d Deps, job jobs.Job, rep jobs.Reporter, id string) {
 	if _, err := os.Stat(filepath.Join(dir, StatusFile)); err == nil {
 		return
 	}
-	if err := Recover(context.Background(), d, id, dir); err != nil {
+	// Bounded like an episode's own finish: a hung engine must not hold
+	// the retry forever.
+	ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
+	defer cancel()
+	if err := Recover(ctx, d, id, dir); err != nil {
 		rep.Logger().Warn("close interrupted episode", "episode", id, "err", err)
 	}
 	rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: "interrupted", Dir: dir})
