@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/daemon/jobs"
-	"github.com/mass-dev/mass/daemon/taskspec"
-	"github.com/mass-dev/mass/datadir"
 )
 
 // KindName is the job kind that runs one episode.
@@ -81,7 +79,7 @@ func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep 
 	if job.TaskDir == "" {
 		return errors.New("episode job needs a task: submit it with a task id")
 	}
-	spec, err := taskspec.Load(filepath.Join(job.TaskDir, datadir.TaskSpecFile))
+	spec, err := job.LoadTask()
 	if err != nil {
 		return fmt.Errorf("load task %s: %w", job.TaskID, err)
 	}
