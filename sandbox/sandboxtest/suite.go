@@ -149,6 +149,12 @@ func testExec(t *testing.T, h Harness) {
 			t.Errorf("%s: timed out %v, want %v", tt.name, got, want)
 		}
 	}
+	execCleanup(t, ctx, sb)
+}
+
+// execCleanup: nothing a command starts outlives it (timeout, killed
+// wrapper, cancelled context), and huge output is dropped, not buffered.
+func execCleanup(t *testing.T, ctx context.Context, sb sandbox.Sandbox) {
 	// Nothing the timed-out command started may survive it.
 	res := Sh(t, sb, "ps -o comm,args | grep 'sleep 30[0-3]' | grep -v grep || true")
 	if got := strings.TrimSpace(string(res.Stdout)); got != "" {
