@@ -1,6 +1,8 @@
 package eligibility
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -35,4 +37,18 @@ func TestCheck(t *testing.T) {
 			t.Errorf("%s: reason %q, want %q", tc.name, r, tc.want)
 		}
 	}
+}
+
+func FuzzFromDir(f *testing.F) {
+	f.Add([]byte(`{"episode_id":"e","exit":"completed","outputs_present":true,"grade":{"passed":true},"guards":{"integrity_checked":true}}`))
+	f.Add([]byte(`{"grade":null,"guards":{"shadow_copies":"x"}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir := t.TempDir()
+		_ = os.WriteFile(filepath.Join(dir, "run_status.json"), b, 0o644)
+		_ = os.WriteFile(filepath.Join(dir, "episode.json"), []byte(`{"graded":true}`), 0o644)
+		e, err := FromDir(dir)
+		if err == nil && Check(e, Dataset{}) == "" && (!e.GraderPassed || !e.OutputsPresent || !e.Completed) {
+			t.Fatalf("eligible without passing: %+v", e)
+		}
+	})
 }

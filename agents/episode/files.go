@@ -3,6 +3,8 @@ package episode
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mass-dev/mass/agents/grade"
+	"github.com/mass-dev/mass/agents/guard"
 	"os"
 	"path/filepath"
 	"time"
@@ -43,10 +45,14 @@ type Info struct {
 	Workflow      string `json:"workflow"`
 	TeacherPrompt string `json:"teacher_prompt"`
 	// ProtectedPaths are the task's read-only paths (the audit reads them).
-	ProtectedPaths []string  `json:"protected_paths,omitempty"`
-	Started        time.Time `json:"started"`
-	DaemonID       string    `json:"daemon_id"`
-	JobID          string    `json:"job_id,omitempty"`
+	ProtectedPaths []string `json:"protected_paths,omitempty"`
+	// HiddenPaths are the workspace paths only the grader sees.
+	HiddenPaths []string `json:"hidden_paths,omitempty"`
+	// Graded says the task declares a grader.
+	Graded   bool      `json:"graded,omitempty"`
+	Started  time.Time `json:"started"`
+	DaemonID string    `json:"daemon_id"`
+	JobID    string    `json:"job_id,omitempty"`
 }
 
 // ToolCall is one entry of run_status.json's last_tool_calls.
@@ -84,6 +90,12 @@ type Status struct {
 	// LedgerHead is the ledger's last record when the episode ended, so a
 	// verifier can tell a cut-off tail from a complete ledger.
 	LedgerHead *Head `json:"ledger_head,omitempty"`
+	// OutputsPresent: every required output glob matched an exported file.
+	OutputsPresent bool `json:"outputs_present"`
+	// Grade is the task grader's verdict; absent when the task has none.
+	Grade *grade.Grade `json:"grade,omitempty"`
+	// Guards counts guards.json; absent when the check could not run.
+	Guards *guard.Summary `json:"guards,omitempty"`
 }
 
 // Head names a ledger's last record.

@@ -21,7 +21,7 @@ import (
 // directory; manifests/<agent>.json is served too.
 var EpisodeFiles = []string{
 	"episode.json", "api_requests.jsonl", "ledger.jsonl", "run_status.json",
-	"workspace.manifest.json", "workspace.tar",
+	"workspace.manifest.json", "workspace.tar", "guards.json",
 }
 
 var (

@@ -46,7 +46,7 @@ func testGrade(t *testing.T, h Harness) {
 
 	ws := Episode(t)
 	g := sandbox.GradeSpec{Workspace: ws, Export: bytes.NewReader(exp.Bytes()), Replace: []string{"eval", "secret"},
-		Inputs: []sandbox.Input{{HostPath: filepath.Join(dir, "eval"), Dest: "eval"}, {HostPath: filepath.Join(dir, "secret"), Dest: "secret"}},
+		Inputs:  []sandbox.Input{{HostPath: filepath.Join(dir, "eval"), Dest: "eval"}, {HostPath: filepath.Join(dir, "secret"), Dest: "secret"}},
 		Command: "sh eval/grade.sh", Timeout: time.Minute, Image: h.Image, Policy: h.policy()}
 	ctx := context.Background()
 	res, err := h.Runtime.Grade(ctx, g)
