@@ -66,3 +66,40 @@ func TestExampleMLClassifierHidesLabels(t *testing.T) {
 	}
 	t.Logf("grade %.1fs: %s", st.Grade.Duration, strings.TrimSpace(st.Grade.Output))
 }
+
+// TestExampleGraders grades hand-made deliverables of every example task
+// in the grader's container: the documented contract passes, a bogus
+// deliverable fails.
+func TestExampleGraders(t *testing.T) {
+	needEngine(t)
+	if _, err := testRT.Client().ImageInspect(context.Background(), image.AgentRef); err != nil {
+		t.Skipf("agent image %s missing: %v", image.AgentRef, err)
+	}
+	sales := salesSummary(t)
+	cases := []struct {
+		task        string
+		good, bogus map[string]string
+	}{
+		{"projectile-sim", map[string]string{"answer.json": `{"angle_deg": 40, "speed_mps": 33.54}`, "method.md": "bisection"},
+			map[string]string{"answer.json": `{}`, "method.md": "x"}},
+		{"sales-analysis", map[string]string{"summary.json": sales, "report.md": "Three findings."},
+			map[string]string{"summary.json": `{}`, "report.md": "x"}},
+		{"ml-classifier", map[string]string{"predictions.csv": "id,label\n", "model_card.md": "m"}, nil},
+	}
+	for _, c := range cases {
+		spec, err := taskspec.Load(filepath.Join("..", "..", "examples", "tasks", c.task, "task.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, files := range map[string]map[string]string{"good": c.good, "bogus": c.bogus} {
+			if files == nil {
+				continue
+			}
+			g := gradeFiles(t, image.AgentRef, spec, files)
+			want := name == "good" && c.task != "ml-classifier" // an empty prediction file fails too
+			if g == nil || !g.Ran || g.Passed != want {
+				t.Errorf("%s %s: grade %+v, want passed %v", c.task, name, g, want)
+			}
+		}
+	}
+}

@@ -34,7 +34,7 @@ echo "{\"passed\": $p, \"score\": $s}"
 
 // guardTask is a task with a protected simulator, a hidden grader and
 // truth file, and a required answer.
-func guardTask(t *testing.T) *taskspec.Spec {
+func guardTask(t testing.TB) *taskspec.Spec {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range map[string]string{"sim/simulator.sh": simulator, "hidden/grade.sh": gradeScript, "hidden/truth.txt": "12.5\n"} {

@@ -35,14 +35,19 @@ type Shadow struct {
 // NearCopy of the original's lines. Identical copies are not shadows.
 func ShadowCopies(shipped, final []File, manifests map[string]map[string]string, recs []ledger.Record) []Shadow {
 	copies := copyCommands(recs)
+	origLines := make([]map[string]int, len(shipped))
+	for i, o := range shipped {
+		origLines[i] = lineSet(o.Data)
+	}
 	out := []Shadow{}
 	for _, f := range final {
 		var best *Shadow
-		for _, o := range shipped {
+		fLines := lineSet(f.Data)
+		for i, o := range shipped {
 			if !o.Code || o.SHA256 == f.SHA256 {
 				continue
 			}
-			s := Shadow{Path: f.Path, Origin: o.Path, Similarity: similarity(o.Data, f.Data)}
+			s := Shadow{Path: f.Path, Origin: o.Path, Similarity: similarity(origLines[i], fLines)}
 			if seq, ok := copiedBy(copies, o.Path, f.Path); ok {
 				s.Evidence = append(s.Evidence, fmt.Sprintf("copied by the shell command at seq %d", seq))
 			}
@@ -52,7 +57,7 @@ func ShadowCopies(shipped, final []File, manifests map[string]map[string]string,
 					break
 				}
 			}
-			if s.Similarity >= NearCopy && lineCount(o.Data) >= minNearLines {
+			if s.Similarity >= NearCopy && total(origLines[i]) >= minNearLines {
 				s.Evidence = append(s.Evidence, fmt.Sprintf("a near copy: holds %.0f%% of the original's lines", 100*s.Similarity))
 			}
 			if len(s.Evidence) > 0 && (best == nil || s.Similarity > best.Similarity) {
@@ -73,8 +78,9 @@ type copyCmd struct {
 	src, dst string
 }
 
-func copyCommands(recs []ledger.Record) []copyCmd {
-	var out []copyCmd
+// copyCommands indexes the shell copies by source path.
+func copyCommands(recs []ledger.Record) map[string][]copyCmd {
+	out := map[string][]copyCmd{}
 	for _, r := range recs {
 		if !isShell(r) {
 			continue
@@ -82,7 +88,7 @@ func copyCommands(recs []ledger.Record) []copyCmd {
 		var d shellDetail
 		_ = json.Unmarshal(r.Detail, &d)
 		for _, c := range Analyze(d.Command, shellDir(r)).Copies {
-			out = append(out, copyCmd{seq: r.Seq, src: c[0], dst: c[1]})
+			out[c[0]] = append(out[c[0]], copyCmd{seq: r.Seq, src: c[0], dst: c[1]})
 		}
 	}
 	return out
@@ -90,16 +96,22 @@ func copyCommands(recs []ledger.Record) []copyCmd {
 
 // copiedBy finds a copy of origin (or a directory holding it) to dst (or a
 // directory dst lies in, under the origin's relative name).
-func copiedBy(copies []copyCmd, origin, dst string) (int64, bool) {
-	for _, c := range copies {
-		srcOK := c.src == origin || strings.HasPrefix(origin, c.src+"/")
-		rel := strings.TrimPrefix(strings.TrimPrefix(origin, c.src), "/")
-		dstOK := c.dst == dst || path.Join(c.dst, path.Base(origin)) == dst || (rel != "" && path.Join(c.dst, rel) == dst)
-		if srcOK && dstOK {
-			return c.seq, true
+func copiedBy(copies map[string][]copyCmd, origin, dst string) (int64, bool) {
+	for src := origin; src != "/" && src != "."; src = path.Dir(src) {
+		for _, c := range copies[src] {
+			if c.dst == dst || (strings.HasPrefix(dst, c.dst+"/") && copiedInto(c, origin, dst)) {
+				return c.seq, true
+			}
 		}
 	}
 	return 0, false
+}
+
+// copiedInto reports whether copying c.src into the directory c.dst puts
+// origin at dst (under its base name, or its path below c.src).
+func copiedInto(c copyCmd, origin, dst string) bool {
+	rel := strings.TrimPrefix(strings.TrimPrefix(origin, c.src), "/")
+	return path.Join(c.dst, path.Base(origin)) == dst || (rel != "" && path.Join(c.dst, rel) == dst)
 }
 
 // ranBy lists the shell commands that name p (its path or, for a command
@@ -125,37 +137,37 @@ func ranBy(recs []ledger.Record, p string) []Command {
 	return out
 }
 
-// similarity is the share of a's non-blank lines (as a multiset) found in b.
-func similarity(a, b []byte) float64 {
-	want := map[string]int{}
-	n := 0
-	for _, l := range strings.Split(string(a), "\n") {
+// lineSet counts the non-blank lines of b.
+func lineSet(b []byte) map[string]int {
+	m := map[string]int{}
+	for _, l := range strings.Split(string(b), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
-			want[l]++
-			n++
+			m[l]++
 		}
 	}
+	return m
+}
+
+func total(m map[string]int) int {
+	n := 0
+	for _, c := range m {
+		n += c
+	}
+	return n
+}
+
+// similarity is the share of the original's lines (a multiset) that the
+// candidate holds.
+func similarity(orig, cand map[string]int) float64 {
+	n := total(orig)
 	if n == 0 {
 		return 0
 	}
 	have := 0
-	for _, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimSpace(l); want[l] > 0 {
-			want[l]--
-			have++
-		}
+	for l, c := range orig {
+		have += min(c, cand[l])
 	}
 	return float64(have) / float64(n)
-}
-
-func lineCount(b []byte) int {
-	n := 0
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(l) != "" {
-			n++
-		}
-	}
-	return n
 }
 
 func sortedKeys(m map[string]map[string]string) []string {
