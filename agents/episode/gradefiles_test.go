@@ -1,8 +1,8 @@
 package episode
 
 import (
-	"context"
 	"archive/tar"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"math"
