@@ -210,17 +210,6 @@ func (a *auditor) revisions() {
 	}
 }
 
-// protected reports whether cleaned path p lies in a protected path.
-func (a *auditor) protected(p string) bool {
-	for _, pp := range a.in.ProtectedPaths {
-		root := CleanPath(pp)
-		if root != "" && (p == root || strings.HasPrefix(p, root+"/") || root == "/") {
-			return true
-		}
-	}
-	return false
-}
-
 // guards fills the guards section: attempts and commands from the ledger,
 // the integrity check and shadow copies as recorded in guards.json. Each
 // integrity change is one violation.
