@@ -64,12 +64,14 @@ func Shipped(inputs []sandbox.Input, protected []string) ([]File, error) {
 			if Under(wp, protected) == "" {
 				return nil
 			}
-			b, err := os.ReadFile(p)
+			fi, err := d.Info()
 			if err != nil {
 				return err
 			}
-			fi, _ := d.Info()
-			f := fileOf(wp, b, int64(fi.Mode().Perm()), &held)
+			f, err := hashFile(p, wp, fi, &held)
+			if err != nil {
+				return err
+			}
 			out = append(out, f)
 			return nil
 		})
@@ -79,6 +81,33 @@ func Shipped(inputs []sandbox.Input, protected []string) ([]File, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+// hashFile hashes a host file by streaming it, holding its content only
+// when it is code of at most MaxCodeBytes.
+func hashFile(p, wp string, fi fs.FileInfo, held *int64) (File, error) {
+	if fi.Size() <= MaxCodeBytes {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return File{}, err
+		}
+		return fileOf(wp, b, int64(fi.Mode().Perm()), held), nil
+	}
+	r, err := os.Open(p)
+	if err != nil {
+		return File{}, err
+	}
+	defer r.Close()
+	h := sha256.New()
+	head := make([]byte, 2)
+	n, _ := io.ReadFull(r, head)
+	h.Write(head[:n])
+	size, err := io.Copy(h, r)
+	if err != nil {
+		return File{}, err
+	}
+	return File{Path: wp, SHA256: hex.EncodeToString(h.Sum(nil)), Size: size + int64(n),
+		Code: IsCode(wp, int64(fi.Mode().Perm()), head[:n])}, nil
 }
 
 func fileOf(wp string, b []byte, mode int64, held *int64) File {

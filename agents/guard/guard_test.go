@@ -1,7 +1,11 @@
 package guard
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/mass-dev/mass/agents/ledger"
@@ -85,5 +89,30 @@ func TestTeleport(t *testing.T) {
 	}
 	if in := CheckIntegrity(shipped, nil, []string{"sim"}); len(in.Changes) != 1 || in.Changes[0].Change != "deleted" {
 		t.Errorf("integrity after delete %+v", in)
+	}
+}
+
+func TestShippedHashesLargeFiles(t *testing.T) {
+	dir := t.TempDir()
+	big := make([]byte, MaxCodeBytes+10)
+	copy(big, "#!/bin/sh\n")
+	if err := os.MkdirAll(filepath.Join(dir, "sim"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"sim/big.bin": big, "sim/run.py": []byte("print(1)\n"), "free.txt": []byte("x")} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := Shipped([]sandbox.Input{{HostPath: filepath.Join(dir, "sim"), Dest: "sim"}, {HostPath: filepath.Join(dir, "free.txt"), Dest: "free.txt"}}, []string{"sim"})
+	if err != nil || len(files) != 2 {
+		t.Fatalf("%+v %v", files, err)
+	}
+	sum := sha256.Sum256(big)
+	if f := files[0]; f.Path != "/workspace/sim/big.bin" || f.SHA256 != hex.EncodeToString(sum[:]) || f.Size != int64(len(big)) || !f.Code || f.Data != nil {
+		t.Errorf("big file %+v", f)
+	}
+	if f := files[1]; !f.Code || string(f.Data) != "print(1)\n" {
+		t.Errorf("code file %+v", f)
 	}
 }
