@@ -64,7 +64,7 @@ func TestExampleMLClassifierHidesLabels(t *testing.T) {
 	if st.Guards == nil || st.Guards.HiddenPathAttempts != 2 || st.Guards.ShadowCopies != 0 || st.Guards.ProtectedPathViolations != 0 {
 		t.Errorf("guards %+v", st.Guards)
 	}
-	t.Logf("grade %.1fs: %s", st.Grade.Duration, strings.TrimSpace(st.Grade.Output))
+	t.Logf("grade %.1fs, guard check %.1fms: %s", st.Grade.Duration, st.Guards.DurationMS, strings.TrimSpace(st.Grade.Output))
 }
 
 // TestExampleGraders grades hand-made deliverables of every example task

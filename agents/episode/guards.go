@@ -92,6 +92,7 @@ func coveredInput(dest string, protected []string) bool {
 // checkGuards computes guards.json from the closed ledger, the agents'
 // manifests, the export and the shipped protected files.
 func (e *run) checkGuards(exported bool) (*guard.Summary, error) {
+	start := time.Now()
 	lf, err := os.Open(filepath.Join(e.opts.Dir, LedgerFile))
 	if err != nil {
 		return nil, fmt.Errorf("guards: %w", err)
@@ -120,6 +121,7 @@ func (e *run) checkGuards(exported bool) (*guard.Summary, error) {
 		return nil, err
 	}
 	s := rep.Summary()
+	s.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	return &s, nil
 }
 

@@ -37,6 +37,9 @@ type Summary struct {
 	ShadowCopies            int `json:"shadow_copies"`
 	// IntegrityChecked says the before/after hashes were compared.
 	IntegrityChecked bool `json:"integrity_checked"`
+	// DurationMS is how long the check took (reading the ledger and the
+	// export included).
+	DurationMS float64 `json:"duration_ms"`
 }
 
 // Summary counts the report.
