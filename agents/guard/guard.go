@@ -11,11 +11,12 @@ import (
 	"strings"
 
 	"github.com/mass-dev/mass/agents/ledger"
+	"github.com/mass-dev/mass/episodefmt"
 	"github.com/mass-dev/mass/sandbox"
 )
 
 // FileName is the guard record inside an episode directory.
-const FileName = "guards.json"
+const FileName = episodefmt.GuardsFile
 
 // Workspace is where relative workspace paths are taken from.
 const Workspace = "/workspace"
