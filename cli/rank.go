@@ -33,8 +33,8 @@ func rankCommand() *cli.Command {
 		},
 		Action: rankRun,
 		Subcommands: []*cli.Command{{
-			Name:  "schedule",
-			Usage: "print the ring schedule of a tournament over episodes \"0\"…\"N-1\"",
+			Name:      "schedule",
+			Usage:     "print the ring schedule of a tournament over episodes \"0\"…\"N-1\"",
 			UsageText: "massctl rank schedule --episodes N [--opponents 6] [--seed S] [--json]",
 			Description: "The names are sorted, shuffled by --seed, and each position i meets i+d (mod N) for\n" +
 				"d = 1..K/2: every episode meets K neighbours once (all others when N ≤ K+1), each pair once,\n" +
