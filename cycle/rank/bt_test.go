@@ -295,3 +295,13 @@ func TestSelect(t *testing.T) {
 		t.Errorf("3+0: %+v", s)
 	}
 }
+
+// BenchmarkFitPaper fits one task of the paper's shape: 18 episodes, 54 judgments.
+func BenchmarkFitPaper(b *testing.B) {
+	ids, ms := randomTournament(rand.New(rand.NewPCG(9, 9)), 18, 6, 0.1)
+	for b.Loop() {
+		if _, err := Fit(ids, ms, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
