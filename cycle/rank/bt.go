@@ -55,9 +55,9 @@ type Score struct {
 // for all i at once (Jacobi), then rescales p to mean 1. Strengths start
 // at 1. The prior is prior virtual wins plus prior virtual games against a
 // mean player of strength 1, so an episode that won or lost everything
-// keeps a finite score. ids lists every episode (those without a valid
-// match keep a finite strength too); nil takes the episodes named in
-// matches. A match naming an episode outside ids, or an episode against
+// keeps a finite score. ids lists every episode; nil takes the episodes
+// named in matches. An episode without a valid match is placed by the
+// prior alone, which can rank it anywhere, even first; Select skips it. A match naming an episode outside ids, or an episode against
 // itself, is an error. The result is sorted best first: higher score,
 // then (for scores equal to within 1e-12) lower id.
 func Fit(ids []string, matches []Match, o Options) ([]Score, error) {

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -293,6 +294,26 @@ func TestSelect(t *testing.T) {
 	s, _ = Select(scores, 3, 0)
 	if len(s.Train) != 3 || s.Val == nil || len(s.Val) != 0 {
 		t.Errorf("3+0: %+v", s)
+	}
+
+	// An episode whose judgments were all invalid is placed by the prior
+	// alone (here first) and must not be selected.
+	got, err := Fit([]string{"a", "b", "c", "lost"}, []Match{{"a", "b", AWins}, {"b", "c", AWins}, {"a", "c", Tie}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].ID != "lost" {
+		t.Fatalf("premise: the unjudged episode ranks first, got %+v", got)
+	}
+	s, err = Select(got, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(s.Train, ",") != "a,b" || strings.Join(s.Val, ",") != "c" {
+		t.Errorf("selection %+v from %+v, want train a,b and val c", s, got)
+	}
+	if _, err := Select(got, 3, 1); err == nil {
+		t.Error("3+1 from 3 judged episodes: no error")
 	}
 }
 
