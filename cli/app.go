@@ -33,6 +33,7 @@ func App(version string) *cli.App {
 			imageCommand(),
 			dataCommand(),
 			trainCommand(),
+			rankCommand(),
 			completionCommand(),
 		},
 	}
