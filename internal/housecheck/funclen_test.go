@@ -15,8 +15,6 @@ const MaxFuncLines = 100
 // owned lists the functions over the limit that another branch is
 // splitting, by file and name; each entry goes when that branch lands.
 var owned = map[string]string{
-	"trainer/train/loop.go:Run":                    "rankstats branch (issue 12) splits it",
-	"trainer/sft/build.go:Build":                   "guards branch (issue 13) splits it",
 	"trainer/cudabackend/weights.go:uploadWeights": "cuda branch (issue 20) splits it",
 	"trainer/cudabackend/layer.go:fwd.layerFwd":    "cuda branch (issue 20) splits it",
 }
