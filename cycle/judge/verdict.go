@@ -38,7 +38,7 @@ func ParseVerdict(reply string) (Verdict, error) {
 	if len(reply) > MaxReply {
 		return Verdict{}, fmt.Errorf("reply is %d bytes, more than %d", len(reply), MaxReply)
 	}
-	obj, err := lastObject(reply)
+	obj, err := LastObject(reply)
 	if err != nil {
 		return Verdict{}, err
 	}
@@ -75,11 +75,11 @@ func normWinner(w string) string {
 	return ""
 }
 
-// lastObject returns the last complete top-level JSON object in s: a model
+// LastObject returns the last complete top-level JSON object in s: a model
 // may think aloud before its answer, so the answer is the final object. One
 // linear scan finds the balanced {...} spans (string-aware); they are tried
 // from the last.
-func lastObject(s string) (string, error) {
+func LastObject(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return "", errors.New("reply is empty; answer with one JSON object")

@@ -7,10 +7,10 @@ import (
 
 func TestParseVerdict(t *testing.T) {
 	ok := map[string]string{
-		`{"winner":"A","rationale":"r"}`:                                  "A",
+		`{"winner":"A","rationale":"r"}`: "A",
 		"thinking {not json} then\n```json\n{\"winner\":\" b \",\"rationale\":\"x\"}\n```": "B",
-		`{"winner":"A","rationale":"first"} {"winner":"tie","rationale":"final"}`:  "tie",
-		`{"winner":"A","rationale":"has } and { in it","extra":1}`:                 "A",
+		`{"winner":"A","rationale":"first"} {"winner":"tie","rationale":"final"}`:          "tie",
+		`{"winner":"A","rationale":"has } and { in it","extra":1}`:                         "A",
 	}
 	for in, want := range ok {
 		v, err := ParseVerdict(in)
