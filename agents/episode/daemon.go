@@ -51,13 +51,18 @@ func ModelConfig(name string, m *config.Model) model.Config {
 
 // FromConfig returns the "episode" job kind wired from massd's
 // configuration: the Docker sandbox runtime, the configured models, and the
-// built-in dry-run model "scripted" served on loopback. Everything is set up
-// on the first episode, so a massd without Docker still starts.
+// built-in dry-run models ("scripted", "scripted-gen-1") served on
+// loopback. Everything is set up on the first episode, so a massd without
+// Docker still starts.
 func FromConfig(cfg *config.Config, log *slog.Logger) jobs.Kind {
-	w := &wiring{cfg: cfg, log: log}
+	return KindFrom(NewWiring(cfg, log))
+}
+
+// KindFrom returns the "episode" job kind on a shared wiring.
+func KindFrom(w *Wiring) jobs.Kind {
 	k := NewKind(Deps{}, "")
 	k.Run = func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
-		d, def, err := w.deps(ctx)
+		d, def, err := w.Deps(ctx)
 		if err != nil {
 			return err
 		}
@@ -66,7 +71,9 @@ func FromConfig(cfg *config.Config, log *slog.Logger) jobs.Kind {
 	return k
 }
 
-type wiring struct {
+// Wiring builds an episode's Deps from massd's configuration once, on
+// first use, and shares them between the job kinds that run episodes.
+type Wiring struct {
 	cfg *config.Config
 	log *slog.Logger
 
@@ -75,7 +82,12 @@ type wiring struct {
 	def string
 }
 
-func (w *wiring) deps(ctx context.Context) (Deps, string, error) {
+// NewWiring returns an unstarted wiring.
+func NewWiring(cfg *config.Config, log *slog.Logger) *Wiring { return &Wiring{cfg: cfg, log: log} }
+
+// Deps returns the shared Deps and the default model name (empty when
+// several models are configured).
+func (w *Wiring) Deps(ctx context.Context) (Deps, string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.d != nil {
@@ -103,20 +115,9 @@ func (w *wiring) deps(ctx context.Context) (Deps, string, error) {
 			def = n
 		}
 	}
-	var dry *scripted.Server
-	if _, taken := clients[scripted.Name]; !taken {
-		srv, err := scripted.Start()
-		if err != nil {
-			return Deps{}, "", fmt.Errorf("start the scripted dry-run model: %w", err)
-		}
-		c, err := model.New(srv.Config(), log)
-		if err != nil {
-			srv.Close()
-			return Deps{}, "", fmt.Errorf("scripted dry-run model client: %w", err)
-		}
-		clients[scripted.Name] = c
-		dry = srv
-		log.Info("dry-run model available", "model", scripted.Name, "endpoint", srv.URL())
+	dry, err := addScripted(clients, log)
+	if err != nil {
+		return Deps{}, "", err
 	}
 	pol := sandbox.DefaultPolicy()
 	if w.cfg.Sandbox.Runtime != "" {
@@ -143,10 +144,38 @@ func (w *wiring) deps(ctx context.Context) (Deps, string, error) {
 			}
 			return c, nil
 		},
-		DryRun: func(name string) bool { return name == scripted.Name },
+		DryRun: scripted.IsScripted,
 	}
 	w.d, w.def = &d, def
 	return d, def, nil
+}
+
+// addScripted serves the scripted dry-run models on loopback under every
+// scripted name the configuration does not take; nil when all are taken.
+func addScripted(clients map[string]model.Client, log *slog.Logger) (*scripted.Server, error) {
+	var free []string
+	for _, n := range scripted.Names {
+		if _, taken := clients[n]; !taken {
+			free = append(free, n)
+		}
+	}
+	if len(free) == 0 {
+		return nil, nil
+	}
+	srv, err := scripted.Start()
+	if err != nil {
+		return nil, fmt.Errorf("start the scripted dry-run model: %w", err)
+	}
+	for _, n := range free {
+		c, err := model.New(srv.ConfigFor(n), log)
+		if err != nil {
+			srv.Close()
+			return nil, fmt.Errorf("scripted dry-run model client: %w", err)
+		}
+		clients[n] = c
+	}
+	log.Info("dry-run models available", "models", strings.Join(free, ","), "endpoint", srv.URL())
+	return srv, nil
 }
 
 // Reaper returns a start-up hook for daemon.Options.ReapOrphans: it removes

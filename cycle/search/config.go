@@ -62,7 +62,7 @@ type Config struct {
 	Model          string // executor
 	JudgeModel     string
 	OptimizerModel string
-	Iterations     int
+	Iterations     int // 0: only the reference and v0
 	Seed           int64
 	Judgments      int // per comparison
 	JudgeMode      string
@@ -76,9 +76,6 @@ type Config struct {
 
 // Defaults fills unset fields.
 func (c *Config) Defaults() {
-	if c.Iterations == 0 {
-		c.Iterations = DefaultIterations
-	}
 	if c.JudgeModel == "" {
 		c.JudgeModel = c.Model
 	}

@@ -41,7 +41,9 @@ func readEvidence(s string) evidence {
 	return e
 }
 
-func (e evidence) score() int { return 10*len(e.delivered) - 10*len(e.missing) + e.checks + min(e.files, 20)/5 }
+func (e evidence) score() int {
+	return 10*len(e.delivered) - 10*len(e.missing) + e.checks + min(e.files, 20)/5
+}
 
 func (e evidence) String() string {
 	s := fmt.Sprintf("%d deliverables present, %d passing checks, %d files", len(e.delivered), e.checks, e.files)
