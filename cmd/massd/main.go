@@ -40,10 +40,12 @@ func main() {
 	log := daemon.NewLogger(cfg.Log, os.Stderr)
 
 	// The job kinds this massd runs. Owners add theirs here, one line each.
+	wiring := episode.NewWiring(cfg, log)
 	kinds := []jobs.Kind{
 		jobs.WaitKind(),
 		trainjob.Kind(trainjob.PickBinary(cfg.Trainer.Binary, cfg.Trainer.CUDABinary)),
-		episode.FromConfig(cfg, log),
+		episode.KindFrom(wiring),
+		daemon.SearchKind(wiring),
 	}
 
 	// First SIGINT/SIGTERM drains; a second one exits at once.

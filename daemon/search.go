@@ -1,0 +1,85 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/mass-dev/mass/agents/episode"
+	"github.com/mass-dev/mass/cycle/judge"
+	"github.com/mass-dev/mass/cycle/search"
+	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/daemon/taskspec"
+)
+
+// SearchKind is the "search" job kind wired on massd's shared episode
+// environment: its episodes are real episodes recorded with the search
+// job, its role calls go through the same model clients.
+func SearchKind(w *episode.Wiring) jobs.Kind { return search.NewKind(searchEnv{w}) }
+
+type searchEnv struct{ w *episode.Wiring }
+
+func (e searchEnv) Setup(ctx context.Context, job jobs.Job, rep jobs.Reporter, spec *taskspec.Spec) (search.Episodes, judge.Model, string, error) {
+	d, def, err := e.w.Deps(ctx)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if d.Log == nil {
+		d.Log = rep.Logger()
+	}
+	return &searchEpisodes{d: d, job: job, rep: rep, spec: spec}, judge.Clients(d.Models), def, nil
+}
+
+// searchEpisodes runs a search's episodes as child episodes of its job.
+type searchEpisodes struct {
+	d    episode.Deps
+	job  jobs.Job
+	rep  jobs.Reporter
+	spec *taskspec.Spec
+}
+
+func (s *searchEpisodes) dir(id string) string { return filepath.Join(s.job.DataDir, "episodes", id) }
+
+func (s *searchEpisodes) Run(ctx context.Context, req search.EpisodeRequest) (search.EpisodeResult, error) {
+	dir := s.dir(req.ID)
+	s.rep.Episode(jobs.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "running", Dir: dir})
+	s.rep.Event("episode_started", fmt.Sprintf("episode %s for %s (attempt %d)", req.ID, req.Slot, req.Attempt),
+		map[string]any{"episode_id": req.ID, "slot": req.Slot, "attempt": req.Attempt})
+	seed := req.Seed
+	st, err := episode.Run(ctx, s.d, episode.Options{ID: req.ID, JobID: s.job.ID, Task: s.spec, TaskID: s.job.TaskID,
+		Workflow: req.Workflow, Model: req.Model, Seed: &seed, Dir: dir})
+	if st.EpisodeID == "" {
+		s.rep.Episode(jobs.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "failed", Dir: dir})
+		return search.EpisodeResult{}, err
+	}
+	s.rep.Episode(jobs.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: st.Exit, Dir: dir, Summary: st})
+	if err != nil {
+		return search.EpisodeResult{}, fmt.Errorf("episode %s: %w", req.ID, err)
+	}
+	res := search.EpisodeResult{EpisodeID: req.ID, Dir: dir, Export: st.WorkspaceExport, Exit: st.Exit, Success: st.Success,
+		Failure: st.Failure, LoopHalt: st.Failure == episode.FailLoop, ModelCalls: st.ModelCalls,
+		Tokens: st.Tokens.Prompt + st.Tokens.Completion, DryRun: st.DryRun}
+	if b, err := os.ReadFile(filepath.Join(dir, episode.EpisodeFile)); err == nil {
+		var info episode.Info
+		if json.Unmarshal(b, &info) == nil {
+			res.TeacherPrompt = info.TeacherPrompt
+		}
+	}
+	return res, nil
+}
+
+func (s *searchEpisodes) Close(ctx context.Context, id string) error {
+	dir := s.dir(id)
+	if _, err := os.Stat(filepath.Join(dir, episode.StatusFile)); err == nil {
+		return nil
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil // never started
+	}
+	err := episode.Recover(ctx, s.d, id, dir)
+	s.rep.Episode(jobs.EpisodeRecord{ID: id, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "interrupted", Dir: dir})
+	s.rep.Event("episode_interrupted", "episode "+id+" was cut off by a daemon restart; its slot is retried", map[string]any{"episode_id": id})
+	return err
+}
