@@ -138,3 +138,12 @@ func WriteFileAtomic(path string, b []byte) error {
 	}
 	return nil
 }
+
+// ParseFile reads and parses a workflow file.
+func ParseFile(path string) (Workflow, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Workflow{}, fmt.Errorf("read workflow: %w", err)
+	}
+	return Parse(string(b))
+}
