@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/agents/episode"
-	"github.com/mass-dev/mass/agents/model/fakeopenai"
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/search"
 	"github.com/mass-dev/mass/cycle/workflow"
@@ -283,4 +282,4 @@ func version(t *testing.T, s string) int {
 	return k
 }
 
-var _ = fakeopenai.New
+func readFileErr(p string) ([]byte, error) { return os.ReadFile(p) }
