@@ -14,22 +14,19 @@ import (
 	"github.com/mass-dev/mass/daemon/taskspec"
 )
 
-// SearchKind is the "search" job kind wired on massd's shared episode
-// environment: its episodes are real episodes recorded with the search
-// job, its role calls go through the same model clients.
-func SearchKind(w *episode.Wiring) jobs.Kind { return search.NewKind(searchEnv{w}) }
+// SearchKind is the "search" job kind in the builtins' environment: its
+// episodes are real episodes recorded with the search job, its role calls
+// go through the same model registry.
+func (b *Builtins) SearchKind() jobs.Kind { return search.NewKind(searchEnv{b}) }
 
-type searchEnv struct{ w *episode.Wiring }
+type searchEnv struct{ b *Builtins }
 
 func (e searchEnv) Setup(ctx context.Context, job jobs.Job, rep jobs.Reporter, spec *taskspec.Spec) (search.Episodes, judge.Model, string, error) {
-	d, def, err := e.w.Deps(ctx)
-	if err != nil {
-		return nil, nil, "", err
+	if _, err := e.b.Runtime.Get(ctx); err != nil {
+		return nil, nil, "", fmt.Errorf("sandbox runtime: %w", err)
 	}
-	if d.Log == nil {
-		d.Log = rep.Logger()
-	}
-	return &searchEpisodes{d: d, job: job, rep: rep, spec: spec}, judge.Clients(d.Models), def, nil
+	d := e.b.Env.Deps()
+	return &searchEpisodes{d: d, job: job, rep: rep, spec: spec}, judge.Clients(d.Models), e.b.Env.DefaultModel, nil
 }
 
 // searchEpisodes runs a search's episodes as child episodes of its job.
@@ -40,7 +37,7 @@ type searchEpisodes struct {
 	spec *taskspec.Spec
 }
 
-func (s *searchEpisodes) dir(id string) string { return filepath.Join(s.job.DataDir, "episodes", id) }
+func (s *searchEpisodes) dir(id string) string { return s.job.Layout.Episode(id) }
 
 func (s *searchEpisodes) Run(ctx context.Context, req search.EpisodeRequest) (search.EpisodeResult, error) {
 	dir := s.dir(req.ID)

@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mass-dev/mass/agents/episode"
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/search"
 	"github.com/mass-dev/mass/cycle/workflow"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
+	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/sandbox/docker"
 	"github.com/mass-dev/mass/sandbox/image"
 	"github.com/mass-dev/mass/sandbox/sandboxtest"
@@ -72,7 +72,7 @@ func newSearchRig(t *testing.T, models map[string]string) *searchRig {
 	r.cl = client.New(r.sock)
 	t.Cleanup(func() {
 		r.stop(true)
-		if rt, err := docker.New(context.Background(), docker.Config{DaemonID: episode.SandboxDaemonID(r.data), HelperPath: helper}); err == nil {
+		if rt, err := docker.New(context.Background(), docker.Config{DaemonID: datadir.New(r.data).SandboxDaemonID(), HelperPath: helper}); err == nil {
 			rt.ReapOrphans(context.Background(), func(string) bool { return false })
 			rt.Close()
 		}

@@ -106,7 +106,7 @@ func runKind(ctx context.Context, env Env, job jobs.Job, rep jobs.Reporter) erro
 	if cfg.Model == "" {
 		cfg.Model = def
 	}
-	taskDir := filepath.Join(job.DataDir, Dir, job.TaskID)
+	taskDir := job.Layout.Search(job.TaskID)
 	cfg.SearchID, cfg.TaskID, cfg.V0, cfg.Episodes, cfg.Models, cfg.Log = job.ID, job.TaskID, v0, eps, models, rep.Logger()
 	cfg.Task = judge.Task{ID: job.TaskID, Prompt: spec.Prompt, Domain: spec.Domain, Required: spec.RequiredOutputs}
 	cfg.Dir, cfg.TaskDir = filepath.Join(taskDir, job.ID), taskDir

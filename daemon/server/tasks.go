@@ -59,7 +59,7 @@ func (s *Server) validateTask(w http.ResponseWriter, r *http.Request) error {
 // <data-dir>/tasks/<id>, and only then records the task. A failure at any
 // step leaves neither the folder nor the row behind.
 func (s *Server) addTask(w http.ResponseWriter, r *http.Request) error {
-	tasksDir := filepath.Join(s.o.DataDir, "tasks")
+	tasksDir := s.o.Layout.Tasks()
 	if err := os.MkdirAll(tasksDir, 0o750); err != nil {
 		return fmt.Errorf("create %s: %w", tasksDir, err)
 	}
@@ -82,7 +82,7 @@ func (s *Server) addTask(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", strings.ReplaceAll(err.Error(), tmp+"/", ""), api.ErrInvalid)
 	}
-	dir := filepath.Join(tasksDir, spec.ID)
+	dir := s.o.Layout.Task(spec.ID)
 	if _, err := os.Lstat(dir); err == nil {
 		return fmt.Errorf("task %s already exists: %w", spec.ID, api.ErrConflict)
 	}
