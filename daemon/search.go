@@ -80,3 +80,53 @@ func (s *searchEpisodes) Close(ctx context.Context, id string) error {
 	s.rep.Event("episode_interrupted", "episode "+id+" was cut off by a daemon restart; its slot is retried", map[string]any{"episode_id": id})
 	return err
 }
+
+// RunJudge runs one judge-agent episode: both workspaces are unpacked
+// (directories and regular files only, links never followed) into a
+// scratch folder of the job and become the judge's read-only inputs at
+// judge/A and judge/B; the judge runs in its own hardened containers with
+// no network like any episode, and is recorded and ledgered as one.
+func (s *searchEpisodes) RunJudge(ctx context.Context, req judge.AgentRequest) (judge.AgentAnswer, error) {
+	tmp, err := os.MkdirTemp(s.job.WorkDir, "judge-")
+	if err != nil {
+		return judge.AgentAnswer{}, fmt.Errorf("judge scratch dir: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	for side, tarPath := range map[string]string{"A": req.A, "B": req.B} {
+		if err := unpack(tarPath, filepath.Join(tmp, side)); err != nil {
+			return judge.AgentAnswer{}, fmt.Errorf("workspace %s: %w", side, err)
+		}
+	}
+	spec := &taskspec.Spec{ID: s.spec.ID, Prompt: req.Prompt, Dir: tmp, Limits: s.spec.Limits, ProtectedPaths: []string{"judge"},
+		Inputs: []taskspec.Input{{Path: "A", Dest: "judge/A"}, {Path: "B", Dest: "judge/B"}}}
+	id := episode.NewID()
+	dir := s.dir(id)
+	s.rep.Episode(jobs.EpisodeRecord{ID: id, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "running", Dir: dir})
+	s.rep.Event("judge_episode_started", fmt.Sprintf("judge episode %s for %s (attempt %d)", id, req.Key, req.Attempt),
+		map[string]any{"episode_id": id, "key": req.Key, "attempt": req.Attempt})
+	seed := int(req.Seed & 0x7fffffff)
+	st, err := episode.Run(ctx, s.d, episode.Options{ID: id, JobID: s.job.ID, Task: spec, TaskID: s.job.TaskID,
+		Model: req.Model, Seed: &seed, Dir: dir})
+	status := st.Exit
+	if st.EpisodeID == "" {
+		status = "failed"
+	}
+	s.rep.Episode(jobs.EpisodeRecord{ID: id, JobID: s.job.ID, TaskID: s.job.TaskID, Status: status, Dir: dir, Summary: st})
+	ans := judge.AgentAnswer{Final: st.Final, EpisodeID: id, PromptTokens: st.Tokens.Prompt, CompletionTokens: st.Tokens.Completion}
+	if err == nil && !st.Success {
+		err = fmt.Errorf("judge episode %s %s (%s): %s", id, st.Exit, st.Failure, st.Reason)
+	}
+	return ans, err
+}
+
+func unpack(tarPath, dest string) error {
+	if err := os.Mkdir(dest, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Open(tarPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return judge.Extract(f, dest, episode.DefaultExportBytes)
+}

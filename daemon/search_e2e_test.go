@@ -283,3 +283,35 @@ func version(t *testing.T, s string) int {
 }
 
 func readFileErr(p string) ([]byte, error) { return os.ReadFile(p) }
+
+// TestSearchAgentJudgeMode runs a one-iteration search whose evaluator is a
+// judge agent in its own sandboxed episode, with both workspaces mounted
+// read-only; its verdicts come from what it inspected with its tools.
+func TestSearchAgentJudgeMode(t *testing.T) {
+	r := newSearchRig(t, nil)
+	out, err := r.massctl("search", "--task", "../examples/tasks/sales-analysis/task.yaml", "--iterations", "1", "--judge-mode", "agent", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum search.Summary
+	if err := json.Unmarshal(out, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Comparisons != 3 || sum.InvalidJudgments != 0 || sum.ChampionVersion != 1 || !sum.BeatsReference {
+		t.Fatalf("summary %+v", sum)
+	}
+	for _, key := range []string{"v0_vs_reference_j1", "v1_vs_reference_j1", "v1_vs_champion_v0_j1"} {
+		res := readJSON[judge.Result](t, filepath.Join(sum.Dir, "comparisons", key, "result.json"))
+		if res.Mode != "agent" || res.Status != judge.StatusValid || len(res.Episodes) != 1 || !strings.Contains(res.Rationale, "(agent mode)") {
+			t.Fatalf("%s: %+v", key, res)
+		}
+		led, err := os.ReadFile(filepath.Join(r.data, "episodes", res.Episodes[0], "ledger.jsonl"))
+		if err != nil || !strings.Contains(string(led), "/workspace/judge/") {
+			t.Errorf("judge episode %s ledger: %v", res.Episodes[0], err)
+		}
+	}
+	eps, err := r.cl.Episodes(context.Background(), client.EpisodeFilter{})
+	if err != nil || len(eps) != 3+3 {
+		t.Errorf("%d episodes recorded, want 3 search episodes + 3 judge episodes (%v)", len(eps), err)
+	}
+}

@@ -101,3 +101,40 @@ func TestSearchUnparseableRoleReplies(t *testing.T) {
 		t.Errorf("%d retries showed the parse error, want 6", shown)
 	}
 }
+
+// TestJudgeAgentCannotWriteWorkspaces is the probe of the agent-mode claim
+// that both judged workspaces are read-only to the judge: a judge agent
+// tries to overwrite a deliverable of workspace A and reports the result.
+func TestJudgeAgentCannotWriteWorkspaces(t *testing.T) {
+	srv := fakeopenai.New(func(r *fakeopenai.Request) fakeopenai.Reply {
+		if !strings.Contains(r.FirstUser(), judge.AgentMarker) {
+			return scripted.Policy(r)
+		}
+		if r.Turn() == 0 {
+			return fakeopenai.Reply{Calls: []fakeopenai.Call{{Name: "run_shell_command",
+				Arguments: `{"command":"echo tampered > /workspace/judge/A/summary.json; echo rc=$?; cat /workspace/judge/A/summary.json | head -c 40"}`}}}
+		}
+		out, _ := r.LastTool()
+		b, _ := json.Marshal(map[string]string{"winner": "tie", "rationale": "probe: " + out})
+		return fakeopenai.Reply{Content: string(b)}
+	})
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	r := newSearchRig(t, map[string]string{"prober": srv.URL()})
+	out, err := r.massctl("search", "--task", "../examples/tasks/sales-analysis/task.yaml", "--iterations", "0",
+		"--model", "scripted", "--judge-model", "prober", "--judge-mode", "agent", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum search.Summary
+	if err := json.Unmarshal(out, &sum); err != nil {
+		t.Fatal(err)
+	}
+	res := readJSON[judge.Result](t, filepath.Join(sum.Dir, "comparisons", "v0_vs_reference_j1", "result.json"))
+	if res.Status != judge.StatusValid || strings.Contains(res.Rationale, "rc=0") || !strings.Contains(res.Rationale, "rc=1") ||
+		!strings.Contains(res.Rationale, "total_revenue") {
+		t.Fatalf("the judge could write a judged workspace: %q", res.Rationale)
+	}
+}

@@ -56,6 +56,7 @@ type Result struct {
 	WinnerLabel string `json:"winner_label,omitempty"`
 	Rationale   string `json:"rationale,omitempty"`
 	Usage
+	Episodes []string      `json:"episodes,omitempty"` // agent mode: the judge episodes
 	Duration time.Duration `json:"duration_ns"`
 }
 

@@ -131,8 +131,15 @@ func (r *runner) judgment(ctx context.Context, key, cand, opp string, a, b Episo
 		res = judge.Result{Key: key, Model: req.Model, Seed: req.Seed, Mode: r.cfg.JudgeMode, A: cand, B: opp,
 			Status: judge.StatusInvalid, Winner: judge.StatusInvalid}
 		res.Errors = []string{"a side has no workspace export"}
-	} else if res, prompt, err = judge.Run(ctx, r.cfg.Models, req); err != nil {
-		return res, fmt.Errorf("judgment %s: %w", key, err)
+	} else {
+		if r.cfg.JudgeMode == JudgeModeAgent {
+			res, prompt, err = judge.RunAgent(ctx, r.cfg.Judges, req)
+		} else {
+			res, prompt, err = judge.Run(ctx, r.cfg.Models, req)
+		}
+		if err != nil {
+			return res, fmt.Errorf("judgment %s: %w", key, err)
+		}
 	}
 	r.tokens(res.PromptTokens + res.CompletionTokens)
 	r.countJudgment(res)

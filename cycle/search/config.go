@@ -70,6 +70,7 @@ type Config struct {
 	TaskDir        string // <data-dir>/search/<task>: the champion pointer
 	Episodes       Episodes
 	Models         judge.Model
+	Judges         judge.AgentRunner // judge-agent episodes (judge mode "agent")
 	Log            *slog.Logger
 	Observe        func(Progress) // optional; must not block
 }
@@ -102,9 +103,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("search: iterations %d not in 0..%d", c.Iterations, MaxIterations)
 	case c.Judgments < 1 || c.Judgments > 9:
 		return fmt.Errorf("search: judgments per comparison %d not in 1..9", c.Judgments)
-	case c.JudgeMode == JudgeModeAgent:
-		return errors.New("search: judge mode \"agent\" is not available yet; use \"bundle\"")
-	case c.JudgeMode != JudgeModeBundle:
+	case c.JudgeMode == JudgeModeAgent && c.Judges == nil:
+		return errors.New("search: judge mode \"agent\" needs a judge-agent runner")
+	case c.JudgeMode != JudgeModeBundle && c.JudgeMode != JudgeModeAgent:
 		return fmt.Errorf("search: judge mode %q: want bundle or agent", c.JudgeMode)
 	case c.Episodes == nil || c.Models == nil:
 		return errors.New("search: episodes and models are required")

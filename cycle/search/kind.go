@@ -45,7 +45,7 @@ func ParseParams(raw json.RawMessage) (Params, error) {
 	}
 	c := p.config()
 	c.SearchID, c.TaskID, c.Dir, c.TaskDir = "x", "x", "x", "x"
-	c.Episodes, c.Models, c.V0 = noEpisodes{}, judge.Clients(nil), workflow.Generic()
+	c.Episodes, c.Models, c.V0, c.Judges = noEpisodes{}, judge.Clients(nil), workflow.Generic(), noJudges{}
 	c.Defaults()
 	return p, c.Validate()
 }
@@ -56,6 +56,12 @@ func (noEpisodes) Run(context.Context, EpisodeRequest) (EpisodeResult, error) {
 	return EpisodeResult{}, fmt.Errorf("no episodes")
 }
 func (noEpisodes) Close(context.Context, string) error { return nil }
+
+type noJudges struct{}
+
+func (noJudges) RunJudge(context.Context, judge.AgentRequest) (judge.AgentAnswer, error) {
+	return judge.AgentAnswer{}, fmt.Errorf("no judges")
+}
 
 func (p Params) config() Config {
 	c := Config{Model: p.Model, JudgeModel: p.JudgeModel, OptimizerModel: p.OptimizerModel, Seed: p.Seed,
@@ -111,6 +117,9 @@ func runKind(ctx context.Context, env Env, job jobs.Job, rep jobs.Reporter) erro
 	cfg.Task = judge.Task{ID: job.TaskID, Prompt: spec.Prompt, Domain: spec.Domain, Required: spec.RequiredOutputs}
 	cfg.Dir, cfg.TaskDir = filepath.Join(taskDir, job.ID), taskDir
 	cfg.Observe = progressTo(rep)
+	if ar, ok := eps.(judge.AgentRunner); ok {
+		cfg.Judges = ar
+	}
 	rep.Event("search_started", fmt.Sprintf("search %s on %s, %d iterations", job.ID, job.TaskID, cfg.Iterations),
 		map[string]any{"search_id": job.ID, "dir": cfg.Dir, "attempt": job.Attempt})
 	sum, err := Run(ctx, cfg)

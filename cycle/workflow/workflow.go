@@ -42,7 +42,7 @@ type Workflow struct {
 var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
 // ErrNoHeader is returned for text that does not start with Header.
-var ErrNoHeader = errors.New("workflow must start with: " + Header)
+var ErrNoHeader = errors.New("workflow must start with the line \"" + Header + "\"")
 
 // Parse reads a workflow text: Header, then exactly one JSON array of agents
 // (optionally inside a ```json fence). Leading and trailing white space is
