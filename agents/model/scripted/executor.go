@@ -61,14 +61,19 @@ func teamOrchestrator(r *fakeopenai.Request, agents []teamAgent) fakeopenai.Repl
 }
 
 // bareRecipe is the bare-task orchestrator of an example with a recipe:
-// one worker writes the deliverables, without contract checks.
+// one worker writes the deliverables (no contract checks) and the dry-run
+// Python file, a second reads and runs that file (one code handoff).
 func bareRecipe(turn int, rc *Recipe) fakeopenai.Reply {
-	if turn == 0 {
+	switch turn {
+	case 0:
 		prompt := fmt.Sprintf("%s agent=solver index=1 of=1 recipe=%s\nSolve the task: write every deliverable under /workspace.", teamMarker, rc.TaskID)
 		return call(Label+" Delegate the whole task to one worker.", "agent",
 			map[string]any{"description": "solve the task", "prompt": prompt, "subagent_type": "general-purpose"})
+	case 1:
+		return orchestrator(1) // the reader step of the plain dry run
 	}
-	return fakeopenai.Reply{Reasoning: Label + " The worker reported.", Content: Label + " Done: one worker wrote the deliverables. This was a scripted dry run, not a real model."}
+	return fakeopenai.Reply{Reasoning: Label + " Both workers reported.", Content: Label + " Done: worker-1 wrote the deliverables and " + PythonFile +
+		", worker-2 read and ran it. This was a scripted dry run, not a real model."}
 }
 
 type assignment struct {
@@ -118,9 +123,17 @@ func Quality(modelID string) int {
 }
 
 // teamWorker plays one workflow agent: turn 0 writes its files in one
-// message (several tool calls), turn 1 verifies, turn 2 reports.
+// message (several tool calls), turn 1 verifies, turn 2 reports. The
+// second agent first reads the first one's Python file (a code handoff).
 func teamWorker(r *fakeopenai.Request, a assignment) fakeopenai.Reply {
-	switch r.Turn() {
+	turn := r.Turn()
+	if a.index == 2 {
+		if turn == 0 {
+			return call(Label+" Read the first agent's code before I build on it.", "read_file", map[string]any{"file_path": PythonFile})
+		}
+		turn--
+	}
+	switch turn {
 	case 0:
 		return fakeopenai.Reply{Reasoning: Label + " Write my contract's files.", Calls: workerWrites(r, a)}
 	case 1:
@@ -141,6 +154,9 @@ func workerWrites(r *fakeopenai.Request, a assignment) []fakeopenai.Call {
 		calls = append(calls, fakeopenai.Call{Name: "write_file", Arguments: string(b)})
 	}
 	rc := recipeByID(a.recipe)
+	if a.index == 1 {
+		write(PythonFile, pythonSource)
+	}
 	if a.index == 1 && rc != nil {
 		fail := FailEvery > 0 && seed%FailEvery == FailEvery-1
 		for i, name := range rc.deliverables() {
@@ -151,9 +167,6 @@ func workerWrites(r *fakeopenai.Request, a assignment) []fakeopenai.Call {
 		}
 	}
 	if a.of == 1 && a.agent == "solver" {
-		if len(calls) == 0 {
-			write("/workspace/dryrun/notes.md", Label+" no recipe for this task; nothing to deliver.\n")
-		}
 		return calls
 	}
 	var b strings.Builder
