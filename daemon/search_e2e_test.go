@@ -229,8 +229,18 @@ func checkSearchFiles(t *testing.T, sum search.Summary) {
 		}
 	}
 	cmps := readJSONL[search.Comparison](t, filepath.Join(d, search.ComparisonHistoryFile))
+	var overhead time.Duration
+	n := 0
 	for _, c := range cmps {
 		t.Logf("%s: %s (champion v%d, changed %v) %s", c.Key, c.Outcome, c.ChampionBefore, c.ChampionChanged, c.Rationale)
+		for _, key := range c.Judgments {
+			res := readJSON[judge.Result](t, filepath.Join(d, "comparisons", key, "result.json"))
+			overhead += res.Duration - res.ModelTime
+			n++
+		}
+	}
+	if n > 0 {
+		t.Logf("massd overhead per judgment (bundles, prompt, parse; model time excluded): %s over %d judgments", overhead/time.Duration(n), n)
 	}
 	champs := readJSONL[search.ChampionEvent](t, filepath.Join(d, search.ChampionHistoryFile))
 	for _, c := range cmps {
