@@ -102,16 +102,18 @@ func PromptFor(req Request) (Prompt, Side, Side, error) {
 
 // Run makes one bundle-mode judgment. A reply that does not parse is sent
 // back with the parse error, up to MaxAttempts replies; then the judgment
-// is invalid (never a tie). The error is non-nil only when the evidence
-// could not be built or ctx ended; an endpoint failure is an invalid judgment.
+// is invalid (never a tie), as it is when the evidence cannot be built or
+// the endpoint fails. The error is non-nil only when ctx ended.
 func Run(ctx context.Context, m Model, req Request) (Result, Prompt, error) {
 	start := time.Now()
 	p, a, b, err := PromptFor(req)
-	if err != nil {
-		return Result{}, p, err
-	}
 	res := Result{Key: req.Key, Model: req.Model, Seed: req.Seed, Mode: "bundle", A: a.Label, B: b.Label,
 		Swapped: a.Label != req.First.Label, Status: StatusInvalid, Winner: StatusInvalid}
+	if err != nil {
+		// Unreadable evidence is this judgment's problem, not the search's.
+		res.Errors = []string{err.Error()}
+		return res, p, nil
+	}
 	msgs := []Message{{Role: "system", Content: p.System}, {Role: "user", Content: p.User}}
 	v, err := Ask(ctx, m, req.Model, msgs, req.Seed, &res.Usage, ParseVerdict)
 	res.Duration = time.Since(start)

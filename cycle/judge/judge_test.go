@@ -87,3 +87,13 @@ func TestSwappedVariesWithSeed(t *testing.T) {
 		t.Fatal("sides never vary")
 	}
 }
+
+func TestRunCorruptExportIsInvalid(t *testing.T) {
+	c, srv := endpoint(t, `{"winner":"A","rationale":"r"}`)
+	first, second := sides(t)
+	os.WriteFile(second.Tar, []byte("not a tar at all, but long enough to be read as a header block"), 0o600)
+	res, _, err := Run(context.Background(), c, Request{Key: "k", First: first, Second: second, Model: "judge"})
+	if err != nil || res.Status != StatusInvalid || len(res.Errors) != 1 || len(srv.Requests()) != 0 {
+		t.Fatalf("%+v %v", res, err)
+	}
+}

@@ -28,7 +28,10 @@ type runner struct {
 
 // Calls counts the role calls this run made (resumed work not included).
 type Calls struct {
-	Judgments, InvalidJudgments, JudgeCalls, OptimizerCalls int
+	Judgments        int `json:"judgments"`
+	InvalidJudgments int `json:"invalid_judgments"`
+	JudgeCalls       int `json:"judge_calls"`
+	OptimizerCalls   int `json:"optimizer_calls"`
 }
 
 // Run runs (or resumes) the search described by cfg and returns its summary.
