@@ -15,8 +15,9 @@ const workflowHeader = "Create an agent team with following agent candidates to 
 // teamMarker starts the assignment of a worker that plays a workflow agent.
 const teamMarker = "DRY-RUN TEAM"
 
-// FailEvery makes one seed in FailEvery skip a deliverable (seed % FailEvery
-// == FailEvery-1), so that success filters see failures; 0 disables it.
+// FailEvery makes one seed in FailEvery leave out the recipe's FailSkip
+// deliverable (seed % FailEvery == FailEvery-1), so that the grader fails
+// and success filters see failures; 0 disables it.
 var FailEvery = 10
 
 type teamAgent struct {
@@ -159,9 +160,9 @@ func workerWrites(r *fakeopenai.Request, a assignment) []fakeopenai.Call {
 	}
 	if a.index == 1 && rc != nil {
 		fail := FailEvery > 0 && seed%FailEvery == FailEvery-1
-		for i, name := range rc.deliverables() {
-			if fail && i == len(rc.Files)-1 {
-				continue // this seed's run misses its last deliverable
+		for _, name := range rc.deliverables() {
+			if fail && name == rc.FailSkip {
+				continue // this seed's run misses a graded deliverable
 			}
 			write("/workspace/"+name, rc.Files[name])
 		}

@@ -18,6 +18,8 @@ type Recipe struct {
 	Match  string            `json:"match"`
 	Files  map[string]string `json:"files"`  // workspace-relative path -> content
 	Verify string            `json:"verify"` // shell command a worker runs to check them
+	// FailSkip is the file a failing seed leaves out, so that the task's grader fails.
+	FailSkip string `json:"fail_skip"`
 }
 
 var recipes = loadRecipes()

@@ -9,6 +9,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mass-dev/mass/agents/model"
+	"github.com/mass-dev/mass/agents/model/fakeopenai"
 )
 
 func chat(t *testing.T, name, user string, seed int) string {
@@ -73,5 +74,36 @@ func TestQualityOffset(t *testing.T) {
 	}
 	if !IsScripted(Gen1Name) || IsScripted("qwen") {
 		t.Fatal("IsScripted")
+	}
+}
+
+func TestRecipesShipForEveryExample(t *testing.T) {
+	for _, id := range []string{"sales-analysis", "ml-classifier", "projectile-sim"} {
+		rc := recipeByID(id)
+		if rc == nil {
+			t.Fatalf("no recipe for %s", id)
+		}
+		if _, ok := rc.Files[rc.FailSkip]; !ok || rc.Verify == "" || rc.Match == "" {
+			t.Errorf("%s recipe: fail_skip %q is not a deliverable, or no verify/match", id, rc.FailSkip)
+		}
+	}
+}
+
+func TestFailingSeedSkipsGradedDeliverable(t *testing.T) {
+	a := assignment{agent: "planner", recipe: "projectile-sim", index: 1, of: 3}
+	names := func(seed int) string {
+		r := &fakeopenai.Request{Model: ModelID, Seed: &seed}
+		var out []string
+		for _, c := range workerWrites(r, a) {
+			var args struct {
+				FilePath string `json:"file_path"`
+			}
+			json.Unmarshal([]byte(c.Arguments), &args)
+			out = append(out, args.FilePath)
+		}
+		return strings.Join(out, "|")
+	}
+	if strings.Contains(names(FailEvery-1), "answer.json") || !strings.Contains(names(0), "answer.json") {
+		t.Fatal("the failing seed must leave out answer.json and only it")
 	}
 }
