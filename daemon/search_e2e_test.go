@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mass-dev/mass/agents/record"
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/search"
 	"github.com/mass-dev/mass/cycle/workflow"
@@ -273,6 +274,28 @@ func checkSearchFiles(t *testing.T, sum search.Summary) {
 	}
 	if len(champs) != changes+1 || changes == 0 || champ != sum.ChampionVersion {
 		t.Errorf("%d champion events, %d changes, champion v%d vs summary v%d", len(champs), changes, champ, sum.ChampionVersion)
+	}
+	// v2 has two independent checkers: delegated with two agent calls in one message.
+	var slots []search.Slot
+	b, _ := os.ReadFile(filepath.Join(d, search.EpisodesFile))
+	json.Unmarshal(b, &slots)
+	multi := 0
+	for _, sl := range slots {
+		if sl.Name != "v2" || sl.Result == nil {
+			continue
+		}
+		recs, err := record.ReadFile(filepath.Join(sl.Result.Dir, "api_requests.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rec := range recs {
+			if rec.Response != nil && len(rec.Response.ToolCalls) >= 2 && rec.Response.ToolCalls[0].Function.Name == "agent" {
+				multi++
+			}
+		}
+	}
+	if multi == 0 {
+		t.Error("no orchestrator message of v2 issued several agent calls")
 	}
 	ret := readJSON[search.Retained](t, filepath.Join(d, search.RetainedFile))
 	if ret.Version != sum.ChampionVersion || !ret.BeatsReference || ret.LastEvaluatedVersion != 3 || !ret.Finished || ret.Model == "" {

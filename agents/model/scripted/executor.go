@@ -43,23 +43,40 @@ func workflowAgents(prompt string) []teamAgent {
 // teamOrchestrator delegates to one worker per workflow agent, in order,
 // then reports. Worker 1 writes the recipe's deliverables; every worker
 // writes its own contract check, so a larger team leaves more evidence.
+// Consecutive contract checkers (ids "checker-N", independent of each
+// other) are delegated together, several agent calls in one message.
 func teamOrchestrator(r *fakeopenai.Request, agents []teamAgent) fakeopenai.Reply {
-	turn := r.Turn()
+	done := 0 // agent calls answered so far: one tool message each
+	for _, m := range r.Messages {
+		if m.Role == "tool" {
+			done++
+		}
+	}
 	rc := recipeFor(r.FirstUser())
 	id := "none"
 	if rc != nil {
 		id = rc.TaskID
 	}
-	if turn < len(agents) {
-		a := agents[turn]
-		prompt := fmt.Sprintf("%s agent=%s index=%d of=%d recipe=%s\nYou are %s (%s). %s\nWorking directory: /workspace. Verify what you write with ls before you report.",
-			teamMarker, a.AgentID, turn+1, len(agents), id, a.AgentID, a.Role, a.Instruction)
-		return call(fmt.Sprintf("%s Stage %d/%d: delegate to %s.", Label, turn+1, len(agents), a.AgentID), "agent",
-			map[string]any{"description": a.AgentID + ": " + a.Role, "prompt": prompt, "subagent_type": "general-purpose"})
+	if done >= len(agents) {
+		return fakeopenai.Reply{Reasoning: Label + " Every workflow agent reported.",
+			Content: fmt.Sprintf("%s Done: %d workflow agents ran as delegated workers. This was a scripted dry run, not a real model.", Label, len(agents))}
 	}
-	return fakeopenai.Reply{Reasoning: Label + " Every workflow agent reported.",
-		Content: fmt.Sprintf("%s Done: %d workflow agents ran as delegated workers. This was a scripted dry run, not a real model.", Label, len(agents))}
+	end := done + 1
+	for end < len(agents) && isChecker(agents[done]) && isChecker(agents[end]) {
+		end++
+	}
+	var calls []fakeopenai.Call
+	for i := done; i < end; i++ {
+		a := agents[i]
+		prompt := fmt.Sprintf("%s agent=%s index=%d of=%d recipe=%s\nYou are %s (%s). %s\nWorking directory: /workspace. Verify what you write with ls before you report.",
+			teamMarker, a.AgentID, i+1, len(agents), id, a.AgentID, a.Role, a.Instruction)
+		b, _ := json.Marshal(map[string]any{"description": a.AgentID + ": " + a.Role, "prompt": prompt, "subagent_type": "general-purpose"})
+		calls = append(calls, fakeopenai.Call{Name: "agent", Arguments: string(b)})
+	}
+	return fakeopenai.Reply{Reasoning: fmt.Sprintf("%s Stage %d-%d of %d: delegate.", Label, done+1, end, len(agents)), Calls: calls}
 }
+
+func isChecker(a teamAgent) bool { return strings.HasPrefix(a.AgentID, "checker-") }
 
 // bareRecipe is the bare-task orchestrator of an example with a recipe:
 // one worker writes the deliverables (no contract checks) and the dry-run
