@@ -107,3 +107,10 @@ func TestFailingSeedSkipsGradedDeliverable(t *testing.T) {
 		t.Fatal("the failing seed must leave out answer.json and only it")
 	}
 }
+
+func TestAnswersHistoryCompression(t *testing.T) {
+	out := chat(t, Name, "Summarize the conversation so far into a <state_snapshot> as instructed.", 1)
+	if !strings.HasPrefix(out, "<state_snapshot>") || !strings.Contains(out, Label) || !strings.HasSuffix(out, "</state_snapshot>") {
+		t.Fatalf("compression reply %q", out)
+	}
+}

@@ -55,6 +55,8 @@ func Policy(r *fakeopenai.Request) fakeopenai.Reply {
 	turn := r.Turn()
 	first := r.FirstUser()
 	switch {
+	case isCompression(r):
+		return compress(r)
 	case strings.Contains(first, AgentEvaluatorMarker) && r.HasTool("run_shell_command"):
 		return agentEvaluate(r)
 	case strings.Contains(first, EvaluatorMarker):
