@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mass-dev/mass/agents/episode"
 	"github.com/mass-dev/mass/cycle/judge"
@@ -26,7 +27,41 @@ func (e searchEnv) Setup(ctx context.Context, job jobs.Job, rep jobs.Reporter, s
 		return nil, nil, "", fmt.Errorf("sandbox runtime: %w", err)
 	}
 	d := e.b.Env.Deps()
-	return &searchEpisodes{d: d, job: job, rep: rep, spec: spec}, judge.Clients(d.Models), e.b.Env.DefaultModel, nil
+	s := &searchEpisodes{d: d, job: job, rep: rep, spec: spec}
+	s.closeJudges(ctx)
+	return s, judge.Clients(d.Models), e.b.Env.DefaultModel, nil
+}
+
+// judgesFile lists the judge episodes a search job started, one id a line,
+// so that a resumed search closes the ones a crash cut off (the judgment
+// itself is redone: only a finished result.json counts).
+const judgesFile = "judge-episodes.txt"
+
+func (s *searchEpisodes) closeJudges(ctx context.Context) {
+	b, err := os.ReadFile(filepath.Join(s.job.WorkDir, judgesFile))
+	if err != nil {
+		return
+	}
+	for _, id := range strings.Fields(string(b)) {
+		if err := s.Close(ctx, id); err != nil {
+			s.rep.Logger().Warn("close interrupted judge episode", "episode", id, "err", err)
+		}
+	}
+}
+
+func (s *searchEpisodes) noteJudge(id string) error {
+	f, err := os.OpenFile(filepath.Join(s.job.WorkDir, judgesFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o640)
+	if err != nil {
+		return fmt.Errorf("record judge episode: %w", err)
+	}
+	_, err = fmt.Fprintln(f, id)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // searchEpisodes runs a search's episodes as child episodes of its job.
@@ -101,6 +136,9 @@ func (s *searchEpisodes) RunJudge(ctx context.Context, req judge.AgentRequest) (
 		Inputs: []taskspec.Input{{Path: "A", Dest: "judge/A"}, {Path: "B", Dest: "judge/B"}}}
 	id := episode.NewID()
 	dir := s.dir(id)
+	if err := s.noteJudge(id); err != nil {
+		return judge.AgentAnswer{}, err
+	}
 	s.rep.Episode(jobs.EpisodeRecord{ID: id, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "running", Dir: dir})
 	s.rep.Event("judge_episode_started", fmt.Sprintf("judge episode %s for %s (attempt %d)", id, req.Key, req.Attempt),
 		map[string]any{"episode_id": id, "key": req.Key, "attempt": req.Attempt})

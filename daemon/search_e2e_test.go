@@ -348,3 +348,28 @@ func TestSearchAgentJudgeMode(t *testing.T) {
 		t.Errorf("%d episodes recorded, want 3 search episodes + 3 judge episodes (%v)", len(eps), err)
 	}
 }
+
+// TestSearchSeveralJudgments runs v0 against the reference with three
+// judgments (three seeds, sides drawn per judgment); the majority decides.
+func TestSearchSeveralJudgments(t *testing.T) {
+	r := newSearchRig(t, nil)
+	out, err := r.massctl("search", "--task", "../examples/tasks/sales-analysis/task.yaml", "--iterations", "0", "--judgments", "3", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum search.Summary
+	if err := json.Unmarshal(out, &sum); err != nil {
+		t.Fatal(err)
+	}
+	cmps := readJSONL[search.Comparison](t, filepath.Join(sum.Dir, search.ComparisonHistoryFile))
+	if sum.Comparisons != 3 || len(cmps) != 1 || cmps[0].Wins != 3 || cmps[0].Outcome != search.OutcomeWin || len(cmps[0].Judgments) != 3 {
+		t.Fatalf("summary %+v, comparisons %+v", sum, cmps)
+	}
+	seeds := map[int64]bool{}
+	for _, key := range cmps[0].Judgments {
+		seeds[readJSON[judge.Result](t, filepath.Join(sum.Dir, "comparisons", key, "result.json")).Seed] = true
+	}
+	if len(seeds) != 3 {
+		t.Errorf("judgments share seeds: %v", seeds)
+	}
+}
