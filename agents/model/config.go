@@ -26,7 +26,7 @@ type Config struct {
 	MaxConcurrency int `json:"max_concurrency,omitempty" yaml:"max_concurrency"`
 	// Timeout bounds one HTTP attempt; 0 means DefaultTimeout.
 	Timeout time.Duration `json:"timeout,omitempty" yaml:"timeout"`
-	// Sampling; nil means the DESIGN.md default (DefaultTemperature, ...).
+	// Sampling; nil means the default (DefaultTemperature, ...).
 	Temperature *float64 `json:"temperature,omitempty" yaml:"temperature"`
 	TopP        *float64 `json:"top_p,omitempty" yaml:"top_p"`
 	TopK        *int     `json:"top_k,omitempty" yaml:"top_k"`
@@ -90,7 +90,7 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// sampling applies the DESIGN.md defaults to the unset fields.
+// sampling applies the defaults to the unset fields.
 func (c Config) sampling() Sampling {
 	s := Sampling{Temperature: DefaultTemperature, TopP: DefaultTopP, TopK: DefaultTopK, MaxTokens: DefaultMaxTokens, Seed: c.Seed}
 	if c.Temperature != nil {

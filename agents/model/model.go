@@ -11,7 +11,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// Sampling defaults from DESIGN.md (the paper's harness settings).
+// Defaults of the client: the sampling ones are the MASS paper's harness
+// settings, listed in daemon/config/massd.example.yaml.
 const (
 	DefaultTemperature = 0.6
 	DefaultTopP        = 0.95
