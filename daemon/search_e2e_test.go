@@ -275,28 +275,7 @@ func checkSearchFiles(t *testing.T, sum search.Summary) {
 	if len(champs) != changes+1 || changes == 0 || champ != sum.ChampionVersion {
 		t.Errorf("%d champion events, %d changes, champion v%d vs summary v%d", len(champs), changes, champ, sum.ChampionVersion)
 	}
-	// v2 has two independent checkers: delegated with two agent calls in one message.
-	var slots []search.Slot
-	b, _ := os.ReadFile(filepath.Join(d, search.EpisodesFile))
-	json.Unmarshal(b, &slots)
-	multi := 0
-	for _, sl := range slots {
-		if sl.Name != "v2" || sl.Result == nil {
-			continue
-		}
-		recs, err := record.ReadFile(filepath.Join(sl.Result.Dir, "api_requests.jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, rec := range recs {
-			if rec.Response != nil && len(rec.Response.ToolCalls) >= 2 && rec.Response.ToolCalls[0].Function.Name == "agent" {
-				multi++
-			}
-		}
-	}
-	if multi == 0 {
-		t.Error("no orchestrator message of v2 issued several agent calls")
-	}
+	checkEpisodes(t, d)
 	ret := readJSON[search.Retained](t, filepath.Join(d, search.RetainedFile))
 	if ret.Version != sum.ChampionVersion || !ret.BeatsReference || ret.LastEvaluatedVersion != 3 || !ret.Finished || ret.Model == "" {
 		t.Errorf("retained %+v", ret)
@@ -371,5 +350,39 @@ func TestSearchSeveralJudgments(t *testing.T) {
 	}
 	if len(seeds) != 3 {
 		t.Errorf("judgments share seeds: %v", seeds)
+	}
+}
+
+// checkEpisodes checks each slot's recorded sampling seed and that v2's two
+// independent checkers were delegated with two agent calls in one message.
+func checkEpisodes(t *testing.T, d string) {
+	t.Helper()
+	var slots []search.Slot
+	b, _ := os.ReadFile(filepath.Join(d, search.EpisodesFile))
+	json.Unmarshal(b, &slots)
+	multi := 0
+	for k, sl := range slots {
+		if sl.Result == nil {
+			t.Fatalf("slot %s unfinished", sl.Name)
+		}
+		recs, err := record.ReadFile(filepath.Join(sl.Result.Dir, "api_requests.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Slot k (reference 0, v0 1, …) runs with seed 0·1009 + k: every call carries it.
+		if s := recs[0].Request.Sampling.Seed; s == nil || *s != k {
+			t.Errorf("slot %s: recorded seed %v, want %d", sl.Name, s, k)
+		}
+		if sl.Name != "v2" {
+			continue
+		}
+		for _, rec := range recs {
+			if rec.Response != nil && len(rec.Response.ToolCalls) >= 2 && rec.Response.ToolCalls[0].Function.Name == "agent" {
+				multi++
+			}
+		}
+	}
+	if multi == 0 {
+		t.Error("no orchestrator message of v2 issued several agent calls")
 	}
 }
