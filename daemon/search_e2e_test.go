@@ -276,6 +276,19 @@ func checkSearchFiles(t *testing.T, sum search.Summary) {
 		t.Errorf("%d champion events, %d changes, champion v%d vs summary v%d", len(champs), changes, champ, sum.ChampionVersion)
 	}
 	checkEpisodes(t, d)
+	// The optimizer never sees the grade, the guards or the audit.
+	prompts, _ := filepath.Glob(filepath.Join(d, "optimizer", "v*", "full_prompt.txt"))
+	for _, p := range prompts {
+		b, _ := os.ReadFile(p)
+		for _, banned := range []string{"grade", "guard", "audit", "code_handoff", "delegation"} {
+			if strings.Contains(strings.ToLower(string(b)), banned) {
+				t.Errorf("%s mentions %q", p, banned)
+			}
+		}
+	}
+	if len(prompts) != 3 {
+		t.Errorf("%d optimizer prompts, want 3", len(prompts))
+	}
 	ret := readJSON[search.Retained](t, filepath.Join(d, search.RetainedFile))
 	if ret.Version != sum.ChampionVersion || !ret.BeatsReference || ret.LastEvaluatedVersion != 3 || !ret.Finished || ret.Model == "" {
 		t.Errorf("retained %+v", ret)
@@ -350,6 +363,16 @@ func TestSearchSeveralJudgments(t *testing.T) {
 	}
 	if len(seeds) != 3 {
 		t.Errorf("judgments share seeds: %v", seeds)
+	}
+	// Without --json massctl follows the search live.
+	live, err := r.massctl("search", "--task", "sales-analysis", "--iterations", "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"iteration 0/0", "| judging v0_vs_reference_j1 |", "champion v0", "vs reference", "tokens", "beats reference: true"} {
+		if !strings.Contains(string(live), want) {
+			t.Errorf("live output lacks %q:\n%s", want, live)
+		}
 	}
 }
 
