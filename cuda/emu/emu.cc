@@ -105,18 +105,8 @@ float __shfl_xor_sync(unsigned m, float v, int lane_mask) { return __shfl_sync(m
 
 float* emu_dynamic_smem() { return dyn_smem.data(); }
 
-#include "../embedding.cu"
-#include "../rmsnorm.cu"
-#include "../qknorm_rope.cu"
-#include "../swiglu.cu"
-#include "../softmax.cu"
-#include "../cast.cu"
-#include "../adamw.cu"
-#include "../gradnorm.cu"
-#include "../lora.cu"
-#include "../crossentropy.cu"
-#include "../flash_attn.cu"
-#include "../bias.cu"
+// Every kernel of cuda/*.cu, through the generated in-package copy (see gen.go).
+#include "kernels_gen.h"
 
 namespace {
 using Args = const uint64_t*;

@@ -33,7 +33,10 @@ type Options struct {
 	CublasLtDir string // folder of libcublasLt.so.*; empty: $MASS_CUBLASLT_DIR or the loader path
 	Attention   string // AttnClear or AttnFlash
 	CEChunk     int    // vocabulary chunk of the fused LM head
-	Log         *slog.Logger
+	// ClearScratchMax bounds the clear path's scratch per window (ClearScratchBytes); a
+	// longer window runs the flash path instead. 0 means DefaultClearScratchMax.
+	ClearScratchMax int64
+	Log             *slog.Logger
 }
 
 // DefaultOptions reads MASS_CUDA_ATTN (clear|flash) and MASS_CUBLASLT_DIR.

@@ -192,7 +192,7 @@ func (f *fwd) layerFwd(l int, xAdd, resid uintptr) (uintptr, uintptr, error) {
 func (f *fwd) attnFwd(tmp *scope, a *acts) error {
 	s := f.shape()
 	bufs := kernels.AttnBufs{Q: a.q, K: a.k, V: a.v, O: a.o, LSE: a.lse}
-	if f.b.opt.Attention == AttnFlash {
+	if f.b.flashFor(f.T) {
 		return f.b.ops.FlashFwd(bufs, s)
 	}
 	sq := s.QHeads * s.T * s.T
@@ -210,7 +210,7 @@ func (f *fwd) attnFwd(tmp *scope, a *acts) error {
 func (f *fwd) attnBwd(tmp *scope, a *acts, g kernels.AttnGrads) error {
 	s := f.shape()
 	bufs := kernels.AttnBufs{Q: a.q, K: a.k, V: a.v, O: a.o, LSE: a.lse}
-	if f.b.opt.Attention == AttnFlash {
+	if f.b.flashFor(f.T) {
 		return f.b.ops.FlashBwd(bufs, g, s)
 	}
 	sq := s.QHeads * s.T * s.T
