@@ -11,8 +11,12 @@ import (
 	"github.com/mass-dev/mass/cuda/emu"
 )
 
-// computeStream is the emulated compute stream's handle (non-blocking, like the CUDA one).
-const computeStream stream = 1
+// Emulated stream handles: the legacy NULL stream and the compute stream (non-blocking,
+// like the CUDA one).
+const (
+	nullStream    stream = 0
+	computeStream stream = 1
+)
 
 // emuDriver is the emulated device (build tag masscudaemu): host memory, kernels run by
 // package emu on CPU threads, in issue order. It models the streams as far as the ordering

@@ -39,10 +39,8 @@ type Exec struct {
 	syncEach bool
 }
 
-// stream is a driver's stream handle; nullStream is the legacy default stream.
+// stream is a driver's stream handle.
 type stream uintptr
-
-const nullStream stream = 0
 
 // driver is the thin layer under Exec: the CUDA driver API (masscuda) or the emulator's
 // model of it (masscudaemu). Each method issues exactly one operation on stream s.

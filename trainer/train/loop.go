@@ -107,6 +107,10 @@ func Run(ctx context.Context, cfg Config, o Options) (Result, error) {
 		return Result{}, fmt.Errorf("start %s backend: %w", cfg.Backend, err)
 	}
 	defer be.Close()
+	upd, err := newUpdater(be, adapter, opt)
+	if err != nil {
+		return Result{}, err
+	}
 	sampler := sft.NewSampler(rows, int64(cfg.Seed))
 	for sampler.Drawn() < st.Drawn {
 		sampler.Next()
@@ -130,7 +134,7 @@ func Run(ctx context.Context, cfg Config, o Options) (Result, error) {
 		if err := ctx.Err(); err != nil {
 			st.ElapsedSec = base + time.Since(start).Seconds()
 			if st.Step > startStep {
-				if cerr := saveCheckpoint(cfg.Out, st, adapter, opt); cerr != nil {
+				if cerr := upd.save(func() error { return saveCheckpoint(cfg.Out, st, adapter, opt) }); cerr != nil {
 					return res, errors.Join(err, cerr)
 				}
 			}
@@ -166,9 +170,9 @@ func Run(ctx context.Context, cfg Config, o Options) (Result, error) {
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
 			return res, fmt.Errorf("step %d: loss is %v; lower the learning rate", st.Step+1, loss)
 		}
-		norm := optim.ClipGradNorm(adapter.Params, cfg.Optim.Clip)
 		lr := cfg.Optim.LRAt(st.Step)
-		if err := opt.Step(adapter.Params, lr); err != nil {
+		norm, err := upd.step(ctx, lr)
+		if err != nil {
 			return res, err
 		}
 		st.Step++
@@ -199,14 +203,14 @@ func Run(ctx context.Context, cfg Config, o Options) (Result, error) {
 			}
 			if st.BestStep == 0 || vl < st.BestVal {
 				st.BestVal, st.BestStep = vl, st.Step
-				if err := saveBest(cfg.Out, adapter, st); err != nil {
+				if err := upd.save(func() error { return saveBest(cfg.Out, adapter, st) }); err != nil {
 					return res, err
 				}
 			}
 		}
 		if (cfg.CkptEvery > 0 && st.Step%cfg.CkptEvery == 0) || last {
 			st.ElapsedSec = base + time.Since(start).Seconds()
-			if err := saveCheckpoint(cfg.Out, st, adapter, opt); err != nil {
+			if err := upd.save(func() error { return saveCheckpoint(cfg.Out, st, adapter, opt) }); err != nil {
 				return res, err
 			}
 			if err := pruneCheckpoints(cfg.Out, cfg.Keep); err != nil {
