@@ -52,6 +52,7 @@ func TestDeviceOptimizerParity(t *testing.T) {
 	mk := func() *run {
 		a := parityAdapter(t, cfg)
 		opt := DefaultOptions()
+		opt.Attention = AttnFlash // the emulator runs it far faster than the clear path
 		b, err := Open(cfg, m, a, 0, opt)
 		if err != nil {
 			t.Fatal(err)

@@ -38,12 +38,14 @@ func TestDeviceOptimizerInLoop(t *testing.T) {
 	base.Backend, base.Batch, base.CkptEvery, base.ValEvery = cudabackend.Name, 1, 0, 0
 	base.Optim.Clip = 0.05 // active in every step
 	var devSteps int
+	opt := cudabackend.DefaultOptions()
+	opt.Attention = cudabackend.AttnFlash // the emulator runs it far faster than the clear path
 	newDev := func(m *model.Model, a *lora.Adapter) (trainer.Backend, error) {
-		b, err := cudabackend.Open(m.Config, m, a, 0, cudabackend.DefaultOptions())
+		b, err := cudabackend.Open(m.Config, m, a, 0, opt)
 		return countedDevice{b, &devSteps}, err
 	}
 	newHost := func(m *model.Model, a *lora.Adapter) (trainer.Backend, error) {
-		b, err := cudabackend.New(m, a)
+		b, err := cudabackend.Open(m.Config, m, a, 0, opt)
 		return hostOnly{b}, err
 	}
 	hostCfg := base
