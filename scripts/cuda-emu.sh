@@ -2,11 +2,11 @@
 # Runs the CUDA kernels on the CPU emulator (build tag masscudaemu, needs g++ with C++20):
 # the kernel sources unchanged, one host thread per CUDA thread, cuBLASLt replaced by Go
 # products. Checks indexing and arithmetic of every kernel and the CUDA backend's wiring
-# against the Go references and the CPU backend without a GPU; says nothing about speed.
+# against the Go references and the reference backend without a GPU; says nothing about speed.
 #   cuda/device         open, run and close the device under -race
 #   cuda/emu            each kernel vs its Go reference (small shapes)
 #   cuda/kernels        the GPU check's own test file, through the emulated device layer
-#   trainer/cudabackend CPU-vs-CUDA parity on the micro model (3 steps)
+#   trainer/cudabackend reference-vs-CUDA parity on the micro model (3 steps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go test -race -tags masscudaemu -count=1 ./cuda/device/

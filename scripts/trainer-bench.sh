@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mt=${MASS_TRAIN:-bin/mass-train}
 "$mt" bench --config micro,tiny --seq 64,256 --iters 3
-go test -run '^$' -bench BenchmarkForwardBackward -benchtime 20x ./trainer/cpu/
+go test -run '^$' -bench BenchmarkForwardBackward -benchtime 20x ./trainer/refbackend/

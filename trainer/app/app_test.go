@@ -11,13 +11,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mass-dev/mass/trainer"
+	"github.com/mass-dev/mass/trainer/refbackend"
 	"github.com/mass-dev/mass/trainer/train"
 )
+
+// testOptions are the backends the app tests build in.
+var testOptions = Options{
+	Backends: map[string]trainer.Factory{refbackend.Name: refbackend.New},
+	Default:  refbackend.Name,
+}
 
 // runApp runs mass-train with args and returns what it wrote to stdout and stderr.
 func runApp(args ...string) (stdout, stderr string, err error) {
 	var out, errb bytes.Buffer
-	a := New("test")
+	a := New("test", testOptions)
 	a.Writer, a.ErrWriter = &out, &errb
 	err = a.Run(append([]string{"mass-train"}, args...))
 	return out.String(), errb.String(), err

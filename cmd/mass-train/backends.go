@@ -1,0 +1,17 @@
+//go:build !masscuda
+
+package main
+
+import (
+	"github.com/mass-dev/mass/trainer"
+	"github.com/mass-dev/mass/trainer/app"
+	"github.com/mass-dev/mass/trainer/refbackend"
+)
+
+// backends of the plain build: the gorgonia reference.
+func backends() app.Options {
+	return app.Options{
+		Backends: map[string]trainer.Factory{refbackend.Name: refbackend.New},
+		Default:  refbackend.Name,
+	}
+}
