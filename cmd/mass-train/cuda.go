@@ -10,7 +10,8 @@ import (
 )
 
 // backends of a CUDA build: the CUDA backend, the default, beside the
-// gorgonia reference (--backend reference).
+// gorgonia reference (--backend reference). The fast CPU backend is left out
+// so that this binary needs no OpenBLAS on a GPU host.
 func backends() app.Options {
 	return app.Options{
 		Backends: map[string]trainer.Factory{cudabackend.Name: cudabackend.New, refbackend.Name: refbackend.New},

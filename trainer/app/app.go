@@ -31,6 +31,7 @@ func New(version string, opt Options) *cli.App {
 		Name:    "mass-train",
 		Usage:   "LoRA SFT of Qwen2/Qwen2.5/Qwen3 dense models on MASS windows",
 		Version: version,
+		Before:  func(*cli.Context) error { setMemoryLimit(); return nil },
 		Commands: []*cli.Command{
 			r.trainCommand(), r.evalCommand(), exportCommand(), mergeCommand(),
 			initModelCommand(), toyDataCommand(), r.benchCommand(),

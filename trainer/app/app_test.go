@@ -176,3 +176,16 @@ func TestUsageErrors(t *testing.T) {
 		t.Errorf("a refused command created %s", out)
 	}
 }
+
+func TestSetMemoryLimit(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	os.Unsetenv("GOMEMLIMIT")
+	got := setMemoryLimit()
+	if total := memTotal(); total > 0 && (got <= 0 || got > total) {
+		t.Fatalf("memory limit %d for %d bytes of memory", got, total)
+	}
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	if got := setMemoryLimit(); got != 0 {
+		t.Fatalf("GOMEMLIMIT set, but the limit was replaced by %d", got)
+	}
+}

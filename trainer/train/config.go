@@ -37,7 +37,7 @@ type Config struct {
 // DefaultConfig returns the paper's settings (checkpoint every 50 steps,
 // validation every 150) for a run of steps optimizer steps.
 func DefaultConfig(steps int) Config {
-	return Config{Backend: "reference", Steps: steps, Batch: 1, Accum: 1, ValEvery: 150, CkptEvery: 50, Seed: 1,
+	return Config{Backend: "cpu", Steps: steps, Batch: 1, Accum: 1, ValEvery: 150, CkptEvery: 50, Seed: 1,
 		LoRA: lora.DefaultConfig(), Optim: optim.DefaultConfig(steps)}
 }
 
