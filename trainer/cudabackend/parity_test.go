@@ -12,10 +12,10 @@ import (
 
 	"github.com/mass-dev/mass/cuda"
 	"github.com/mass-dev/mass/trainer"
-	"github.com/mass-dev/mass/trainer/refbackend"
 	"github.com/mass-dev/mass/trainer/lora"
 	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/optim"
+	"github.com/mass-dev/mass/trainer/refbackend"
 )
 
 var (

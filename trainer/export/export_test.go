@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/trainer"
-	"github.com/mass-dev/mass/trainer/refbackend"
 	"github.com/mass-dev/mass/trainer/lora"
 	"github.com/mass-dev/mass/trainer/model"
+	"github.com/mass-dev/mass/trainer/refbackend"
 	"github.com/mass-dev/mass/trainer/safetensors"
 )
 

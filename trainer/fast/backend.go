@@ -134,4 +134,3 @@ func mix(a, b uint64) uint64 {
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	return z ^ z>>31
 }
-

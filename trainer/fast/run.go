@@ -32,7 +32,7 @@ type run struct {
 // acts are what one layer's backward needs from its forward.
 type acts struct {
 	xin, h1, qraw, kraw, q, k, v, ao, lse, x1, h2, g, up, x2 []float32
-	u                                                    [7][]float32 // LoRA u per module, in lora.Modules order
+	u                                                        [7][]float32 // LoRA u per module, in lora.Modules order
 }
 
 func (b *Backend) run(w trainer.Window, opts runOpts) (runResult, error) {

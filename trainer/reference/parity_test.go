@@ -11,11 +11,11 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/trainer"
-	"github.com/mass-dev/mass/trainer/refbackend"
 	"github.com/mass-dev/mass/trainer/export"
 	"github.com/mass-dev/mass/trainer/lora"
 	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/optim"
+	"github.com/mass-dev/mass/trainer/refbackend"
 	"github.com/mass-dev/mass/trainer/safetensors"
 )
 

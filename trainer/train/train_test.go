@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/trainer"
-	"github.com/mass-dev/mass/trainer/refbackend"
 	"github.com/mass-dev/mass/trainer/lora"
 	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/optim"
+	"github.com/mass-dev/mass/trainer/refbackend"
 	"github.com/mass-dev/mass/trainer/sft"
 )
 
