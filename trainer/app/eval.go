@@ -48,6 +48,9 @@ func (r *runner) evalCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if name := c.String("backend"); !a.Config.Uniform() && name != "cpu" && name != "reference" {
+				return fmt.Errorf("the adapter has rank_pattern/alpha_pattern, which backend %s does not apply; use --backend cpu", name)
+			}
 			be, err := f(m, a)
 			if err != nil {
 				return err

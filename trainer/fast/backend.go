@@ -21,6 +21,7 @@ type proj struct {
 	w       []float32 // [out,in], the model's own tensor
 	bias    []float32
 	a, b    *lora.Param // nil when the module is not adapted
+	scaling float32     // alpha/r of this module
 }
 
 type layer struct {
@@ -32,7 +33,6 @@ type layer struct {
 type Backend struct {
 	cfg       *model.Config
 	adapter   *lora.Adapter
-	scaling   float32
 	embed     []float32 // [V,D]
 	head      []float32 // [V,D]
 	finalNorm []float32
@@ -49,7 +49,7 @@ func New(m *model.Model, a *lora.Adapter) (trainer.Backend, error) {
 		return nil, fmt.Errorf("%w: the cpu backend runs qwen2 and qwen3, not %s", model.ErrUnsupported, c.Arch)
 	}
 	initBLAS()
-	b := &Backend{cfg: c, adapter: a, scaling: float32(a.Config.Scaling()),
+	b := &Backend{cfg: c, adapter: a,
 		embed: m.Get("model.embed_tokens.weight").Data, head: m.LMHead().Data,
 		finalNorm: m.Get("model.norm.weight").Data}
 	for l := 0; l < c.NumLayers; l++ {
@@ -63,6 +63,7 @@ func New(m *model.Model, a *lora.Adapter) (trainer.Backend, error) {
 			p.w = get(lora.ModulePath(mod) + ".weight")
 			if a.Config.Has(mod) {
 				p.a, p.b = a.Param(lora.AName(l, mod)), a.Param(lora.BName(l, mod))
+				p.scaling = float32(a.Config.ScalingOf(l, mod))
 				if p.a == nil || p.b == nil {
 					return nil, fmt.Errorf("adapter lacks layer %d %s", l, mod)
 				}

@@ -33,7 +33,7 @@ func (r *run) linear(p *proj, layer int, x []float32) (y, u []float32) {
 	}
 	u = make([]float32, t*rank)
 	gemm(false, true, t, rank, p.in, 1, xd, p.in, p.a.Data, p.in, 0, u, rank)
-	gemm(false, true, t, p.out, rank, r.b.scaling, u, rank, p.b.Data, rank, 1, y, p.out)
+	gemm(false, true, t, p.out, rank, p.scaling, u, rank, p.b.Data, rank, 1, y, p.out)
 	return y, u
 }
 
@@ -51,7 +51,7 @@ func (r *run) linearBack(p *proj, layer int, x, u, dy, dx []float32, overwrite b
 		return
 	}
 	rank := p.a.Shape[0]
-	s, gs := r.b.scaling, r.opts.gradScale
+	s, gs := p.scaling, r.opts.gradScale
 	// dB += gs·s·dyᵀ·u; du = s·dy·B; dA += gs·duᵀ·dropout(x); dx += dropout'(du·A).
 	gemm(true, false, p.out, rank, t, gs*s, dy, p.out, u, rank, 1, p.b.Grad, rank)
 	du := make([]float32, t*rank)
