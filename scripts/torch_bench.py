@@ -48,7 +48,7 @@ def run_json(cmd, env=None):
 def main():
     mt = os.environ.get("MASS_TRAIN", os.path.join(ROOT, "bin", "mass-train"))
     out = os.environ.get("BENCH_OUT", os.path.join(ROOT, "out", "bench", "torch"))
-    shapes = [s for s in os.environ.get("BENCH_SHAPES", ",".join(SHAPES)).split(",") if s]
+    shapes = [s for s in (os.environ.get("BENCH_SHAPES") or ",".join(SHAPES)).split(",") if s]
     rounds = int(os.environ.get("BENCH_ROUNDS", "2"))
     steps = os.environ.get("BENCH_STEPS", "2")
     threads = os.environ.get("BENCH_THREADS", str(os.cpu_count()))
