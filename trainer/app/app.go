@@ -71,7 +71,12 @@ func (r *runner) backendFlag() cli.Flag {
 func (r *runner) pickBackend(name string) (trainer.Factory, error) {
 	f, ok := r.opt.Backends[name]
 	if !ok {
-		return nil, fmt.Errorf("backend %q is not built into this binary (a CUDA build needs -tags masscuda)", name)
+		names := make([]string, 0, len(r.opt.Backends))
+		for n := range r.opt.Backends {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("backend %q is not built into this binary (a CUDA build needs -tags masscuda; this one has %s)", name, strings.Join(names, ", "))
 	}
 	return f, nil
 }

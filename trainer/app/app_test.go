@@ -151,7 +151,7 @@ func TestUsageErrors(t *testing.T) {
 		{"rows file empty", []string{"eval", "--model", f.model, "--data", empty}, empty + " holds no windows"},
 		{"rows malformed", []string{"eval", "--model", f.model, "--data", bad}, bad + ": rows line 1: row has 1 labels for 2 tokens"},
 		{"adapter missing", []string{"eval", "--model", f.model, "--data", f.val, "--adapter", missing}, "read adapter config: open " + filepath.Join(missing, "adapter_config.json")},
-		{"unknown backend", []string{"eval", "--model", f.model, "--data", f.val, "--backend", "nope"}, `backend "nope" is not built into this binary (a CUDA build needs -tags masscuda)`},
+		{"unknown backend", []string{"eval", "--model", f.model, "--data", f.val, "--backend", "nope"}, `backend "nope" is not built into this binary (a CUDA build needs -tags masscuda; this one has reference)`},
 		{"train unknown backend", []string{"train", "--model", f.model, "--data", f.train, "--out", out, "--backend", "nope"}, `backend "nope" is not built into this binary`},
 		{"train data missing", []string{"train", "--model", f.model, "--data", missing, "--out", out}, "open rows: open " + missing},
 		{"train zero steps", []string{"train", "--model", f.model, "--data", f.train, "--out", out, "--steps", "0"}, "steps 0 must be positive"},
