@@ -3,6 +3,7 @@ package fast
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/mass-dev/mass/trainer"
 	"github.com/mass-dev/mass/trainer/lora"
@@ -77,6 +78,9 @@ func New(m *model.Model, a *lora.Adapter) (trainer.Backend, error) {
 		}
 		b.layers = append(b.layers, ly)
 	}
+	// The loader's file buffers are garbage now; hand them back before the
+	// first window, so that they never add to the peak.
+	debug.FreeOSMemory()
 	return b, nil
 }
 
