@@ -10,14 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	dockerclient "github.com/docker/docker/client"
 
-	"github.com/mass-dev/mass/agents/episode"
 	"github.com/mass-dev/mass/daemon"
-	"github.com/mass-dev/mass/daemon/client"
 	"github.com/mass-dev/mass/daemon/config"
+	"github.com/mass-dev/mass/daemon/daemontest"
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/sandbox/image"
 )
@@ -51,24 +49,19 @@ func TestRunScripted(t *testing.T) {
 	cfg.Socket, cfg.DataDir = filepath.Join(tmp, "massd.sock"), filepath.Join(tmp, "data")
 	cfg.Sandbox.Image, cfg.Sandbox.Helper = image.TestRef, helper
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Kinds: []jobs.Kind{episode.FromConfig(cfg, log)}, Logger: log})
-	}()
-	defer func() {
-		cancel()
-		<-done
-		episode.Reaper(cfg, log)(context.Background()) // nothing may outlive the test
-	}()
-	for i := 0; ; i++ {
-		if _, err := client.New(cfg.Socket).Health(ctx); err == nil {
-			break
-		}
-		if i > 100 {
-			t.Fatal("massd did not come up")
-		}
-		time.Sleep(50 * time.Millisecond)
+	builtins, err := daemon.NewBuiltins(cfg, log)
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		// Nothing may outlive the test. Registered first, this runs after
+		// the daemon stopped and closed its builtins.
+		if reaper, err := daemon.NewBuiltins(cfg, log); err == nil {
+			reaper.ReapOrphans(context.Background())
+			reaper.Close()
+		}
+	})
+	daemontest.Start(t, daemon.Options{Config: cfg, Builtins: builtins, Kinds: []jobs.Kind{builtins.EpisodeKind()}, Logger: log})
 
 	task := filepath.Join(tmp, "task")
 	os.MkdirAll(filepath.Join(task, "data"), 0o755)

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/daemon/jobs"
-	"github.com/mass-dev/mass/daemon/taskspec"
 )
 
 // KindName is the job kind that runs one episode.
@@ -80,7 +79,7 @@ func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep 
 	if job.TaskDir == "" {
 		return errors.New("episode job needs a task: submit it with a task id")
 	}
-	spec, err := taskspec.Load(filepath.Join(job.TaskDir, "spec.yaml"))
+	spec, err := job.LoadTask()
 	if err != nil {
 		return fmt.Errorf("load task %s: %w", job.TaskID, err)
 	}
@@ -93,7 +92,7 @@ func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep 
 	closeInterrupted(d, job, rep)
 
 	id := NewID()
-	dir := filepath.Join(job.DataDir, "episodes", id)
+	dir := job.Layout.Episode(id)
 	if err := appendLine(filepath.Join(job.WorkDir, attemptsFile), id); err != nil {
 		return err
 	}
@@ -171,11 +170,15 @@ func closeInterrupted(d Deps, job jobs.Job, rep jobs.Reporter) {
 }
 
 func closeOne(d Deps, job jobs.Job, rep jobs.Reporter, id string) {
-	dir := filepath.Join(job.DataDir, "episodes", id)
+	dir := job.Layout.Episode(id)
 	if _, err := os.Stat(filepath.Join(dir, StatusFile)); err == nil {
 		return
 	}
-	if err := Recover(context.Background(), d, id, dir); err != nil {
+	// Bounded like an episode's own finish: a hung engine must not hold
+	// the retry forever.
+	ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
+	defer cancel()
+	if err := Recover(ctx, d, id, dir); err != nil {
 		rep.Logger().Warn("close interrupted episode", "episode", id, "err", err)
 	}
 	rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: "interrupted", Dir: dir})

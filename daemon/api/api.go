@@ -43,7 +43,8 @@ type Health struct {
 	Jobs     map[string]int `json:"jobs"` // count by state
 }
 
-// Progress is a job's live stage and counters (mirrors jobs.Progress).
+// Progress is a job's live stage and counters; job kinds report it
+// (jobs.Progress is this type).
 type Progress struct {
 	Stage    string           `json:"stage"`
 	Counters map[string]int64 `json:"counters,omitempty"`

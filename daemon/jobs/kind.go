@@ -7,6 +7,9 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+
+	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // InterruptPolicy says what happens to a job that was running when massd died.
@@ -31,6 +34,14 @@ type Kind struct {
 	Validate func(params json.RawMessage) error
 	// Run does the work. It must return promptly once ctx is cancelled
 	// (cancellation or daemon drain) and leave its files consistent.
+	//
+	// Concurrency: the manager calls Run from its own goroutine, once per
+	// job attempt, and runs up to Options.Concurrency jobs at once, so Run
+	// is called concurrently for different jobs of the same kind and must
+	// share nothing mutable between them but what is safe for concurrent
+	// use (the composition root's episode.Env is). Attempts of one job never
+	// overlap. rep may be used from any goroutine Run starts, but not after
+	// Run returned. A panic in Run fails the job instead of the daemon.
 	Run func(ctx context.Context, job Job, rep Reporter) error
 }
 
@@ -39,11 +50,11 @@ type Job struct {
 	ID      string
 	Kind    string
 	TaskID  string          // empty for jobs without a task
-	TaskDir string          // <data-dir>/tasks/<task-id>, holding spec.yaml and the inputs
+	TaskDir string          // Layout.Task(TaskID), holding spec.yaml and the inputs
 	Params  json.RawMessage // kind-specific parameters as submitted
 	Attempt int             // 1 for the first run, +1 per retry or resume
-	DataDir string          // massd's data directory
-	WorkDir string          // <data-dir>/jobs/<job-id>, created before Run
+	Layout  datadir.Layout  // massd's data directory
+	WorkDir string          // Layout.Job(ID), created before Run
 }
 
 // Reporter is how a running job tells the world what it does. Safe for
@@ -60,12 +71,9 @@ type Reporter interface {
 	Logger() *slog.Logger
 }
 
-// Progress is a job's live state for `massctl job watch`.
-type Progress struct {
-	Stage    string           `json:"stage"`
-	Counters map[string]int64 `json:"counters,omitempty"`
-	Message  string           `json:"message,omitempty"`
-}
+// Progress is a job's live state for `massctl job watch`: api.Progress,
+// the one type from the reporter to the wire.
+type Progress = api.Progress
 
 // EpisodeRecord is one row of the episodes table.
 type EpisodeRecord struct {
@@ -73,6 +81,6 @@ type EpisodeRecord struct {
 	JobID   string `json:"job_id"`
 	TaskID  string `json:"task_id"`
 	Status  string `json:"status"` // running, completed, failed, cancelled, interrupted
-	Dir     string `json:"dir"`    // <data-dir>/episodes/<id>
+	Dir     string `json:"dir"`    // Layout.Episode(ID)
 	Summary any    `json:"summary,omitempty"`
 }

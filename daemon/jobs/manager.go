@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"sync"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // DefaultConcurrency is how many jobs run at once when Options leaves it 0.
@@ -32,19 +32,19 @@ type Options struct {
 	Store       *store.Store
 	Kinds       []Kind
 	Concurrency int
-	DataDir     string
+	Layout      datadir.Layout // where job work dirs and task dirs live
 	Logger      *slog.Logger
 }
 
 // Manager queues, runs, cancels and recovers jobs. It knows nothing of HTTP.
 // Its methods are safe for concurrent use.
 type Manager struct {
-	store   *store.Store
-	kinds   map[string]Kind
-	conc    int
-	dataDir string
-	log     *slog.Logger
-	hub     hub
+	store  *store.Store
+	kinds  map[string]Kind
+	conc   int
+	layout datadir.Layout
+	log    *slog.Logger
+	hub    hub
 
 	runCtx    context.Context
 	runCancel context.CancelCauseFunc
@@ -56,6 +56,7 @@ type Manager struct {
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc
 	closed  bool
+	started bool // the dispatch loop runs; Close waits for it only then
 }
 
 // NewManager checks the kinds and returns a manager; call Start to run it.
@@ -70,7 +71,7 @@ func NewManager(o Options) (*Manager, error) {
 		o.Logger = slog.Default()
 	}
 	m := &Manager{
-		store: o.Store, kinds: map[string]Kind{}, conc: o.Concurrency, dataDir: o.DataDir,
+		store: o.Store, kinds: map[string]Kind{}, conc: o.Concurrency, layout: o.Layout,
 		log:  o.Logger.With("component", "jobs"),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), loopDone: make(chan struct{}),
 		running: map[string]context.CancelCauseFunc{},
@@ -104,6 +105,9 @@ func (m *Manager) Start(ctx context.Context) error {
 	if err := m.recover(ctx); err != nil {
 		return fmt.Errorf("recover jobs: %w", err)
 	}
+	m.mu.Lock()
+	m.started = true
+	m.mu.Unlock()
 	go m.loop()
 	return nil
 }
@@ -188,10 +192,10 @@ func (m *Manager) run(ctx context.Context, j api.Job, k Kind) (state, msg string
 	rep := &reporter{m: m, id: j.ID, log: log}
 	job := Job{
 		ID: j.ID, Kind: j.Kind, TaskID: j.TaskID, Params: j.Params, Attempt: j.Attempt,
-		DataDir: m.dataDir, WorkDir: m.workDir(j.ID),
+		Layout: m.layout, WorkDir: m.layout.Job(j.ID),
 	}
 	if j.TaskID != "" {
-		job.TaskDir = filepath.Join(m.dataDir, "tasks", j.TaskID)
+		job.TaskDir = m.layout.Task(j.TaskID)
 	}
 	if err := os.MkdirAll(job.WorkDir, 0o750); err != nil {
 		return api.StateFailed, fmt.Sprintf("create work dir: %v", err), false
@@ -229,8 +233,6 @@ func (m *Manager) finish(j api.Job, state, msg string, again bool) {
 	m.hub.notify(j.ID)
 }
 
-func (m *Manager) workDir(id string) string { return filepath.Join(m.dataDir, "jobs", id) }
-
 // Submit validates and queues a job.
 func (m *Manager) Submit(ctx context.Context, req api.JobRequest) (api.Job, error) {
 	k, ok := m.kinds[req.Kind]
@@ -262,7 +264,7 @@ func (m *Manager) Submit(ctx context.Context, req api.JobRequest) (api.Job, erro
 	id := NewID()
 	j := api.Job{
 		ID: id, Kind: req.Kind, TaskID: req.TaskID, State: api.StateQueued, Attempt: 1,
-		Params: req.Params, Created: time.Now().UTC(), WorkDir: m.workDir(id),
+		Params: req.Params, Created: time.Now().UTC(), WorkDir: m.layout.Job(id),
 	}
 	if err := m.store.CreateJob(ctx, j); err != nil {
 		return api.Job{}, err
@@ -325,10 +327,12 @@ func (m *Manager) Close(ctx context.Context) error {
 		return nil
 	}
 	m.closed = true
-	n := len(m.running)
+	n, started := len(m.running), m.started
 	m.mu.Unlock()
 	close(m.stop)
-	<-m.loopDone
+	if started {
+		<-m.loopDone
+	}
 	if n > 0 {
 		m.log.Info("draining running jobs", "count", n)
 	}

@@ -17,8 +17,10 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/daemon/catalog"
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/daemon/store"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // MaxJSONBody caps JSON request bodies.
@@ -26,9 +28,11 @@ const MaxJSONBody = 1 << 20
 
 // Options configure a Server.
 type Options struct {
-	Store    *store.Store
-	Jobs     *jobs.Manager
-	DataDir  string
+	Store  *store.Store
+	Jobs   *jobs.Manager
+	Layout datadir.Layout
+	// Tasks is the task catalog; nil means one over Store and Layout.
+	Tasks    *catalog.Catalog
 	Version  string
 	DaemonID string
 	Logger   *slog.Logger
@@ -41,6 +45,7 @@ type Server struct {
 	log     *slog.Logger
 	metrics *metrics
 	mux     *http.ServeMux
+	tasks   *catalog.Catalog
 }
 
 // New builds the routes.
@@ -48,7 +53,10 @@ func New(o Options) *Server {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{o: o, started: time.Now().UTC(), log: o.Logger.With("component", "api"), metrics: newMetrics(), mux: http.NewServeMux()}
+	s := &Server{o: o, started: time.Now().UTC(), log: o.Logger.With("component", "api"), metrics: newMetrics(), mux: http.NewServeMux(), tasks: o.Tasks}
+	if s.tasks == nil {
+		s.tasks = catalog.New(o.Store, o.Layout, s.log)
+	}
 	routes := []struct {
 		pattern string
 		h       func(http.ResponseWriter, *http.Request) error
@@ -146,7 +154,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 	}
 	return writeJSON(w, http.StatusOK, api.Health{
 		Status: "ok", Version: s.o.Version, DaemonID: s.o.DaemonID, Started: s.started,
-		DataDir: s.o.DataDir, Kinds: s.o.Jobs.KindNames(), Jobs: counts,
+		DataDir: s.o.Layout.Root, Kinds: s.o.Jobs.KindNames(), Jobs: counts,
 	})
 }
 

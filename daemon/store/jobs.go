@@ -53,7 +53,7 @@ func nullRaw(b []byte) any {
 func (s *Store) CreateJob(ctx context.Context, j api.Job) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO jobs (id, kind, task_id, state, attempt, params, created, work_dir) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		j.ID, j.Kind, j.TaskID, j.State, j.Attempt, nullRaw(j.Params), nanos(j.Created), j.WorkDir)
-	if err != nil && strings.Contains(err.Error(), "UNIQUE constraint") {
+	if err != nil && isDuplicate(err) {
 		return fmt.Errorf("job %s already exists: %w", j.ID, api.ErrConflict)
 	}
 	if err != nil {
