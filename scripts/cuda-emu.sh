@@ -2,12 +2,12 @@
 # Runs the CUDA kernels on the CPU emulator (build tag masscudaemu, needs g++ with C++20):
 # the kernel sources unchanged, one host thread per CUDA thread, cuBLASLt replaced by Go
 # products. Checks indexing and arithmetic of every kernel and the CUDA backend's wiring
-# against the Go references and the CPU backend without a GPU; says nothing about speed.
+# against the Go references and the reference backend without a GPU; says nothing about speed.
 #   cuda/device         open, run and close the device under -race; copy/kernel ordering
 #   cuda/cublaslt       operand alignment and the per-shape plan cache
 #   cuda/emu            each kernel vs its Go reference (small shapes)
 #   cuda/kernels        the GPU check's own test file, through the emulated device layer
-#   trainer/cudabackend CPU-vs-CUDA parity on the micro model (3 steps), clear→flash fallback,
+#   trainer/cudabackend reference-vs-CUDA parity on the micro model (3 steps), clear→flash fallback,
 #                       device optimizer vs the host one
 #   trainer/train       the training loop with the device optimizer vs the host one
 set -euo pipefail

@@ -1,6 +1,8 @@
 // Package trainer defines the contract between mass-train's training loop and
-// its compute backends: the CPU reference (trainer/cpu, a gorgonia graph) and
-// the CUDA backend (trainer/cudabackend, build tag masscuda).
+// its compute backends: the fast CPU backend (trainer/fast, float32 on
+// OpenBLAS, "cpu"), the reference (trainer/refbackend, a float64 gorgonia
+// graph, "reference") and the CUDA backend (trainer/cudabackend, build tag
+// masscuda, "cuda").
 package trainer
 
 import (

@@ -101,7 +101,7 @@ func Open(cfg *model.Config, m *model.Model, a *lora.Adapter, seed uint32, opt O
 func supported(c *model.Config, opt Options) error {
 	switch {
 	case c.Arch != model.Qwen3 && c.Arch != model.Qwen2:
-		return fmt.Errorf("%w: the cuda backend runs qwen2 and qwen3; use --backend cpu for %s", model.ErrUnsupported, c.Arch)
+		return fmt.Errorf("%w: the cuda backend runs qwen2 and qwen3; use --backend reference for %s", model.ErrUnsupported, c.Arch)
 	case c.HeadDim%2 != 0:
 		return fmt.Errorf("%w: odd head_dim %d", model.ErrUnsupported, c.HeadDim)
 	case opt.Attention == AttnFlash && c.HeadDim > kernels.MaxFlashHeadDim:
@@ -206,7 +206,7 @@ func (b *Backend) syncForEval() error {
 	return b.w.syncLoRA(b.ops, false)
 }
 
-// mix derives an independent 64-bit stream id (splitmix64 finalizer), as the CPU backend.
+// mix derives an independent 64-bit stream id (splitmix64 finalizer), as the reference backend.
 func mix(a, b uint64) uint64 {
 	z := a ^ (b+0x9e3779b97f4a7c15)*0xbf58476d1ce4e5b9
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9

@@ -1,8 +1,8 @@
-// Package cpu is mass-train's reference backend: the Qwen decoder with LoRA
+// Package refbackend is mass-train's reference backend ("reference"): the Qwen decoder with LoRA
 // built as a gorgonia expression graph in float64, differentiated
 // symbolically, with custom ops (RMSNorm, RoPE, attention, SwiGLU, masked
 // cross-entropy) that carry their own gradients.
-package cpu
+package refbackend
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 )
 
 // Name is the backend's name on the mass-train command line.
-const Name = "cpu"
+const Name = "reference"
 
 var _ trainer.Backend = (*Backend)(nil)
 
@@ -40,7 +40,7 @@ type Backend struct {
 // New prepares the frozen weights of m for a graph per window.
 func New(m *model.Model, a *lora.Adapter) (trainer.Backend, error) {
 	if a == nil {
-		return nil, fmt.Errorf("cpu backend needs an adapter (may have no trainable modules)")
+		return nil, fmt.Errorf("reference backend needs an adapter (may have no trainable modules)")
 	}
 	c := m.Config
 	b := &Backend{cfg: c, adapter: a, embed: m.Get("model.embed_tokens.weight")}

@@ -1,4 +1,4 @@
-package cpu
+package fast
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 // BenchmarkForwardBackward reports training tokens/s of the micro preset.
 func BenchmarkForwardBackward(b *testing.B) {
-	for _, seq := range []int{64, 256} {
+	for _, seq := range []int{256, 1024} {
 		b.Run(fmt.Sprintf("micro/seq%d", seq), func(b *testing.B) {
 			cfg, _ := model.Preset("micro")
 			m := model.NewRandom(cfg, 1)

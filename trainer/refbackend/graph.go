@@ -1,4 +1,4 @@
-package cpu
+package refbackend
 
 import (
 	"fmt"
@@ -116,7 +116,7 @@ func (gr *graph) linear(x *G.Node, layer int, module string, bias []float64) *G.
 		xd = gr.apply(&scaleMul{c: 1, mask: gr.dropoutMask(x, layer, module, cfg.Dropout)}, 2, x)
 	}
 	l := gr.mul(gr.mul(xd, gr.loraParam(a)), gr.loraParam(bb))
-	l = gr.apply(&scaleMul{c: cfg.Scaling()}, 2, l)
+	l = gr.apply(&scaleMul{c: cfg.ScalingOf(layer, module)}, 2, l)
 	return gr.add(y, l)
 }
 
