@@ -146,4 +146,3 @@ func Health(ctx context.Context, base string) error {
 	}
 	return nil
 }
-
