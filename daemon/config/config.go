@@ -65,6 +65,23 @@ type Model struct {
 	TopK           *int          `yaml:"top_k"`
 	MaxTokens      *int          `yaml:"max_tokens"`
 	EnableThinking *bool         `yaml:"enable_thinking"`
+	// Weights and Tokenizer are the HF folder and tokenizer a generation
+	// trained from this model starts from.
+	Weights   string   `yaml:"weights"`
+	Tokenizer string   `yaml:"tokenizer"`
+	Serving   *Serving `yaml:"serving"`
+}
+
+// Serving says how a generation trained from a model is put in service.
+type Serving struct {
+	// LoRA "runtime": load the adapter into the running vLLM at base_url
+	// (started with --enable-lora --max-lora-rank 64 and
+	// VLLM_ALLOW_RUNTIME_LORA_UPDATING=True), served as gen-<g>.
+	LoRA string `yaml:"lora"`
+	// Command: massd starts and stops the server itself, "{model}" in the
+	// arguments replaced by the generation's merged folder; it must answer
+	// on base_url.
+	Command []string `yaml:"command"`
 }
 
 // Sandbox configures agent containers.

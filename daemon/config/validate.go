@@ -111,6 +111,16 @@ func (c *Config) Validate() error {
 		if m.MaxTokens != nil && *m.MaxTokens <= 0 {
 			bad(f+".max_tokens", "%d must be positive", *m.MaxTokens)
 		}
+		if sv := m.Serving; sv != nil {
+			switch {
+			case sv.LoRA != "" && len(sv.Command) > 0:
+				bad(f+".serving", "set lora or command, not both")
+			case sv.LoRA != "" && sv.LoRA != "runtime":
+				bad(f+".serving.lora", "%q: the only way is runtime (vLLM's /v1/load_lora_adapter)", sv.LoRA)
+			case sv.LoRA == "" && len(sv.Command) == 0:
+				bad(f+".serving", "is empty; give lora: runtime or command: [...]")
+			}
+		}
 	}
 	return errors.Join(errs...)
 }
