@@ -14,9 +14,12 @@ import (
 	"time"
 )
 
-// ModelPlaceholder in a serve command's arguments is replaced by the
-// merged model folder.
-const ModelPlaceholder = "{model}"
+// Placeholders in a serve command's arguments: the merged model folder and
+// the name the model is served under (for --served-model-name).
+const (
+	ModelPlaceholder = "{model}"
+	NamePlaceholder  = "{name}"
+)
 
 // Command runs a model server massd starts and stops itself.
 type Command struct {
@@ -39,9 +42,20 @@ func (c *Command) Serving() string {
 	return c.model
 }
 
-// Restart stops the server if it runs and starts it on the model folder,
-// returning once /v1/models answers.
-func (c *Command) Restart(ctx context.Context, model string) error {
+// ServedName is the model id requests must name: name when the command
+// passes {name} on, else the folder (vLLM's default served name).
+func (c *Command) ServedName(folder, name string) string {
+	for _, a := range c.Argv {
+		if strings.Contains(a, NamePlaceholder) {
+			return name
+		}
+	}
+	return folder
+}
+
+// Restart stops the server if it runs and starts it on the model folder
+// under name, returning once /v1/models answers.
+func (c *Command) Restart(ctx context.Context, model, name string) error {
 	if err := c.Stop(); err != nil {
 		return err
 	}
@@ -50,7 +64,7 @@ func (c *Command) Restart(ctx context.Context, model string) error {
 	}
 	argv := make([]string, len(c.Argv))
 	for i, a := range c.Argv {
-		argv[i] = strings.ReplaceAll(a, ModelPlaceholder, model)
+		argv[i] = strings.NewReplacer(ModelPlaceholder, model, NamePlaceholder, name).Replace(a)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = c.Log, c.Log

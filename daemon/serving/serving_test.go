@@ -167,13 +167,13 @@ func TestCommandRestart(t *testing.T) {
 	defer c.Stop()
 	ctx := context.Background()
 	m1, m2 := modelDir(t), modelDir(t)
-	if err := c.Restart(ctx, m1); err != nil {
+	if err := c.Restart(ctx, m1, "gen-1"); err != nil {
 		t.Fatal(err)
 	}
 	if got := served(t, c.BaseURL); got != m1 || c.Serving() != m1 {
 		t.Fatalf("serving %q, want %s", got, m1)
 	}
-	if err := c.Restart(ctx, m2); err != nil {
+	if err := c.Restart(ctx, m2, "gen-2"); err != nil {
 		t.Fatal(err)
 	}
 	if got := served(t, c.BaseURL); got != m2 {
@@ -185,7 +185,7 @@ func TestCommandRestart(t *testing.T) {
 	if got := served(t, c.BaseURL); got != "" {
 		t.Errorf("stopped server still answers with %s", got)
 	}
-	err := c.Restart(ctx, t.TempDir()) // no config.json: the command exits
+	err := c.Restart(ctx, t.TempDir(), "gen-3") // no config.json: the command exits
 	if err == nil || !strings.Contains(err.Error(), "exited before") {
 		t.Errorf("a serve command that dies: %v", err)
 	}
