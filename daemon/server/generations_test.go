@@ -38,7 +38,7 @@ func TestGenerationsAndModels(t *testing.T) {
 	if rr := do(t, h, "GET", "/v1/generations/2", nil); rr.Code != http.StatusOK || !strings.Contains(rr.Body.String(), `"running"`) {
 		t.Errorf("show 2: %d %s", rr.Code, rr.Body)
 	}
-	for path, code := range map[string]int{"/v1/generations/9": 404, "/v1/generations/-1": 400} {
+	for path, code := range map[string]int{"/v1/generations/9": 404, "/v1/generations/-1": 400, "/v1/generations/01": 400} {
 		if rr := do(t, h, "GET", path, nil); rr.Code != code {
 			t.Errorf("%s: %d, want %d", path, rr.Code, code)
 		}
