@@ -118,7 +118,7 @@ func (d *decoder) fields(n *yaml.Node, path string, known []string, set func(key
 }
 
 func (d *decoder) spec(n *yaml.Node, s *Spec) {
-	known := []string{"id", "prompt", "inputs", "required_outputs", "protected_paths", "split", "limits", "workflow"}
+	known := []string{"id", "prompt", "inputs", "required_outputs", "protected_paths", "split", "limits", "workflow", "domain"}
 	d.fields(n, "", known, func(k string, v *yaml.Node) {
 		switch k {
 		case "id":
@@ -139,6 +139,8 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 			d.limits(v, &s.Limits)
 		case "workflow":
 			s.Workflow = d.str(v, k)
+		case "domain":
+			s.Domain = d.str(v, k)
 		}
 	})
 	s.lines = d.lines

@@ -18,6 +18,7 @@ type Spec struct {
 	Split           string   `json:"split,omitempty" yaml:"split,omitempty"`                       // "train" (default) or "test"
 	Limits          Limits   `json:"limits" yaml:"limits"`
 	Workflow        string   `json:"workflow,omitempty" yaml:"workflow,omitempty"` // path of the initial workflow file, relative to the spec
+	Domain          string   `json:"domain,omitempty" yaml:"domain,omitempty"`     // optional: the evaluator's persona ("time-series forecasting")
 
 	// Dir is the directory the spec was loaded from; relative paths resolve against it.
 	Dir string `json:"-" yaml:"-"`
