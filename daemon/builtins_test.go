@@ -62,7 +62,7 @@ func TestModelConfig(t *testing.T) {
 	if err := got.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if got.Name != "qwen" || *got.Temperature != temp || *got.TopK != k || got.MaxTokens != mt || *got.EnableThinking {
+	if got.Name != "qwen" || *got.Temperature != temp || *got.TopK != k || *got.MaxTokens != mt || *got.EnableThinking {
 		t.Errorf("ModelConfig = %+v, want the configured values", got)
 	}
 	if got, want := got.MaxConcurrency, config.DefaultModelConc; got != want {

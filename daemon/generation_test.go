@@ -105,7 +105,7 @@ func TestGenerationServedAsRuntimeLoRA(t *testing.T) {
 	fake, url := newFakeVLLM(t)
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
-	cfg.Models = map[string]*config.Model{"base": {BaseURL: url, Model: "base-model", Serving: &config.Serving{LoRA: "runtime"}}}
+	cfg.Models = map[string]*config.Model{"base": {BaseURL: url, Model: "base-model", Serving: &model.Serving{LoRA: "runtime"}}}
 	b, st := openBuiltins(t, cfg)
 	adapter := folder(t, "adapter_config.json")
 	m := generation.Model{Name: "gen-1", G: 1, Parent: "base", Weights: folder(t, "config.json"), Adapter: adapter}
@@ -175,7 +175,7 @@ func TestGenerationServedByCommand(t *testing.T) {
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
 	cfg.Models = map[string]*config.Model{"base": {BaseURL: "http://127.0.0.1:" + port + "/v1", Model: "base-model",
-		Serving: &config.Serving{Command: []string{os.Args[0], "-test.run=^TestServeCommandHelper$", "--", "{model}", "{name}", port}}}}
+		Serving: &model.Serving{Command: []string{os.Args[0], "-test.run=^TestServeCommandHelper$", "--", "{model}", "{name}", port}}}}
 	b, st := openBuiltins(t, cfg)
 	defer st.Close()
 	defer b.Close()

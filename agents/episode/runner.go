@@ -18,12 +18,14 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/agents/agent"
+	"github.com/mass-dev/mass/agents/guard"
 	"github.com/mass-dev/mass/agents/ledger"
 	"github.com/mass-dev/mass/agents/loop"
 	"github.com/mass-dev/mass/agents/model"
 	"github.com/mass-dev/mass/agents/prompts"
 	"github.com/mass-dev/mass/agents/record"
 	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/episodefmt"
 	"github.com/mass-dev/mass/sandbox"
 )
 
@@ -93,13 +95,13 @@ func Run(ctx context.Context, d Deps, o Options) (Status, error) {
 		return Status{}, fmt.Errorf("create episode dir: %w", err)
 	}
 	dry := d.DryRun != nil && d.DryRun(client.Name())
-	mode := "bare"
+	mode := episodefmt.ModeBare
 	if strings.TrimSpace(o.Workflow) != "" {
-		mode = "workflow"
+		mode = episodefmt.ModeWorkflow
 	}
 	info := Info{EpisodeID: o.ID, TaskID: o.TaskID, Mode: mode, Model: client.Name(), DryRun: dry,
 		Prompt: o.Task.Prompt, Workflow: o.Workflow, TeacherPrompt: prompts.Teacher(o.Task.Prompt, o.Workflow),
-		ProtectedPaths: o.Task.ProtectedPaths, Started: time.Now().UTC(), DaemonID: d.DaemonID, JobID: o.JobID}
+		ProtectedPaths: o.Task.ProtectedPaths, HiddenPaths: o.Task.HiddenDests(), Graded: o.Task.Grader != nil, Started: time.Now().UTC(), DaemonID: d.DaemonID, JobID: o.JobID}
 	if err := writeJSON(filepath.Join(o.Dir, EpisodeFile), info); err != nil {
 		return Status{}, err
 	}
@@ -133,6 +135,7 @@ type run struct {
 	workers  int
 	manifest map[string]string // path -> sha256 after the last finished agent
 	exported []sandbox.FileInfo
+	shipped  []guard.File // protected files as shipped, hashed before the episode
 }
 
 func (e *run) execute(ctx context.Context) Status {
@@ -145,14 +148,9 @@ func (e *run) execute(ctx context.Context) Status {
 	defer cancel()
 
 	e.prog.stage("workspace")
-	inputs := make([]sandbox.Input, 0, len(e.opts.Task.Inputs))
-	for _, in := range e.opts.Task.Inputs {
-		dest := in.Dest
-		if dest == "" {
-			dest = filepath.Base(in.Path)
-		}
-		inputs = append(inputs, sandbox.Input{HostPath: filepath.Join(e.opts.Task.Dir, filepath.FromSlash(in.Path)), Dest: dest})
-	}
+	// Hidden paths are never among the inputs: no agent's volume holds them.
+	inputs := e.hostInputs(e.opts.Task.Inputs)
+	e.hashShipped()
 	ws := sandbox.WorkspaceSpec{Episode: e.opts.ID, Protected: e.opts.Task.ProtectedPaths}
 	if err := e.deps.Runtime.CreateWorkspace(ectx, ws, inputs); err != nil {
 		e.classify(ctx, ectx, &st, fmt.Errorf("create workspace: %w", err))
@@ -165,7 +163,7 @@ func (e *run) execute(ctx context.Context) Status {
 		e.classify(ctx, ectx, &st, err)
 		return st
 	}
-	st.Exit, st.Success = ExitCompleted, true
+	st.Exit = ExitCompleted // success is settled after the export, grader and guards
 	return st
 }
 

@@ -18,8 +18,9 @@ const (
 	DefaultTopK        = 20
 	DefaultMaxTokens   = 32768
 	DefaultTimeout     = 10 * time.Minute
-	DefaultConcurrency = 8
+	DefaultConcurrency = 4
 	DefaultMaxRetries  = 6
+	DefaultBackoff     = 500 * time.Millisecond
 )
 
 // ErrEndpoint classifies failures of the model endpoint that survived every

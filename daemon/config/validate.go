@@ -89,15 +89,17 @@ func (c *Config) Validate() error {
 		if m.APIKeyEnv != "" && m.APIKeyFile != "" {
 			bad(f+".api_key_file", "set api_key_env or api_key_file, not both")
 		}
-		if m.MaxConcurrency == 0 {
-			m.MaxConcurrency = DefaultModelConc
-		} else if m.MaxConcurrency < 0 {
+		if m.MaxConcurrency < 0 {
 			bad(f+".max_concurrency", "%d must be positive", m.MaxConcurrency)
 		}
-		if m.Timeout == 0 {
-			m.Timeout = DefaultModelTimeout
-		} else if m.Timeout < 0 {
+		if m.Timeout < 0 {
 			bad(f+".timeout", "%v must be positive, e.g. 10m", m.Timeout)
+		}
+		if m.MaxRetries < 0 {
+			bad(f+".max_retries", "%d must not be negative", m.MaxRetries)
+		}
+		if m.Backoff < 0 {
+			bad(f+".backoff", "%v must be positive, e.g. 500ms", m.Backoff)
 		}
 		if m.Temperature != nil && (*m.Temperature < 0 || *m.Temperature > 2) {
 			bad(f+".temperature", "%v must be between 0 and 2", *m.Temperature)
@@ -111,6 +113,8 @@ func (c *Config) Validate() error {
 		if m.MaxTokens != nil && *m.MaxTokens <= 0 {
 			bad(f+".max_tokens", "%d must be positive", *m.MaxTokens)
 		}
+		m.Name = name
+		*m = m.WithDefaults()
 		if sv := m.Serving; sv != nil {
 			switch {
 			case sv.LoRA != "" && len(sv.Command) > 0:
