@@ -122,6 +122,8 @@ func (b *Builtins) Kinds() []jobs.Kind {
 		trainjob.Kind(trainjob.PickBinary(b.cfg.Trainer.Binary, b.cfg.Trainer.CUDABinary)),
 		b.EpisodeKind(),
 		b.SearchKind(),
+		b.GenerationKind(),
+		b.CycleKind(),
 	}
 }
 

@@ -33,6 +33,7 @@ type Config struct {
 	Concurrency int
 	Attempts    int
 	FP8         bool
+	TrainSteps  int // 0: mass-train's default
 
 	Workflows Workflows
 	Runner    Episodes

@@ -73,7 +73,8 @@ type DatasetRequest struct {
 
 // Dataset is a built dataset.
 type Dataset struct {
-	Dir              string           `json:"dir"`
+	Dir              string           `json:"dir"`           // the train set
+	Val              string           `json:"val,omitempty"` // the validation set
 	StoredSupervised int64            `json:"stored_supervised"`
 	ByTaskRole       map[string]int64 `json:"by_task_role,omitempty"` // "task/role" → stored supervised tokens
 }
@@ -86,8 +87,10 @@ type Datasets interface {
 // TrainRequest is one LoRA run on the parent's weights.
 type TrainRequest struct {
 	Dataset string
+	Val     string
 	Weights string // the parent's HF folder
 	Out     string
+	Steps   int // optimizer steps; 0: mass-train's default
 }
 
 // Training is a finished run: the checkpoint with the lowest validation loss.

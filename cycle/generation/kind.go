@@ -27,6 +27,7 @@ type Params struct {
 	Concurrency int      `json:"concurrency,omitempty"`
 	Seed        int64    `json:"seed,omitempty"`
 	FP8         bool     `json:"fp8,omitempty"`
+	TrainSteps  int      `json:"train_steps,omitempty"` // 0: mass-train's default
 }
 
 // ParseParams decodes and checks a generation job's params.
@@ -66,7 +67,7 @@ type Env interface {
 func (p Params) config(parts Parts, dir string) Config {
 	return Config{G: parts.Parent.G + 1, Dir: dir, Parent: parts.Parent, Tasks: p.Tasks, Seed: p.Seed,
 		Episodes: p.Episodes, MinSuccess: p.MinSuccess, Cap: p.Cap, Opponents: p.Opponents, Train: p.Train, Val: p.Val,
-		Concurrency: p.Concurrency, FP8: p.FP8,
+		Concurrency: p.Concurrency, FP8: p.FP8, TrainSteps: p.TrainSteps,
 		Workflows: parts.Workflows, Runner: parts.Runner, Judge: parts.Judge, Datasets: parts.Datasets,
 		Trainer: parts.Trainer, Exporter: parts.Exporter, Models: parts.Models}
 }

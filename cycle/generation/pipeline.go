@@ -78,7 +78,8 @@ func (p *pipeline) train(ctx context.Context, sel Selection) error {
 	}
 	p.sum.Dataset, p.sum.Tokens.StoredSupervised = ds.Dir, ds.StoredSupervised
 	tr, err := stage(ctx, p, "train", TrainFile, func(ctx context.Context) (Training, error) {
-		return p.cfg.Trainer.Train(ctx, TrainRequest{Dataset: ds.Dir, Weights: p.cfg.Parent.Weights, Out: filepath.Join(p.cfg.Dir, "train")})
+		return p.cfg.Trainer.Train(ctx, TrainRequest{Dataset: ds.Dir, Val: ds.Val, Weights: p.cfg.Parent.Weights,
+			Out: filepath.Join(p.cfg.Dir, "train"), Steps: p.cfg.TrainSteps})
 	})
 	if err != nil {
 		return err
