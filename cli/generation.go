@@ -27,6 +27,7 @@ func generationFlags() []cli.Flag {
 		&cli.IntFlag{Name: "train", Usage: "episodes per task that train (default 15)"},
 		&cli.IntFlag{Name: "val", Usage: "episodes per task that validate (default 1)"},
 		&cli.Int64Flag{Name: "seed", Usage: "seed of episodes, ring and judgments"},
+		&cli.IntFlag{Name: "train-steps", Usage: "optimizer steps of the LoRA run (default: mass-train's)"},
 		jsonFlag(),
 	}
 }
@@ -39,7 +40,7 @@ func generationParams(c *cli.Context) generation.Params {
 		}
 	}
 	return generation.Params{Tasks: tasks, Model: c.String("model"), Episodes: c.Int("episodes"), Opponents: c.Int("opponents"),
-		MinSuccess: c.Int("min-success"), Cap: c.Int("cap"), Train: c.Int("train"), Val: c.Int("val"), Seed: c.Int64("seed")}
+		MinSuccess: c.Int("min-success"), Cap: c.Int("cap"), Train: c.Int("train"), Val: c.Int("val"), Seed: c.Int64("seed"), TrainSteps: c.Int("train-steps")}
 }
 
 func generationCommand() *cli.Command {
