@@ -37,8 +37,8 @@ func TestGenerationScriptedThroughMassd(t *testing.T) {
 		t.Fatalf("search: %v %s", err, out)
 	}
 	start := time.Now()
-	out, err = r.massctl("generation", "start", "--tasks", ss.Task, "--model", "scripted", "--episodes", "6", "--min-success", "4",
-		"--cap", "8", "--opponents", "2", "--train", "3", "--val", "1", "--train-steps", "1", "--seed", "1", "--json")
+	out, err = r.massctl("generation", "start", "--tasks", ss.Task, "--model", "scripted", "--episodes", "18",
+		"--opponents", "6", "--train-steps", "1", "--seed", "1", "--json")
 	if err != nil {
 		show, _ := r.massctl("generation", "show", "1", "--json")
 		why, _ := os.ReadFile(filepath.Join(r.data, "generations", "1", "collect", ss.Task, "outcome.json"))
@@ -53,8 +53,16 @@ func TestGenerationScriptedThroughMassd(t *testing.T) {
 		t.Fatalf("summary %s", out)
 	}
 	ts := s.Tasks[0]
-	if ts.Episodes < 6 || ts.Successful < 4 || ts.Judgments+ts.InvalidJudgments != ts.Successful || len(ts.Train) != 3 || len(ts.Val) != 1 {
+	// The paper's shape: 18 runs (top-ups to 24 if fewer than 16 pass),
+	// each eligible episode meets 6 neighbours (18 → 54 judgments), 15 + 1.
+	if ts.Episodes < 18 || ts.Successful < 16 || ts.Judgments+ts.InvalidJudgments != 3*ts.Successful || len(ts.Train) != 15 || len(ts.Val) != 1 {
 		t.Errorf("task %+v", ts)
+	}
+	t.Logf("%d runs, %d eligible, %d judgments (%d invalid)", ts.Episodes, ts.Successful, ts.Judgments, ts.InvalidJudgments)
+	tau, n := seededOrder(t, filepath.Join(r.data, "generations", "1", "collect", ss.Task, "episodes.json"), ts.Ranking)
+	t.Logf("Kendall τ between the Bradley–Terry order and the scripted executor's seeded quality (extra check when seed %% 3 == 0): %.3f over %d pairs", tau, n)
+	if n > 0 && tau < 0.3 {
+		t.Errorf("τ = %.3f: the ranking does not follow the seeded quality", tau)
 	}
 	for _, st := range s.Stages {
 		t.Logf("stage %-8s %6.1fs", st.Name, st.Seconds)
@@ -63,8 +71,8 @@ func TestGenerationScriptedThroughMassd(t *testing.T) {
 	man := readJSON[struct {
 		Episodes int `json:"episodes"`
 	}](t, filepath.Join(s.Dataset, "manifest.json"))
-	if man.Episodes != 3 {
-		t.Errorf("dataset built from %d episodes, want the 3 selected", man.Episodes)
+	if man.Episodes != 15 {
+		t.Errorf("dataset built from %d episodes, want the 15 selected", man.Episodes)
 	}
 	for _, p := range []string{filepath.Join(s.Adapter, "adapter_config.json"), filepath.Join(s.Merged, "config.json")} {
 		if _, err := os.Stat(p); err != nil {
@@ -101,4 +109,40 @@ func ungraded(t *testing.T, src string) string {
 		t.Fatal(err)
 	}
 	return spec
+}
+
+// seededOrder is Kendall's τ over the pairs of ranked episodes whose
+// seeded quality differs: the scripted executor writes one more passing
+// check per worker when the episode's seed is divisible by 3.
+func seededOrder(t *testing.T, slotsFile string, ranking []generation.RankEntry) (float64, int) {
+	t.Helper()
+	type slot struct {
+		Seed   int64 `json:"seed"`
+		Result *struct {
+			EpisodeID string `json:"episode_id"`
+		} `json:"result"`
+	}
+	good := map[string]bool{}
+	for _, sl := range readJSON[[]slot](t, slotsFile) {
+		if sl.Result != nil {
+			good[sl.Result.EpisodeID] = sl.Seed%3 == 0
+		}
+	}
+	c, d := 0, 0
+	for i := range ranking {
+		for j := i + 1; j < len(ranking); j++ {
+			a, b := ranking[i], ranking[j] // a ranks above b
+			switch {
+			case good[a.ID] == good[b.ID] || a.Score == b.Score:
+			case good[a.ID]:
+				c++
+			default:
+				d++
+			}
+		}
+	}
+	if c+d == 0 {
+		return 0, 0
+	}
+	return float64(c-d) / float64(c+d), c + d
 }
