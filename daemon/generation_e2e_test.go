@@ -1,6 +1,7 @@
 package daemon_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -145,4 +146,89 @@ func seededOrder(t *testing.T, slotsFile string, ranking []generation.RankEntry)
 		return 0, 0
 	}
 	return float64(c-d) / float64(c+d), c + d
+}
+
+type e2eSlot struct {
+	Name     string `json:"slot"`
+	Attempts []struct {
+		N      int    `json:"attempt"`
+		ID     string `json:"id"`
+		Status string `json:"status"`
+	} `json:"attempts"`
+	Result *json.RawMessage `json:"result"`
+}
+
+// TestGenerationKillDuringCollect kills massd with SIGKILL while a
+// generation collects, restarts it, and checks that the job completes
+// with no finished episode run again and the cut-off ones retried as the
+// next attempt of their slot.
+func TestGenerationKillDuringCollect(t *testing.T) {
+	r := newSearchRig(t, nil)
+	cmd := exec.Command("go", "build", "-o", r.bin+"/", "./cmd/mass-train")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build mass-train: %v\n%s", err, out)
+	}
+	out, err := r.massctl("search", "--task", ungraded(t, "../examples/tasks/sales-analysis"), "--iterations", "3", "--seed", "0", "--model", "scripted", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ss search.Summary
+	if err := json.Unmarshal(out, &ss); err != nil || !ss.BeatsReference {
+		t.Fatalf("search: %v %s", err, out)
+	}
+	out, err = r.massctl("generation", "start", "--tasks", ss.Task, "--model", "scripted", "--episodes", "8", "--min-success", "4",
+		"--cap", "10", "--opponents", "2", "--train", "3", "--val", "1", "--train-steps", "1", "--seed", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobID := string(bytes.TrimSpace(out))
+	slotsFile := filepath.Join(r.data, "generations", "1", "collect", ss.Task, "episodes.json")
+	finished := func() (map[string]int, []e2eSlot) {
+		b, err := os.ReadFile(slotsFile)
+		var slots []e2eSlot
+		if err != nil || json.Unmarshal(b, &slots) != nil {
+			return nil, nil
+		}
+		done := map[string]int{}
+		for _, s := range slots {
+			if s.Result != nil {
+				done[s.Name] = len(s.Attempts)
+			}
+		}
+		return done, slots
+	}
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		if done, _ := finished(); len(done) >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("collect never finished 3 episodes")
+		}
+	}
+	r.stop(true)
+	before, slots := finished()
+	running := 0
+	for _, s := range slots {
+		if s.Result == nil {
+			running++
+		}
+	}
+	r.start()
+	j := r.waitJob(jobID, 10*time.Minute)
+	if j.State != "succeeded" {
+		t.Fatalf("job after restart: %s %s", j.State, j.Error)
+	}
+	_, after := finished()
+	for _, s := range after {
+		if n, ok := before[s.Name]; ok && len(s.Attempts) != n {
+			t.Errorf("slot %s finished before the kill, run again: %+v", s.Name, s.Attempts)
+		}
+		for i, a := range s.Attempts {
+			if a.Status == "running" || (a.Status == "interrupted" && i == len(s.Attempts)-1) {
+				t.Errorf("slot %s: attempt %d left %s", s.Name, a.N, a.Status)
+			}
+		}
+	}
+	t.Logf("killed with %d episodes finished and %d cut off; job attempt %d completed", len(before), running, j.Attempt)
 }
