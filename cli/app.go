@@ -36,6 +36,9 @@ func App(version string) *cli.App {
 			dataCommand(),
 			trainCommand(),
 			rankCommand(),
+			generationCommand(),
+			cycleCommand(),
+			modelCommand(),
 			completionCommand(),
 		},
 	}

@@ -33,9 +33,10 @@ type Builtins struct {
 	Models  *model.Registry
 	Env     episode.Env // what episode-running kinds receive
 
-	cfg *config.Config
-	log *slog.Logger
-	dry *scripted.Server // nil when a configured model took its name
+	cfg  *config.Config
+	log  *slog.Logger
+	dry  *scripted.Server // nil when a configured model took its name
+	gens generations
 }
 
 // NewBuiltins builds massd's shared parts from cfg.
@@ -121,6 +122,8 @@ func (b *Builtins) Kinds() []jobs.Kind {
 		trainjob.Kind(trainjob.PickBinary(b.cfg.Trainer.Binary, b.cfg.Trainer.CUDABinary)),
 		b.EpisodeKind(),
 		b.SearchKind(),
+		b.GenerationKind(),
+		b.CycleKind(),
 	}
 }
 
@@ -157,6 +160,7 @@ func (b *Builtins) ReapOrphans(ctx context.Context) error {
 // Close releases the runtime and stops the scripted model. Call it after the
 // job manager has drained: running episodes use both.
 func (b *Builtins) Close() error {
+	b.stopServing()
 	err := b.Runtime.Close()
 	if b.dry != nil {
 		err = errors.Join(err, b.dry.Close())

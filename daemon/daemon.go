@@ -116,6 +116,11 @@ func Open(ctx context.Context, o Options) (_ *Daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if b := o.Builtins; b != nil {
+		if err := b.AttachStore(ctx, st); err != nil {
+			return nil, err
+		}
+	}
 	if err := d.startJobs(ctx, st); err != nil {
 		return nil, err
 	}

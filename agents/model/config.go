@@ -43,6 +43,24 @@ type Config struct {
 	// DryRun marks the built-in scripted model; it is shown wherever the
 	// model is named. Not settable in massd.yaml.
 	DryRun bool `json:"dry_run,omitempty" yaml:"-"`
+	// Weights and Tokenizer are the HF folder and tokenizer file a
+	// generation trained from this model starts from.
+	Weights   string `json:"weights,omitempty" yaml:"weights"`
+	Tokenizer string `json:"tokenizer,omitempty" yaml:"tokenizer"`
+	// Serving says how a generation trained from this model is served.
+	Serving *Serving `json:"serving,omitempty" yaml:"serving"`
+}
+
+// Serving is how massd puts a generation trained from a model in service.
+type Serving struct {
+	// LoRA "runtime": load the adapter into the running vLLM at base_url
+	// (started with --enable-lora --max-lora-rank 64 and
+	// VLLM_ALLOW_RUNTIME_LORA_UPDATING=True), served as gen-<g>.
+	LoRA string `json:"lora,omitempty" yaml:"lora"`
+	// Command: massd starts and stops the server itself; "{model}" in the
+	// arguments becomes the generation's merged folder and "{name}" its
+	// name. It must answer on base_url.
+	Command []string `json:"command,omitempty" yaml:"command"`
 }
 
 // WithDefaults returns c with every zero knob set to its default.

@@ -6,14 +6,16 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Registry holds the model clients a daemon offers, by name. It is built
-// once at start-up and read concurrently afterwards; Add is for start-up
-// only. A configuration that could not be turned into a client is kept with
+// at start-up and read concurrently afterwards; Add may run at any time
+// (a generation registers its model while jobs run). A configuration that could not be turned into a client is kept with
 // its error, so that a job naming that model fails with the reason while
 // the other models work.
 type Registry struct {
+	mu      sync.RWMutex
 	clients map[string]Client
 	broken  map[string]error
 	dryRun  map[string]bool
@@ -35,6 +37,8 @@ func NewRegistry(cfgs []Config, log *slog.Logger) *Registry {
 
 // Add registers a client under name; dryRun marks the built-in scripted model.
 func (r *Registry) Add(name string, c Client, dryRun bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	delete(r.broken, name)
 	r.clients[name] = c
 	r.dryRun[name] = dryRun
@@ -42,6 +46,8 @@ func (r *Registry) Add(name string, c Client, dryRun bool) {
 
 // Has reports whether a model of that name is configured (working or not).
 func (r *Registry) Has(name string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	_, ok := r.clients[name]
 	_, bad := r.broken[name]
 	return ok || bad
@@ -49,6 +55,12 @@ func (r *Registry) Has(name string) bool {
 
 // Names lists the configured models, sorted.
 func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.namesLocked()
+}
+
+func (r *Registry) namesLocked() []string {
 	names := slices.Collect(maps.Keys(r.clients))
 	for n := range r.broken {
 		names = append(names, n)
@@ -60,7 +72,9 @@ func (r *Registry) Names() []string {
 // Client returns the client of the named model. An empty name is refused
 // with the list to choose from.
 func (r *Registry) Client(name string) (Client, error) {
-	names := strings.Join(r.Names(), ", ")
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	names := strings.Join(r.namesLocked(), ", ")
 	if name == "" {
 		return nil, fmt.Errorf("several models are configured (%s): choose one with --model", names)
 	}
@@ -75,4 +89,8 @@ func (r *Registry) Client(name string) (Client, error) {
 }
 
 // DryRun reports whether name is a dry-run (scripted) model.
-func (r *Registry) DryRun(name string) bool { return r.dryRun[name] }
+func (r *Registry) DryRun(name string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.dryRun[name]
+}

@@ -78,6 +78,9 @@ func TestValidateNamesField(t *testing.T) {
 		{"model url", "models: {m: {base_url: ftp://x, model: q}}\n", nil, "models.m.base_url", "http(s) URL"},
 		{"model name", "models: {m: {base_url: http://x/v1}}\n", nil, "models.m.model", "required"},
 		{"top_p", "models: {m: {base_url: http://x/v1, model: q, top_p: 1.5}}\n", nil, "models.m.top_p", "(0, 1]"},
+		{"serving both", "models: {m: {base_url: http://x/v1, model: q, serving: {lora: runtime, command: [vllm]}}}\n", nil, "models.m.serving", "not both"},
+		{"serving lora", "models: {m: {base_url: http://x/v1, model: q, serving: {lora: boot}}}\n", nil, "models.m.serving.lora", "runtime"},
+		{"serving empty", "models: {m: {base_url: http://x/v1, model: q, serving: {}}}\n", nil, "models.m.serving", "is empty"},
 		{"relative socket", "socket: rel.sock\n", nil, "socket", "absolute"},
 		{"concurrency", "jobs: {concurrency: 0}\n", nil, "jobs.concurrency", "between 1"},
 		{"log level", "log: {level: loud}\n", nil, "log.level", "debug, info"},
@@ -108,7 +111,7 @@ func TestParseErrors(t *testing.T) {
 	tests := []struct{ name, doc, want string }{
 		{"unknown field", "sockett: /x\n", "field sockett not found"},
 		{"typo in a model", "models: {m: {base_url: http://x/v1, model: q, max_concurency: 2}}\n",
-			"field max_concurency not found in type model.Config (known keys: api_key_env, api_key_file, backoff, base_url, enable_thinking, max_concurrency, max_retries, max_tokens, model, seed, stream, temperature, timeout, top_k, top_p)"},
+			"field max_concurency not found in type model.Config (known keys: api_key_env, api_key_file, backoff, base_url, enable_thinking, max_concurrency, max_retries, max_tokens, model, seed, serving, stream, temperature, timeout, tokenizer, top_k, top_p, weights)"},
 		{"typo in a section", "sandbox: {imag: x}\n", "field imag not found in type config.Sandbox (known keys: helper, image, runtime, strict, test_image)"},
 		{"wrong type", "jobs: {concurrency: many}\n", "line 1"},
 	}

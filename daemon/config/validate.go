@@ -135,4 +135,14 @@ func validateModel(name string, m *Model, bad badFunc) {
 	}
 	m.Name = name
 	*m = m.WithDefaults()
+	if sv := m.Serving; sv != nil {
+		switch {
+		case sv.LoRA != "" && len(sv.Command) > 0:
+			bad(f+".serving", "set lora or command, not both")
+		case sv.LoRA != "" && sv.LoRA != "runtime":
+			bad(f+".serving.lora", "%q: the only way is runtime (vLLM's /v1/load_lora_adapter)", sv.LoRA)
+		case sv.LoRA == "" && len(sv.Command) == 0:
+			bad(f+".serving", "is empty; give lora: runtime or command: [...]")
+		}
+	}
 }

@@ -76,6 +76,9 @@ func New(o Options) *Server {
 		{"GET /v1/episodes", s.listEpisodes},
 		{"GET /v1/episodes/{id}", s.getEpisode},
 		{"GET /v1/episodes/{id}/files/{name...}", s.episodeFile},
+		{"GET /v1/models", s.listModels},
+		{"GET /v1/generations", s.listGenerations},
+		{"GET /v1/generations/{g}", s.getGeneration},
 	}
 	for _, r := range routes {
 		s.mux.Handle(r.pattern, s.wrap(r.h))

@@ -1,6 +1,7 @@
 // Package store keeps massd's durable state in one SQLite file (pure-Go
-// driver, WAL journal, numbered schema migrations): tasks, jobs, job events
-// and episodes. Large artifacts live as files beside it, not in it.
+// driver, WAL journal, numbered schema migrations): tasks, jobs, job
+// events, episodes and the models generations registered. Large artifacts
+// live as files beside it, not in it.
 package store
 
 import (
@@ -68,6 +69,19 @@ CREATE TABLE episodes (
 	updated INTEGER NOT NULL
 );
 CREATE INDEX episodes_by_job ON episodes (job_id);
+`,
+	2: `
+CREATE TABLE models (
+	name      TEXT PRIMARY KEY,
+	g         INTEGER NOT NULL,
+	parent    TEXT NOT NULL DEFAULT '',
+	weights   TEXT NOT NULL DEFAULT '',
+	tokenizer TEXT NOT NULL DEFAULT '',
+	adapter   TEXT NOT NULL DEFAULT '',
+	dir       TEXT NOT NULL DEFAULT '',
+	job_id    TEXT NOT NULL DEFAULT '',
+	created   INTEGER NOT NULL
+);
 `,
 }
 

@@ -1,0 +1,214 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mass-dev/mass/cycle/generation"
+	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/daemon/client"
+)
+
+func generationFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "tasks", Required: true, Usage: "train tasks `ID,…`"},
+		&cli.StringFlag{Name: "model", Usage: "the parent model (default: massd's default model)"},
+		&cli.IntFlag{Name: "episodes", Usage: fmt.Sprintf("teacher episodes per task (default %d)", generation.DefaultEpisodes)},
+		&cli.IntFlag{Name: "opponents", Usage: "ring neighbours each episode meets (default 6)"},
+		&cli.IntFlag{Name: "min-success", Usage: fmt.Sprintf("eligible episodes a task needs (default %d)", generation.DefaultMinSuccess)},
+		&cli.IntFlag{Name: "cap", Usage: fmt.Sprintf("runs per task at most, top-ups included (default %d)", generation.DefaultCap)},
+		&cli.IntFlag{Name: "train", Usage: "episodes per task that train (default 15)"},
+		&cli.IntFlag{Name: "val", Usage: "episodes per task that validate (default 1)"},
+		&cli.Int64Flag{Name: "seed", Usage: "seed of episodes, ring and judgments"},
+		&cli.IntFlag{Name: "train-steps", Usage: "optimizer steps of the LoRA run (default: mass-train's)"},
+		jsonFlag(),
+	}
+}
+
+func generationParams(c *cli.Context) generation.Params {
+	var tasks []string
+	for _, t := range strings.Split(c.String("tasks"), ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			tasks = append(tasks, t)
+		}
+	}
+	return generation.Params{Tasks: tasks, Model: c.String("model"), Episodes: c.Int("episodes"), Opponents: c.Int("opponents"),
+		MinSuccess: c.Int("min-success"), Cap: c.Int("cap"), Train: c.Int("train"), Val: c.Int("val"), Seed: c.Int64("seed"), TrainSteps: c.Int("train-steps")}
+}
+
+func generationCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "generation",
+		Usage: "run and inspect generations: collect, rank, select, train, export, serve",
+		Subcommands: []*cli.Command{
+			{Name: "start", Usage: "start generation g+1 from a model; --json waits and prints generation.json", Flags: generationFlags(), Action: generationStart},
+			{Name: "list", Usage: "list generations", Flags: []cli.Flag{jsonFlag()}, Action: generationList},
+			{Name: "show", Usage: "show one generation", ArgsUsage: "G", Flags: []cli.Flag{jsonFlag()}, Action: generationShow},
+		},
+	}
+}
+
+func cycleCommand() *cli.Command {
+	flags := append(generationFlags(), &cli.IntFlag{Name: "generations", Value: 1, Usage: "how many generations `G`"})
+	return &cli.Command{
+		Name:  "cycle",
+		Usage: "run the MASS cycle: for g = 1..G, search on every task, then generation g",
+		Subcommands: []*cli.Command{
+			{Name: "run", Usage: "start a cycle; --json waits and prints the generations", Flags: flags, Action: cycleRun},
+		},
+	}
+}
+
+func generationStart(c *cli.Context) error {
+	return submitAndWait(c, generation.KindName, generationParams(c))
+}
+
+func cycleRun(c *cli.Context) error {
+	return submitAndWait(c, generation.CycleKindName, generation.CycleParams{Params: generationParams(c), Generations: c.Int("generations")})
+}
+
+// submitAndWait queues the job; with --json it waits for the end and
+// prints the job's result, else it prints the job id.
+func submitAndWait(c *cli.Context, kind string, params any) error {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	cl := clientFrom(c)
+	j, err := cl.SubmitJob(c.Context, api.JobRequest{Kind: kind, Params: b})
+	if err != nil {
+		return err
+	}
+	if !c.Bool("json") {
+		fmt.Fprintf(c.App.Writer, "%s\n", j.ID)
+		return nil
+	}
+	j, err = waitJob(c.Context, cl, j.ID)
+	if err != nil {
+		return err
+	}
+	if j.State != api.StateSucceeded {
+		return fmt.Errorf("%s job %s ended %s: %s", kind, j.ID, j.State, j.Error)
+	}
+	_, err = fmt.Fprintf(c.App.Writer, "%s\n", j.Result)
+	return err
+}
+
+func waitJob(ctx context.Context, cl *client.Client, id string) (api.Job, error) {
+	for {
+		j, err := cl.Job(ctx, id)
+		if err != nil || api.Terminal(j.State) {
+			return j, err
+		}
+		select {
+		case <-ctx.Done():
+			return j, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func generationList(c *cli.Context) error {
+	raws, err := clientFrom(c).Generations(c.Context)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c, raws)
+	}
+	tw := newTable(c.App.Writer)
+	fmt.Fprintln(tw, "G\tMODEL\tPARENT\tSTATUS\tTASKS\tEXCLUDED\tGENERATED\tSTORED\tPROCESSED")
+	for _, raw := range raws {
+		var s generation.Summary
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return fmt.Errorf("generation summary: %w", err)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\n", s.Generation, s.Model, s.Parent, s.Status, len(s.Tasks), len(s.Excluded),
+			s.Tokens.Generated, s.Tokens.StoredSupervised, s.Tokens.ProcessedSupervised)
+	}
+	return tw.Flush()
+}
+
+func generationShow(c *cli.Context) error {
+	arg, err := oneArg(c, "generation G")
+	if err != nil {
+		return err
+	}
+	g, err := strconv.Atoi(arg)
+	if err != nil || g < 1 {
+		return fmt.Errorf("generation %q: give its number, 1 or more", arg)
+	}
+	raw, err := clientFrom(c).Generation(c.Context, g)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		_, err := fmt.Fprintf(c.App.Writer, "%s\n", raw)
+		return err
+	}
+	var s generation.Summary
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return fmt.Errorf("generation summary: %w", err)
+	}
+	return printGeneration(c.App.Writer, s)
+}
+
+func printGeneration(w io.Writer, s generation.Summary) error {
+	fmt.Fprintf(w, "generation %d: %s from %s, %s\ndir %s\n", s.Generation, s.Model, s.Parent, s.Status, s.Dir)
+	if s.Error != "" {
+		fmt.Fprintf(w, "error: %s\n", s.Error)
+	}
+	for _, st := range s.Stages {
+		fmt.Fprintf(w, "  stage %-8s %8.1fs\n", st.Name, st.Seconds)
+	}
+	for _, t := range s.Tasks {
+		fmt.Fprintf(w, "task %s: %d runs, %d eligible, %d judgments (%d invalid); train %d, val %d\n",
+			t.ID, t.Episodes, t.Successful, t.Judgments, t.InvalidJudgments, len(t.Train), len(t.Val))
+		for _, r := range t.Ranking {
+			fmt.Fprintf(w, "  %3d  %+.3f  %s\n", r.Rank, r.Score, r.ID)
+		}
+	}
+	for _, e := range s.Excluded {
+		fmt.Fprintf(w, "excluded %s: %s\n", e.ID, e.Reason)
+	}
+	if tr := s.Training; tr != nil {
+		fmt.Fprintf(w, "training: %d steps, best step %d, validation loss %.4f\n", tr.Steps, tr.BestStep, tr.BestValLoss)
+	}
+	fmt.Fprintf(w, "adapter %s\nmerged  %s\n", s.Adapter, s.Merged)
+	_, err := fmt.Fprintf(w, "tokens: generated %d, stored supervised %d, processed supervised %d\n",
+		s.Tokens.Generated, s.Tokens.StoredSupervised, s.Tokens.ProcessedSupervised)
+	return err
+}
+
+func modelCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "model",
+		Usage: "models generations registered",
+		Subcommands: []*cli.Command{
+			{Name: "list", Usage: "list registered generation models", Flags: []cli.Flag{jsonFlag()}, Action: modelList},
+		},
+	}
+}
+
+func modelList(c *cli.Context) error {
+	ms, err := clientFrom(c).Models(c.Context)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c, ms)
+	}
+	tw := newTable(c.App.Writer)
+	fmt.Fprintln(tw, "NAME\tG\tPARENT\tWEIGHTS\tTOKENIZER\tJOB")
+	for _, m := range ms {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", m.Name, m.G, m.Parent, m.Weights, m.Tokenizer, m.JobID)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,149 @@
+package generation
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/mass-dev/mass/daemon/jobs"
+)
+
+// KindName is the job kind of one generation.
+const KindName = "generation"
+
+// Params are a "generation" job's parameters; zero values mean the defaults.
+type Params struct {
+	Tasks       []string `json:"tasks"`
+	Model       string   `json:"model,omitempty"` // the parent, model g−1; default: massd's default model
+	Episodes    int      `json:"episodes,omitempty"`
+	MinSuccess  int      `json:"min_success,omitempty"`
+	Cap         int      `json:"cap,omitempty"`
+	Opponents   int      `json:"opponents,omitempty"`
+	Train       int      `json:"train,omitempty"`
+	Val         int      `json:"val,omitempty"`
+	Concurrency int      `json:"concurrency,omitempty"`
+	Seed        int64    `json:"seed,omitempty"`
+	FP8         bool     `json:"fp8,omitempty"`
+	TrainSteps  int      `json:"train_steps,omitempty"` // 0: mass-train's default
+}
+
+// ParseParams decodes and checks a generation job's params.
+func ParseParams(raw json.RawMessage) (Params, error) {
+	var p Params
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return p, fmt.Errorf("generation params: %w", err)
+	}
+	c := p.config(Parts{Parent: Model{Name: "parent"}, Workflows: nothing{}, Runner: nothing{}, Judge: nothing{},
+		Datasets: nothing{}, Trainer: nothing{}, Exporter: nothing{}, Models: nothing{}}, "x")
+	c.Defaults()
+	return p, c.Validate()
+}
+
+// Parts are what a generation job gets from massd: the parent model
+// resolved and the parts the pipeline calls.
+type Parts struct {
+	Parent    Model
+	Workflows Workflows
+	Runner    Episodes
+	Judge     Judge
+	Datasets  Datasets
+	Trainer   Trainer
+	Exporter  Exporter
+	Models    Models
+}
+
+// Env is massd's side of the generation job kinds.
+type Env interface {
+	// Parts resolves the parent model by name ("" = the default) and
+	// returns the parts, with episodes recorded as the job's children.
+	Parts(ctx context.Context, job jobs.Job, rep jobs.Reporter, parent string) (Parts, error)
+}
+
+func (p Params) config(parts Parts, dir string) Config {
+	return Config{G: parts.Parent.G + 1, Dir: dir, Parent: parts.Parent, Tasks: p.Tasks, Seed: p.Seed,
+		Episodes: p.Episodes, MinSuccess: p.MinSuccess, Cap: p.Cap, Opponents: p.Opponents, Train: p.Train, Val: p.Val,
+		Concurrency: p.Concurrency, FP8: p.FP8, TrainSteps: p.TrainSteps,
+		Workflows: parts.Workflows, Runner: parts.Runner, Judge: parts.Judge, Datasets: parts.Datasets,
+		Trainer: parts.Trainer, Exporter: parts.Exporter, Models: parts.Models}
+}
+
+// NewKind is the "generation" job kind. It resumes after a restart from
+// the files of its generation directory.
+func NewKind(env Env) jobs.Kind {
+	return jobs.Kind{
+		Name:        KindName,
+		Description: "MASS generation g from model g−1: eligible tasks, collect, rank, select, render, train, export, serve (params: tasks, model, episodes, opponents, min_success, cap, train, val, concurrency, seed, fp8)",
+		OnInterrupt: jobs.Resume,
+		Validate:    func(raw json.RawMessage) error { _, err := ParseParams(raw); return err },
+		Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+			p, err := ParseParams(job.Params)
+			if err != nil {
+				return err
+			}
+			parts, err := env.Parts(ctx, job, rep, p.Model)
+			if err != nil {
+				return err
+			}
+			sum, err := runOwned(ctx, job, rep, p.config(parts, ""))
+			if err != nil {
+				return err
+			}
+			rep.SetResult(sum)
+			return nil
+		},
+	}
+}
+
+// runOwned runs cfg in generations/<g>, which the job claims on its first
+// run: a directory claimed by another job is an error, never shared.
+func runOwned(ctx context.Context, job jobs.Job, rep jobs.Reporter, cfg Config) (Summary, error) {
+	cfg.Dir = job.Layout.Generation(strconv.Itoa(cfg.G))
+	if err := claim(cfg.Dir, job.ID); err != nil {
+		return Summary{}, err
+	}
+	cfg.Log = rep.Logger()
+	cfg.Progress = func(stage, msg string) { rep.Progress(jobs.Progress{Stage: stage, Message: msg}) }
+	rep.Event("generation", fmt.Sprintf("generation %d from %s in %s", cfg.G, cfg.Parent.Name, cfg.Dir), map[string]any{"generation": cfg.G})
+	return Run(ctx, cfg)
+}
+
+// OwnerFile names the job that made a generation directory.
+const OwnerFile = "owner.json"
+
+func claim(dir, jobID string) error {
+	var o struct {
+		Job string `json:"job"`
+	}
+	ok, err := readJSON(filepath.Join(dir, OwnerFile), &o)
+	switch {
+	case err != nil:
+		return err
+	case ok && o.Job != jobID:
+		return fmt.Errorf("generation directory %s belongs to job %s", dir, o.Job)
+	case ok:
+		return nil
+	}
+	o.Job = jobID
+	return writeJSON(filepath.Join(dir, OwnerFile), o)
+}
+
+// nothing is the parts ParseParams validates against.
+type nothing struct{}
+
+func (nothing) Retained(context.Context, string) (Retained, error) { return Retained{}, errNothing }
+func (nothing) Run(context.Context, EpisodeRequest) (EpisodeResult, error) {
+	return EpisodeResult{}, errNothing
+}
+func (nothing) Close(context.Context, string) error                    { return nil }
+func (nothing) Judge(context.Context, JudgeRequest) (Verdict, error)   { return Verdict{}, errNothing }
+func (nothing) Build(context.Context, DatasetRequest) (Dataset, error) { return Dataset{}, errNothing }
+func (nothing) Train(context.Context, TrainRequest) (Training, error)  { return Training{}, errNothing }
+func (nothing) Export(context.Context, ExportRequest) (Export, error)  { return Export{}, errNothing }
+func (nothing) Register(context.Context, Model) error                  { return errNothing }
+
+var errNothing = fmt.Errorf("no parts")

@@ -1,0 +1,30 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mass-dev/mass/daemon/store"
+)
+
+// Models lists the models generations registered.
+func (c *Client) Models(ctx context.Context) ([]store.Model, error) {
+	var ms []store.Model
+	err := c.getJSON(ctx, "/v1/models", nil, &ms)
+	return ms, err
+}
+
+// Generations returns every generation's generation.json, by number.
+func (c *Client) Generations(ctx context.Context) ([]json.RawMessage, error) {
+	var gs []json.RawMessage
+	err := c.getJSON(ctx, "/v1/generations", nil, &gs)
+	return gs, err
+}
+
+// Generation returns generation g's generation.json.
+func (c *Client) Generation(ctx context.Context, g int) (json.RawMessage, error) {
+	var b json.RawMessage
+	err := c.getJSON(ctx, fmt.Sprintf("/v1/generations/%d", g), nil, &b)
+	return b, err
+}

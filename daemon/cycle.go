@@ -1,0 +1,55 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/mass-dev/mass/cycle/generation"
+	"github.com/mass-dev/mass/cycle/search"
+	"github.com/mass-dev/mass/daemon/jobs"
+)
+
+// CycleKind is the "cycle" job kind on the builtins: each round's searches
+// are the search kind run inside the cycle job, one per task, named so
+// that a resumed cycle resumes them.
+func (b *Builtins) CycleKind() jobs.Kind { return generation.NewCycleKind(cycleEnv{genEnv{b}}) }
+
+type cycleEnv struct{ genEnv }
+
+func (e cycleEnv) Searches(_ context.Context, job jobs.Job, rep jobs.Reporter) (generation.Searches, error) {
+	return cycleSearches{kind: e.b.SearchKind(), job: job, rep: rep}, nil
+}
+
+type cycleSearches struct {
+	kind jobs.Kind
+	job  jobs.Job
+	rep  jobs.Reporter
+}
+
+func (s cycleSearches) Search(ctx context.Context, id, task, model string, seed int64) (generation.Retained, error) {
+	params, err := json.Marshal(search.Params{Model: model, Seed: seed})
+	if err != nil {
+		return generation.Retained{}, err
+	}
+	l := s.job.Layout
+	sj := jobs.Job{ID: id, Kind: search.KindName, TaskID: task, TaskDir: l.Task(task), Params: params,
+		Attempt: s.job.Attempt, Layout: l, WorkDir: filepath.Join(s.job.WorkDir, "search", id)}
+	if err := os.MkdirAll(sj.WorkDir, 0o750); err != nil {
+		return generation.Retained{}, fmt.Errorf("search %s: %w", id, err)
+	}
+	if err := s.kind.Run(ctx, sj, s.rep); err != nil {
+		return generation.Retained{}, err
+	}
+	b, err := os.ReadFile(filepath.Join(l.Search(task), id, search.RetainedFile))
+	if err != nil {
+		return generation.Retained{}, fmt.Errorf("search %s: %w", id, err)
+	}
+	var r search.Retained
+	if err := json.Unmarshal(b, &r); err != nil {
+		return generation.Retained{}, fmt.Errorf("search %s: %w", id, err)
+	}
+	return generation.Retained{Workflow: r.Design, BeatsReference: r.BeatsReference}, nil
+}

@@ -1,0 +1,155 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mass-dev/mass/agents/model"
+	"github.com/mass-dev/mass/agents/model/scripted"
+	"github.com/mass-dev/mass/cycle/generation"
+	"github.com/mass-dev/mass/daemon/config"
+	"github.com/mass-dev/mass/daemon/serving"
+	"github.com/mass-dev/mass/daemon/store"
+)
+
+// generations is the builtins' part that registers and serves the models
+// generations train: rows in the store's models table, clients in the
+// model registry, and the serving each root model entry declares.
+type generations struct {
+	mu       sync.Mutex
+	st       *store.Store
+	commands map[string]*serving.Command // root entry name → its serve command
+}
+
+// AttachStore gives the builtins massd's store once it is open and puts
+// the generations registered before a restart back in the model registry.
+func (b *Builtins) AttachStore(ctx context.Context, st *store.Store) error {
+	b.gens.mu.Lock()
+	b.gens.st = st
+	b.gens.mu.Unlock()
+	ms, err := st.Models(ctx)
+	if err != nil {
+		return err
+	}
+	for i := len(ms) - 1; i >= 0; i-- { // newest first: it gets a serve command
+		m := ms[i]
+		if err := b.serveModel(ctx, m, false); err != nil {
+			b.log.Warn("serve registered generation", "model", m.Name, "err", err)
+		}
+	}
+	return nil
+}
+
+// ModelRegistrar is the generation.Models of a job: it registers under
+// the job's id.
+func (b *Builtins) ModelRegistrar(jobID string) generation.Models { return registrar{b, jobID} }
+
+type registrar struct {
+	b     *Builtins
+	jobID string
+}
+
+func (r registrar) Register(ctx context.Context, m generation.Model) error {
+	r.b.gens.mu.Lock()
+	st := r.b.gens.st
+	r.b.gens.mu.Unlock()
+	if st == nil {
+		return errors.New("register a generation: massd's store is not open")
+	}
+	row := store.Model{Name: m.Name, G: m.G, Parent: m.Parent, Weights: m.Weights, Tokenizer: m.Tokenizer,
+		Adapter: m.Adapter, JobID: r.jobID, Created: time.Now().UTC()}
+	if err := st.PutModel(ctx, row); err != nil {
+		return err
+	}
+	return r.b.serveModel(ctx, row, true)
+}
+
+// root follows parents to the configured entry a generation descends
+// from: its name and entry (nil entry for the scripted model).
+func (b *Builtins) root(ctx context.Context, name string) (string, *config.Model, error) {
+	for range 1000 {
+		if m, ok := b.cfg.Models[name]; ok {
+			return name, m, nil
+		}
+		if name == scripted.Name {
+			return name, nil, nil
+		}
+		row, err := b.gens.st.GetModel(ctx, name)
+		if err != nil {
+			return "", nil, fmt.Errorf("model %s: %w", name, err)
+		}
+		name = row.Parent
+	}
+	return "", nil, fmt.Errorf("model %s: its parents loop", name)
+}
+
+// serveModel puts m in the model registry, served as its root entry says.
+// fresh is false at start-up, newest generation first: a serve command is
+// started then only if none runs, so it serves the newest generation.
+func (b *Builtins) serveModel(ctx context.Context, m store.Model, fresh bool) error {
+	rootName, root, err := b.root(ctx, m.Parent)
+	if err != nil {
+		return err
+	}
+	if root == nil { // the scripted model plays every generation of itself
+		c, err := b.Models.Client(rootName)
+		if err != nil {
+			return err
+		}
+		b.Models.Add(m.Name, c, true)
+		return nil
+	}
+	served := m.Name
+	switch sv := root.Serving; {
+	case sv == nil:
+		return fmt.Errorf("model %s: its root entry %s declares no serving; add serving: {lora: runtime} or {command: [...]}", m.Name, rootName)
+	case sv.LoRA != "":
+		if err := (serving.LoRA{BaseURL: root.BaseURL}).Load(ctx, m.Name, m.Adapter); err != nil {
+			return err
+		}
+	default:
+		cmd := b.command(rootName, root)
+		served = cmd.ServedName(m.Weights, m.Name)
+		if fresh || cmd.Serving() == "" {
+			if err := cmd.Restart(ctx, m.Weights, m.Name); err != nil {
+				return err
+			}
+		}
+	}
+	mc := *root
+	mc.Model = served
+	c, err := model.New(ModelConfig(m.Name, &mc), b.log)
+	if err != nil {
+		return fmt.Errorf("model %s client: %w", m.Name, err)
+	}
+	b.Models.Add(m.Name, c, false)
+	return nil
+}
+
+func (b *Builtins) command(name string, root *config.Model) *serving.Command {
+	b.gens.mu.Lock()
+	defer b.gens.mu.Unlock()
+	if c, ok := b.gens.commands[name]; ok {
+		return c
+	}
+	if b.gens.commands == nil {
+		b.gens.commands = map[string]*serving.Command{}
+	}
+	c := &serving.Command{Argv: root.Serving.Command, BaseURL: root.BaseURL}
+	b.gens.commands[name] = c
+	return c
+}
+
+// stopServing ends the serve commands massd started.
+func (b *Builtins) stopServing() {
+	b.gens.mu.Lock()
+	cmds := b.gens.commands
+	b.gens.commands = nil
+	b.gens.mu.Unlock()
+	for _, c := range cmds {
+		_ = c.Stop()
+	}
+}

@@ -1,0 +1,230 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/mass-dev/mass/agents/eligibility"
+	"github.com/mass-dev/mass/agents/episode"
+	"github.com/mass-dev/mass/agents/model/scripted"
+	"github.com/mass-dev/mass/cycle/generation"
+	"github.com/mass-dev/mass/cycle/judge"
+	"github.com/mass-dev/mass/cycle/search"
+	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/datadir"
+)
+
+// GenerationKind is the "generation" job kind on the builtins: episodes are
+// real episodes recorded with the job, judgments go through the model
+// registry, and the new model is registered in the store and served.
+func (b *Builtins) GenerationKind() jobs.Kind { return generation.NewKind(genEnv{b}) }
+
+type genEnv struct{ b *Builtins }
+
+func (e genEnv) Parts(ctx context.Context, job jobs.Job, rep jobs.Reporter, parent string) (generation.Parts, error) {
+	if _, err := e.b.Runtime.Get(ctx); err != nil {
+		return generation.Parts{}, fmt.Errorf("sandbox runtime: %w", err)
+	}
+	if parent == "" {
+		parent = e.b.Env.DefaultModel
+	}
+	pm, err := e.b.parentModel(ctx, parent)
+	if err != nil {
+		return generation.Parts{}, err
+	}
+	d := e.b.Env.Deps()
+	specs := &specCache{l: job.Layout, m: map[string]*taskspec.Spec{}}
+	dry := e.b.Models.DryRun(parent)
+	return generation.Parts{Parent: pm, Workflows: searchWorkflows{job.Layout},
+		Runner:   &genEpisodes{d: d, job: job, rep: rep, specs: specs, dry: dry},
+		Judge:    genJudge{m: judge.Clients(d.Models), l: job.Layout, specs: specs},
+		Datasets: genDatasets{l: job.Layout, dry: dry}, Trainer: genTrainer{b: e.b, rep: rep},
+		Exporter: genExporter{b: e.b}, Models: e.b.ModelRegistrar(job.ID)}, nil
+}
+
+// parentModel is model g−1: a registered generation, or a configured
+// entry or the scripted model (g = 0).
+func (b *Builtins) parentModel(ctx context.Context, name string) (generation.Model, error) {
+	if row, err := b.gens.st.GetModel(ctx, name); err == nil {
+		return generation.Model{Name: row.Name, G: row.G, Parent: row.Parent, Weights: row.Weights, Tokenizer: row.Tokenizer}, nil
+	}
+	if m, ok := b.cfg.Models[name]; ok {
+		return generation.Model{Name: name, Weights: m.Weights, Tokenizer: m.Tokenizer}, nil
+	}
+	if name == scripted.Name {
+		dir, err := b.tinyModel(ctx)
+		return generation.Model{Name: name, Weights: dir, Tokenizer: dir}, err
+	}
+	if b.Models.Has(name) {
+		return generation.Model{Name: name}, nil
+	}
+	return generation.Model{}, fmt.Errorf("no model named %q", name)
+}
+
+type specCache struct {
+	l  datadir.Layout
+	mu sync.Mutex
+	m  map[string]*taskspec.Spec
+}
+
+func (c *specCache) get(task string) (*taskspec.Spec, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.m[task]; ok {
+		return s, nil
+	}
+	s, err := taskspec.Load(filepath.Join(c.l.Task(task), taskspec.FileName))
+	if err != nil {
+		return nil, fmt.Errorf("load task %s: %w", task, err)
+	}
+	c.m[task] = s
+	return s, nil
+}
+
+// searchWorkflows finds a task's newest finished search.
+type searchWorkflows struct{ l datadir.Layout }
+
+func (w searchWorkflows) Retained(_ context.Context, task string) (generation.Retained, error) {
+	paths, _ := filepath.Glob(filepath.Join(w.l.Search(task), "*", search.RetainedFile))
+	var best *search.Retained
+	var bestTime int64
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var r search.Retained
+		fi, _ := os.Stat(p)
+		if json.Unmarshal(b, &r) != nil || !r.Finished || fi == nil {
+			continue
+		}
+		if best == nil || fi.ModTime().UnixNano() > bestTime {
+			best, bestTime = &r, fi.ModTime().UnixNano()
+		}
+	}
+	if best == nil {
+		return generation.Retained{}, errors.New("no finished search")
+	}
+	return generation.Retained{Workflow: best.Design, BeatsReference: best.BeatsReference}, nil
+}
+
+// genEpisodes runs teacher episodes as child episodes of the job and
+// applies the eligibility predicate once, to each finished one.
+type genEpisodes struct {
+	d     episode.Deps
+	job   jobs.Job
+	rep   jobs.Reporter
+	specs *specCache
+	dry   bool
+}
+
+func (g *genEpisodes) Run(ctx context.Context, r generation.EpisodeRequest) (generation.EpisodeResult, error) {
+	spec, err := g.specs.get(r.Task)
+	if err != nil {
+		return generation.EpisodeResult{}, err
+	}
+	dir := g.job.Layout.Episode(r.ID)
+	rec := jobs.EpisodeRecord{ID: r.ID, JobID: g.job.ID, TaskID: r.Task, Status: "running", Dir: dir}
+	g.rep.Episode(rec)
+	seed := int(r.Seed)
+	st, err := episode.Run(ctx, g.d, episode.Options{ID: r.ID, JobID: g.job.ID, Task: spec, TaskID: r.Task,
+		Workflow: r.Workflow, Model: r.Model, Seed: &seed, Dir: dir})
+	if st.EpisodeID == "" {
+		rec.Status = "failed"
+		g.rep.Episode(rec)
+		return generation.EpisodeResult{}, err
+	}
+	rec.Status, rec.Summary = st.Exit, st
+	g.rep.Episode(rec)
+	if err != nil {
+		return generation.EpisodeResult{}, fmt.Errorf("episode %s: %w", r.ID, err)
+	}
+	res := generation.EpisodeResult{EpisodeID: r.ID, Tokens: st.Tokens.Prompt + st.Tokens.Completion}
+	e, err := eligibility.FromDir(dir)
+	if err != nil {
+		res.Reason = fmt.Sprintf("unreadable record: %v", err)
+	} else {
+		res.Reason = eligibility.Check(e, eligibility.Dataset{DryRun: g.dry})
+	}
+	return res, nil
+}
+
+func (g *genEpisodes) Close(ctx context.Context, id string) error {
+	dir := g.job.Layout.Episode(id)
+	if _, err := os.Stat(filepath.Join(dir, episode.StatusFile)); err == nil {
+		return nil
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil // never started
+	}
+	err := episode.Recover(ctx, g.d, id, dir)
+	g.rep.Episode(jobs.EpisodeRecord{ID: id, JobID: g.job.ID, Status: "interrupted", Dir: dir})
+	return err
+}
+
+// genJudge compares two episodes' workspace exports with the evaluator.
+type genJudge struct {
+	m     judge.Model
+	l     datadir.Layout
+	specs *specCache
+}
+
+func (j genJudge) Judge(ctx context.Context, r generation.JudgeRequest) (generation.Verdict, error) {
+	spec, err := j.specs.get(r.Task)
+	if err != nil {
+		return generation.Verdict{}, err
+	}
+	req := judge.Request{Key: r.Key, Model: r.Model, Seed: r.Seed,
+		Task:   judge.Task{ID: r.Task, Prompt: spec.Prompt, Domain: spec.Domain, Required: requiredOutputs(spec)},
+		First:  judge.Side{Label: r.A, Tar: filepath.Join(j.l.Episode(r.A), "workspace.tar")},
+		Second: judge.Side{Label: r.B, Tar: filepath.Join(j.l.Episode(r.B), "workspace.tar")}}
+	res, _, err := judge.Run(ctx, j.m, req)
+	if err != nil {
+		return generation.Verdict{}, err
+	}
+	v := generation.Verdict{Winner: "invalid", Rationale: res.Rationale, Tokens: res.PromptTokens + res.CompletionTokens}
+	switch {
+	case res.Status != judge.StatusValid:
+	case res.Winner == "tie":
+		v.Winner = "tie"
+	case res.WinnerLabel == r.A:
+		v.Winner = "A"
+	case res.WinnerLabel == r.B:
+		v.Winner = "B"
+	}
+	return v, nil
+}
+
+func requiredOutputs(s *taskspec.Spec) []string {
+	out := append([]string(nil), s.RequiredOutputs...)
+	sort.Strings(out)
+	return out
+}
+
+// tinyModel is the folder the scripted model's generations train from:
+// mass-train's tiny preset (Qwen3 vocabulary and tokenizer, random
+// weights), made on first use under <data-dir>/models/tiny.
+func (b *Builtins) tinyModel(ctx context.Context) (string, error) {
+	b.gens.mu.Lock()
+	defer b.gens.mu.Unlock()
+	dir := filepath.Join(b.Layout.Root, "models", "tiny")
+	if _, err := os.Stat(filepath.Join(dir, "config.json")); err == nil {
+		return dir, nil
+	}
+	tmp := dir + ".tmp"
+	_ = os.RemoveAll(tmp)
+	if err := massTrain(ctx, b, "init-model", "--config", "tiny", "--out", tmp); err != nil {
+		return "", fmt.Errorf("make the tiny model: %w", err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return "", fmt.Errorf("make the tiny model: %w", err)
+	}
+	return dir, nil
+}

@@ -1,0 +1,177 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/mass-dev/mass/agents/eligibility"
+	"github.com/mass-dev/mass/cycle/generation"
+	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/trainer/chat"
+	"github.com/mass-dev/mass/trainer/sft"
+	"github.com/mass-dev/mass/trainer/tokenizer"
+	"github.com/mass-dev/mass/trainer/train"
+	"github.com/mass-dev/mass/trainer/trainjob"
+)
+
+// genDatasets renders the selected episodes with the parent's tokenizer:
+// datasets/<name> (train) and datasets/<name>-val.
+type genDatasets struct {
+	l   datadir.Layout
+	dry bool
+}
+
+func (d genDatasets) Build(ctx context.Context, r generation.DatasetRequest) (generation.Dataset, error) {
+	tdir := r.Tokenizer
+	if fi, err := os.Stat(tdir); err == nil && !fi.IsDir() {
+		tdir = filepath.Dir(tdir)
+	}
+	if tdir == "" {
+		return generation.Dataset{}, fmt.Errorf("the parent model has no tokenizer: set tokenizer: in its massd.yaml entry")
+	}
+	tok, err := tokenizer.Load(tdir)
+	if err != nil {
+		return generation.Dataset{}, err
+	}
+	tmpl, err := chat.LoadTemplate(tdir)
+	if err != nil {
+		return generation.Dataset{}, err
+	}
+	cfg := sft.BuildConfig{Tokenizer: tok, Template: tmpl, TokenizerDir: tdir, Force: true,
+		Window:  sft.WindowConfig{MaxTokens: sft.DefaultMaxTokens, ContextTokens: sft.DefaultContextTokens},
+		Dataset: eligibility.Dataset{DryRun: d.dry}}
+	out := generation.Dataset{Dir: d.l.Dataset(r.Name), ByTaskRole: map[string]int64{}}
+	for _, set := range []struct {
+		dir string
+		ids []string
+	}{{out.Dir, r.Train}, {d.l.Dataset(r.Name + "-val"), r.Val}} {
+		if len(set.ids) == 0 {
+			continue
+		}
+		dirs := make([]string, len(set.ids))
+		for i, id := range set.ids {
+			dirs[i] = d.l.Episode(id)
+		}
+		m, err := sft.Build(ctx, cfg, dirs, set.dir)
+		if err != nil {
+			return generation.Dataset{}, fmt.Errorf("build %s: %w", filepath.Base(set.dir), err)
+		}
+		out.StoredSupervised += m.Total.SupervisedTokens
+		for task, tc := range m.ByTask {
+			for role, c := range tc.ByRole {
+				out.ByTaskRole[task+"/"+role] += c.SupervisedTokens
+			}
+		}
+		if set.dir != out.Dir {
+			out.Val = set.dir
+		}
+	}
+	return out, nil
+}
+
+// genTrainer runs mass-train on the dataset with the recipe's defaults.
+type genTrainer struct {
+	b   *Builtins
+	rep jobs.Reporter
+}
+
+func (t genTrainer) binary() (string, error) {
+	if b := trainjob.PickBinary(t.b.cfg.Trainer.Binary, t.b.cfg.Trainer.CUDABinary); b != "" {
+		return b, nil
+	}
+	return trainjob.FindBinary()
+}
+
+func (t genTrainer) Train(ctx context.Context, r generation.TrainRequest) (generation.Training, error) {
+	if r.Weights == "" {
+		return generation.Training{}, fmt.Errorf("the parent model has no weights: set weights: in its massd.yaml entry")
+	}
+	args := []string{"train", "--json-progress", "--model", r.Weights, "--data", filepath.Join(r.Dataset, "rows.jsonl"), "--out", r.Out}
+	if r.Val != "" {
+		args = append(args, "--val", filepath.Join(r.Val, "rows.jsonl"))
+	}
+	if r.Steps > 0 {
+		args = append(args, "--steps", strconv.Itoa(r.Steps))
+	}
+	if err := massTrain(ctx, t.b, args...); err != nil {
+		return generation.Training{}, err
+	}
+	var res train.Result
+	b, err := os.ReadFile(filepath.Join(r.Out, "result.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &res)
+	}
+	if err != nil {
+		return generation.Training{}, fmt.Errorf("read run result: %w", err)
+	}
+	// Adapter names the run and its checkpoint: <run>/best, or <run>/latest
+	// when the run had no validation set.
+	adapter := train.BestDir(r.Out)
+	if res.BestStep == 0 {
+		adapter = filepath.Join(r.Out, "latest")
+	}
+	return generation.Training{Adapter: adapter, BestStep: res.BestStep, BestValLoss: res.BestValLoss, Steps: res.Steps,
+		ProcessedSupervised: res.ProcessedTokens}, nil
+}
+
+// genExporter writes the PEFT adapter and the merged model (shard by shard).
+type genExporter struct{ b *Builtins }
+
+func (e genExporter) Export(ctx context.Context, r generation.ExportRequest) (generation.Export, error) {
+	out := generation.Export{Adapter: filepath.Join(r.Out, "adapter"), Merged: filepath.Join(r.Out, "merged")}
+	run, ckpt := filepath.Dir(r.Adapter), filepath.Base(r.Adapter)
+	if err := massTrain(ctx, e.b, "export", "--run", run, "--checkpoint", ckpt, "--out", out.Adapter, "--base-model", r.Weights); err != nil {
+		return out, err
+	}
+	if err := massTrain(ctx, e.b, "merge", "--model", r.Weights, "--adapter", out.Adapter, "--out", out.Merged); err != nil {
+		return out, err
+	}
+	if r.FP8 {
+		out.FP8 = filepath.Join(r.Out, "fp8")
+		if err := massTrain(ctx, e.b, "merge", "--model", r.Weights, "--adapter", out.Adapter, "--out", out.FP8, "--fp8"); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// massTrain runs one mass-train command; cancelling asks it to stop.
+func massTrain(ctx context.Context, b *Builtins, args ...string) error {
+	bin, err := genTrainer{b: b}.binary()
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = trainjob.StopGrace
+	var tail strings.Builder
+	cmd.Stderr = &capped{w: &tail, n: 8 << 10}
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("mass-train %s: %w: %s", args[0], err, strings.TrimSpace(tail.String()))
+	}
+	return nil
+}
+
+// capped keeps the first n bytes written to it.
+type capped struct {
+	w *strings.Builder
+	n int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.n - c.w.Len(); room > 0 {
+		c.w.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}

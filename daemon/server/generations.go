@@ -1,0 +1,90 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/mass-dev/mass/daemon/api"
+)
+
+// generationFile is the summary every generation directory holds.
+const generationFile = "generation.json"
+
+// maxSummary caps a generation summary read from disk.
+const maxSummary = 16 << 20
+
+func (s *Server) listModels(w http.ResponseWriter, r *http.Request) error {
+	ms, err := s.o.Store.Models(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, ms)
+}
+
+// listGenerations returns every generation's summary, by number.
+func (s *Server) listGenerations(w http.ResponseWriter, _ *http.Request) error {
+	ents, err := os.ReadDir(filepath.Join(s.o.Layout.Root, "generations"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("list generations: %w", err)
+	}
+	var gs []int
+	for _, e := range ents {
+		if g, err := strconv.Atoi(e.Name()); err == nil && e.IsDir() && g > 0 {
+			gs = append(gs, g)
+		}
+	}
+	sort.Ints(gs)
+	out := []json.RawMessage{}
+	for _, g := range gs {
+		b, err := s.readGeneration(g)
+		if errors.Is(err, api.ErrNotFound) {
+			continue // made, no summary yet
+		}
+		if err != nil {
+			return err
+		}
+		out = append(out, b)
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) getGeneration(w http.ResponseWriter, r *http.Request) error {
+	g, err := strconv.Atoi(r.PathValue("g"))
+	if err != nil || g < 1 || strconv.Itoa(g) != r.PathValue("g") {
+		return fmt.Errorf("generation %q: a generation is a number from 1: %w", r.PathValue("g"), api.ErrInvalid)
+	}
+	b, err := s.readGeneration(g)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, b)
+}
+
+func (s *Server) readGeneration(g int) (json.RawMessage, error) {
+	p := filepath.Join(s.o.Layout.Generation(strconv.Itoa(g)), generationFile)
+	fi, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("generation %d: %w", g, api.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("generation %d: %w", g, err)
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > maxSummary {
+		return nil, fmt.Errorf("generation %d: %s is not a regular file under %d bytes", g, generationFile, maxSummary)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("generation %d: %w", g, err)
+	}
+	if !json.Valid(b) {
+		return nil, fmt.Errorf("generation %d: %s is not valid JSON", g, generationFile)
+	}
+	return b, nil
+}
