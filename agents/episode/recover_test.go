@@ -74,6 +74,19 @@ func TestRecoverCreatesNoFiles(t *testing.T) {
 		f.Close()
 	}
 
+	// Defect 7: killed right after episode_started, the ledger exists and
+	// holds no record yet; Recover pinned the genesis hash as the head and
+	// the verifier, expecting "", reported tampering.
+	emptyLedger := func(t *testing.T, dir string) {
+		w, err := ledger.Create(filepath.Join(dir, LedgerFile), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	for _, tc := range []struct {
 		name       string
 		setup      []func(*testing.T, string)
@@ -94,6 +107,13 @@ func TestRecoverCreatesNoFiles(t *testing.T) {
 			wantFiles:  []string{RequestsFile, EpisodeFile, ManifestsDir, StatusFile},
 			modelCalls: 2,
 			ledgerSeq:  -1,
+		},
+		{
+			name:       "with an empty ledger",
+			setup:      []func(*testing.T, string){info, recording, emptyLedger},
+			wantFiles:  []string{RequestsFile, EpisodeFile, LedgerFile, ManifestsDir, StatusFile},
+			modelCalls: 2,
+			ledgerSeq:  0,
 		},
 		{
 			name:       "mid-run with a torn ledger tail",
