@@ -146,7 +146,8 @@ func (m *Manager) dispatch() {
 	}
 	for _, j := range queued {
 		now := time.Now()
-		ok, err := m.store.Claim(ctx, j.ID, now)
+		ok, err := m.store.Claim(ctx, j.ID, now, store.EventInput{
+			Type: "started", Message: fmt.Sprintf("attempt %d", j.Attempt), Fields: map[string]any{"attempt": j.Attempt}})
 		if err != nil {
 			m.log.Error("claim job", "job", j.ID, "err", err)
 			continue
@@ -155,6 +156,7 @@ func (m *Manager) dispatch() {
 			continue
 		}
 		j.State, j.Started = api.StateRunning, &now
+		m.hub.notify(j.ID)
 		k, known := m.kinds[j.Kind]
 		if !known {
 			m.finish(j, api.StateFailed, fmt.Sprintf("kind %q is not available in this massd", j.Kind), false)
@@ -196,7 +198,6 @@ func (m *Manager) run(ctx context.Context, j api.Job, k Kind) (state, msg string
 	if err := os.MkdirAll(job.WorkDir, 0o750); err != nil {
 		return api.StateFailed, fmt.Sprintf("create work dir: %v", err), false
 	}
-	rep.Event("started", fmt.Sprintf("attempt %d", j.Attempt), map[string]any{"attempt": j.Attempt})
 	log.Info("job started")
 	err := safeRun(ctx, k, job, rep)
 	switch cause := context.Cause(ctx); {
@@ -264,10 +265,7 @@ func (m *Manager) Submit(ctx context.Context, req api.JobRequest) (api.Job, erro
 		ID: id, Kind: req.Kind, TaskID: req.TaskID, State: api.StateQueued, Attempt: 1,
 		Params: req.Params, Created: time.Now().UTC(), WorkDir: m.workDir(id),
 	}
-	if err := m.store.CreateJob(ctx, j); err != nil {
-		return api.Job{}, err
-	}
-	if _, err := m.store.AppendEvent(ctx, id, "queued", "", nil, time.Now()); err != nil {
+	if err := m.store.CreateJob(ctx, j, store.EventInput{Type: "queued"}); err != nil {
 		return api.Job{}, err
 	}
 	m.poke()
