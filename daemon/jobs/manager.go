@@ -34,6 +34,9 @@ type Options struct {
 	Concurrency int
 	DataDir     string
 	Logger      *slog.Logger
+	// MinFreeBytes: new jobs are refused while the data dir's disk has
+	// less free; 0 means DefaultMinFreeBytes, negative turns the check off.
+	MinFreeBytes int64
 }
 
 // Manager queues, runs, cancels and recovers jobs. It knows nothing of HTTP.
@@ -43,6 +46,7 @@ type Manager struct {
 	kinds   map[string]Kind
 	conc    int
 	dataDir string
+	minFree int64
 	log     *slog.Logger
 	hub     hub
 
@@ -69,7 +73,13 @@ func NewManager(o Options) (*Manager, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	m := &Manager{
+	switch {
+	case o.MinFreeBytes == 0:
+		o.MinFreeBytes = DefaultMinFreeBytes
+	case o.MinFreeBytes < 0:
+		o.MinFreeBytes = 0
+	}
+	m := &Manager{minFree: o.MinFreeBytes,
 		store: o.Store, kinds: map[string]Kind{}, conc: o.Concurrency, dataDir: o.DataDir,
 		log:  o.Logger.With("component", "jobs"),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), loopDone: make(chan struct{}),
@@ -221,14 +231,35 @@ func safeRun(ctx context.Context, k Kind, job Job, rep Reporter) (err error) {
 	return k.Run(ctx, job, rep)
 }
 
+// finish records how an attempt ended. A failed write (a full disk) is
+// retried with backoff until it succeeds, so the job reaches its terminal
+// state with its reason once space returns; during shutdown it gives up
+// after a few tries and the next start records the job interrupted.
 func (m *Manager) finish(j api.Job, state, msg string, again bool) {
 	ev := store.EventInput{Type: state, Message: msg, Fields: map[string]any{"attempt": j.Attempt}}
-	if _, _, err := m.store.Finish(context.Background(), j.ID, state, msg, time.Now(), again, ev); err != nil {
-		m.log.Error("record job end", "job", j.ID, "state", state, "err", err)
+	delay := finishRetryMin
+	for try := 1; ; try++ {
+		_, _, err := m.store.Finish(context.Background(), j.ID, state, msg, time.Now(), again, ev)
+		if err == nil {
+			break
+		}
+		m.log.Error("record job end; retrying", "job", j.ID, "state", state, "try", try, "err", err)
+		select {
+		case <-m.stop:
+			if try >= 3 {
+				return
+			}
+		default:
+		}
+		time.Sleep(delay)
+		delay = min(2*delay, finishRetryMax)
 	}
 	m.log.Info("job finished", "job", j.ID, "state", state, "msg", msg)
 	m.hub.notify(j.ID)
 }
+
+// Backoff between tries to record a job's end.
+var finishRetryMin, finishRetryMax = 100 * time.Millisecond, 5 * time.Second
 
 func (m *Manager) workDir(id string) string { return filepath.Join(m.dataDir, "jobs", id) }
 
@@ -259,6 +290,9 @@ func (m *Manager) Submit(ctx context.Context, req api.JobRequest) (api.Job, erro
 	m.mu.Unlock()
 	if closed {
 		return api.Job{}, fmt.Errorf("massd is shutting down: %w", api.ErrUnavailable)
+	}
+	if err := m.CheckDisk(); err != nil {
+		return api.Job{}, err
 	}
 	id := NewID()
 	j := api.Job{

@@ -144,10 +144,17 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, api.Health{
+	h := api.Health{
 		Status: "ok", Version: s.o.Version, DaemonID: s.o.DaemonID, Started: s.started,
 		DataDir: s.o.DataDir, Kinds: s.o.Jobs.KindNames(), Jobs: counts,
-	})
+	}
+	if d, err := s.o.Jobs.Disk(); err == nil {
+		h.Disk = &api.DiskHealth{FreeBytes: d.FreeBytes, MinFreeBytes: d.MinFreeBytes, Low: d.Low}
+		if d.Low {
+			h.Status = "low_disk"
+		}
+	}
+	return writeJSON(w, http.StatusOK, h)
 }
 
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
@@ -158,6 +165,11 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	var b strings.Builder
 	s.metrics.write(&b, counts, s.o.Version, s.started)
+	if s.o.Jobs != nil {
+		if d, err := s.o.Jobs.Disk(); err == nil {
+			writeDisk(&b, d)
+		}
+	}
 	_, err = io.WriteString(w, b.String())
 	return err
 }

@@ -51,6 +51,11 @@ func (s *Server) validateTask(w http.ResponseWriter, r *http.Request) error {
 // <data-dir>/tasks/<id>, and only then records the task. A failure at any
 // step leaves neither the folder nor the row behind.
 func (s *Server) addTask(w http.ResponseWriter, r *http.Request) error {
+	if s.o.Jobs != nil {
+		if err := s.o.Jobs.CheckDisk(); err != nil {
+			return err
+		}
+	}
 	tasksDir := filepath.Join(s.o.DataDir, "tasks")
 	if err := os.MkdirAll(tasksDir, 0o750); err != nil {
 		return fmt.Errorf("create %s: %w", tasksDir, err)

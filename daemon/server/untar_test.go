@@ -123,4 +123,3 @@ func TestUploadLimitsAgree(t *testing.T) {
 		t.Errorf("unpacked cap %d above the upload cap %d", MaxTaskUnpackedBytes, MaxTaskUploadBytes)
 	}
 }
-

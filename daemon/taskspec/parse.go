@@ -3,8 +3,8 @@ package taskspec
 import (
 	"bytes"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strconv"
