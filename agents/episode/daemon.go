@@ -36,7 +36,7 @@ func SandboxDaemonID(dataDir string) string {
 func ModelConfig(name string, m *config.Model) model.Config {
 	c := model.Config{Name: name, BaseURL: m.BaseURL, Model: m.Model, APIKeyEnv: m.APIKeyEnv, APIKeyFile: m.APIKeyFile,
 		MaxConcurrency: m.MaxConcurrency, Timeout: m.Timeout, Temperature: m.Temperature, TopP: m.TopP, TopK: m.TopK,
-		EnableThinking: m.EnableThinking}
+		EnableThinking: m.EnableThinking, Stream: m.Stream, MaxResponseBytes: m.MaxResponseBytes}
 	if m.MaxTokens != nil {
 		c.MaxTokens = *m.MaxTokens
 	}

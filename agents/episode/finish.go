@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"time"
 
+	"github.com/mass-dev/mass/agents/tools"
 	"github.com/mass-dev/mass/sandbox"
 )
 
@@ -63,6 +65,7 @@ func (e *run) finish(st *Status) error {
 		st.Exit, st.Success, st.Failure = ExitFailed, false, FailInfra
 		st.Reason = errors.Join(errs...).Error()
 	}
+	st.Reason = tools.Cap(st.Reason, MaxReasonBytes)
 	if err := writeJSON(filepath.Join(e.opts.Dir, StatusFile), st); err != nil {
 		errs = append(errs, err)
 	}
@@ -77,7 +80,11 @@ func (e *run) export(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("create workspace export: %w", err)
 	}
-	m, err := e.deps.Runtime.ExportWorkspace(ctx, e.opts.ID, f, DefaultExportBytes)
+	limit := e.deps.ExportBytes
+	if limit <= 0 {
+		limit = DefaultExportBytes
+	}
+	m, err := e.deps.Runtime.ExportWorkspace(ctx, e.opts.ID, f, limit)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -85,7 +92,11 @@ func (e *run) export(ctx context.Context) (string, error) {
 		err = cerr
 	}
 	if err != nil {
-		return "", fmt.Errorf("export workspace: %w", err)
+		// A partial tar is never left for the API to serve.
+		if rmErr := os.Remove(p); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
+			err = errors.Join(err, fmt.Errorf("remove partial export: %w", rmErr))
+		}
+		return "", fmt.Errorf("export workspace (cap %d bytes): %w", limit, err)
 	}
 	if m == nil {
 		m = []sandbox.FileInfo{}

@@ -46,6 +46,9 @@ type Deps struct {
 	Log      *slog.Logger
 	// Loop overrides the loop-detection thresholds (tests).
 	Loop loop.Config
+	// ExportBytes caps the workspace export; 0 means DefaultExportBytes.
+	// Task inputs are capped below it (taskspec.MaxInputBytes).
+	ExportBytes int64
 	// AgentWallTime bounds each agent of a task that sets no
 	// limits.agent_wall_time; 0 means only the episode clock applies.
 	AgentWallTime time.Duration
@@ -159,7 +162,7 @@ func (e *run) execute(ctx context.Context) Status {
 	}
 	e.prog.stage("running")
 	res, err := e.runAgent(ectx, "orchestrator", record.RoleOrchestrator, "", e.info.TeacherPrompt)
-	st.Final = res.Final
+	st.setFinal(res.Final)
 	if err != nil {
 		e.classify(ctx, ectx, &st, err)
 		return st

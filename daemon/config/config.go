@@ -65,6 +65,10 @@ type Model struct {
 	TopK           *int          `yaml:"top_k"`
 	MaxTokens      *int          `yaml:"max_tokens"`
 	EnableThinking *bool         `yaml:"enable_thinking"`
+	// Stream asks the endpoint for server-sent events.
+	Stream bool `yaml:"stream"`
+	// MaxResponseBytes caps one reply's body; 0 means the 16 MiB default.
+	MaxResponseBytes int64 `yaml:"max_response_bytes"`
 }
 
 // Sandbox configures agent containers.

@@ -89,6 +89,9 @@ func (c *Config) Validate() error {
 		if m.APIKeyEnv != "" && m.APIKeyFile != "" {
 			bad(f+".api_key_file", "set api_key_env or api_key_file, not both")
 		}
+		if m.MaxResponseBytes < 0 {
+			bad(f+".max_response_bytes", "%d must not be negative; 0 means the 16 MiB default", m.MaxResponseBytes)
+		}
 		if m.MaxConcurrency == 0 {
 			m.MaxConcurrency = DefaultModelConc
 		} else if m.MaxConcurrency < 0 {

@@ -72,10 +72,27 @@ func New(o Options) *Server {
 	for _, r := range routes {
 		s.mux.Handle(r.pattern, s.wrap(r.h))
 	}
-	s.mux.Handle("/", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
-		return fmt.Errorf("no route %s %s; see the API reference in README.md: %w", r.Method, r.URL.Path, api.ErrNotFound)
-	}))
+	s.mux.Handle("/", s.wrap(s.noRoute))
 	return s
+}
+
+// noRoute answers 405 with an Allow header when the path exists under
+// other methods, else 404.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) error {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "/" && pattern != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		return writeJSON(w, http.StatusMethodNotAllowed, api.ErrorBody{
+			Error: fmt.Sprintf("%s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(allow, " or ")), Code: "method_not_allowed"})
+	}
+	return fmt.Errorf("no route %s %s; see the API reference in README.md: %w", r.Method, r.URL.Path, api.ErrNotFound)
 }
 
 // Handler serves the API without authentication (for the 0600 unix socket).
@@ -123,6 +140,10 @@ func decodeJSON(r *http.Request, v any) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("request body: %v: %w", err, api.ErrInvalid)
+	}
+	// One JSON value, nothing after it but white space.
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return fmt.Errorf("request body: trailing data after the JSON value: %w", api.ErrInvalid)
 	}
 	return nil
 }

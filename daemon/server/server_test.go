@@ -240,7 +240,7 @@ func TestJobsAPIAndMetrics(t *testing.T) {
 		{"POST", "/v1/jobs/" + j.ID + "/cancel", "", 409},
 		{"GET", "/v1/jobs?limit=x", "", 400},
 		{"GET", "/v1/nothing", "", 404},
-		{"DELETE", "/v1/jobs/" + j.ID, "", 404},
+		{"DELETE", "/v1/jobs/" + j.ID, "", 405},
 	} {
 		if rec := do(t, h, tt.method, tt.path, strings.NewReader(tt.body)); rec.Code != tt.want {
 			t.Errorf("%s %s: code = %d, want %d (%s)", tt.method, tt.path, rec.Code, tt.want, rec.Body)

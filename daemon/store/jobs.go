@@ -114,9 +114,10 @@ func (s *Store) queryJobs(ctx context.Context, q string, args ...any) ([]api.Job
 	return out, rows.Err()
 }
 
-// Queued lists queued jobs, oldest first.
+// Queued lists queued jobs in dispatch order: fewest attempts first, then
+// oldest, so a job that keeps being interrupted does not stay in front.
 func (s *Store) Queued(ctx context.Context, limit int) ([]api.Job, error) {
-	return s.queryJobs(ctx, `SELECT `+jobCols+` FROM jobs WHERE state = ? ORDER BY created, id LIMIT ?`, api.StateQueued, limit)
+	return s.queryJobs(ctx, `SELECT `+jobCols+` FROM jobs WHERE state = ? ORDER BY attempt, created, id LIMIT ?`, api.StateQueued, limit)
 }
 
 // Claim moves a queued job to running and appends ev (its "started"

@@ -20,7 +20,12 @@ func (s *Server) stream(w http.ResponseWriter, req *Request, id string, rep Repl
 	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
 	created := time.Now().Unix()
+	sent := 0
 	send := func(choices []map[string]any, usage *Usage) {
+		if rep.CutStream > 0 && sent >= rep.CutStream {
+			return
+		}
+		sent++
 		ev := map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": req.Model, "choices": choices}
 		if usage != nil {
 			ev["usage"] = usage
@@ -49,6 +54,9 @@ func (s *Server) stream(w http.ResponseWriter, req *Request, id string, rep Repl
 	send([]map[string]any{{"index": 0, "delta": map[string]any{}, "finish_reason": finish}}, nil)
 	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
 		send([]map[string]any{}, &u)
+	}
+	if rep.CutStream > 0 && sent >= rep.CutStream {
+		return // the stream ends cleanly, but early
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	if fl != nil {
