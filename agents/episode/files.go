@@ -85,8 +85,8 @@ type Status struct {
 	// when it was cut.
 	Final      string `json:"final,omitempty"`
 	FinalBytes int    `json:"final_bytes,omitempty"`
-	Model           string     `json:"model,omitempty"`
-	DryRun          bool       `json:"dry_run,omitempty"`
+	Model      string `json:"model,omitempty"`
+	DryRun     bool   `json:"dry_run,omitempty"`
 	// LedgerHead is the ledger's last record when the episode ended, so a
 	// verifier can tell a cut-off tail from a complete ledger.
 	LedgerHead *Head `json:"ledger_head,omitempty"`
