@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/mass-dev/mass/agents/audit"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // auditCommand computes an episode's behavioural audit and verifies its
@@ -78,7 +78,7 @@ func interleavedFlags(c *cli.Context) ([]string, error) {
 // episodeSource returns where the episode's files come from.
 func episodeSource(c *cli.Context, episode string) (audit.Source, error) {
 	if d := c.String("data-dir"); d != "" {
-		dir := filepath.Join(d, "episodes", episode)
+		dir := datadir.New(d).Episode(episode)
 		if strings.ContainsAny(episode, `/\`) || episode == "." || episode == ".." {
 			return nil, cli.Exit(fmt.Sprintf("invalid episode id %q", episode), 2)
 		}

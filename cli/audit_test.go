@@ -17,6 +17,7 @@ import (
 
 	"github.com/mass-dev/mass/agents/ledger"
 	"github.com/mass-dev/mass/daemon/server"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // auditTestEpisode writes a real ledger through ledger.Writer under
@@ -178,7 +179,7 @@ func TestAuditThroughDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: server.New(server.Options{DataDir: data}).Handler()}
+	srv := &http.Server{Handler: server.New(server.Options{Layout: datadir.New(data)}).Handler()}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 

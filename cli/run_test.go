@@ -14,7 +14,6 @@ import (
 
 	dockerclient "github.com/docker/docker/client"
 
-	"github.com/mass-dev/mass/agents/episode"
 	"github.com/mass-dev/mass/daemon"
 	"github.com/mass-dev/mass/daemon/client"
 	"github.com/mass-dev/mass/daemon/config"
@@ -51,14 +50,22 @@ func TestRunScripted(t *testing.T) {
 	cfg.Socket, cfg.DataDir = filepath.Join(tmp, "massd.sock"), filepath.Join(tmp, "data")
 	cfg.Sandbox.Image, cfg.Sandbox.Helper = image.TestRef, helper
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	builtins, err := daemon.NewBuiltins(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
 	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Kinds: []jobs.Kind{episode.FromConfig(cfg, log)}, Logger: log})
+		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Builtins: builtins, Kinds: []jobs.Kind{builtins.EpisodeKind()}, Logger: log})
 	}()
 	defer func() {
 		cancel()
 		<-done
-		episode.Reaper(cfg, log)(context.Background()) // nothing may outlive the test
+		// Nothing may outlive the test; Run closed its builtins.
+		if reaper, err := daemon.NewBuiltins(cfg, log); err == nil {
+			reaper.ReapOrphans(context.Background())
+			reaper.Close()
+		}
 	}()
 	for i := 0; ; i++ {
 		if _, err := client.New(cfg.Socket).Health(ctx); err == nil {

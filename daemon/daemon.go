@@ -23,17 +23,22 @@ import (
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/daemon/server"
 	"github.com/mass-dev/mass/daemon/store"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // DBName is the database file inside the data directory.
-const DBName = "massd.db"
+const DBName = datadir.DBFile
 
 // Options configure a Daemon.
 type Options struct {
 	Config  *config.Config
 	Version string
-	Kinds   []jobs.Kind
-	Logger  *slog.Logger
+	// Builtins, if set, are the shared parts built by NewBuiltins: their
+	// kinds run unless Kinds is set, they reap orphaned sandboxes at start
+	// unless ReapOrphans is set, and the Daemon closes them after draining.
+	Builtins *Builtins
+	Kinds    []jobs.Kind
+	Logger   *slog.Logger
 	// ReapOrphans, if set, runs once at start-up before any job is resumed:
 	// the sandbox runtime removes containers and volumes a crashed massd
 	// left behind. An error is logged, not fatal.
@@ -43,113 +48,218 @@ type Options struct {
 	ShutdownTimeout time.Duration
 }
 
+// Daemon is a running massd: Open starts it, Serve waits for the end, Close
+// drains. Everything Open acquired is released by Close, and by Open itself
+// when it fails.
+type Daemon struct {
+	o       Options
+	log     *slog.Logger
+	layout  datadir.Layout
+	closers []func() // run in reverse order by Close
+	mgr     *jobs.Manager
+	servers []*http.Server
+	socket  string // removed by closeServers once listening
+	errc    chan error
+	// Requests see baseCtx, cancelled at shutdown so that event streams end.
+	baseCtx    context.Context
+	cancelBase context.CancelFunc
+}
+
 // Run starts massd and serves until ctx is cancelled, then drains: running
 // jobs are cancelled and recorded as interrupted, open requests finish, and
 // the socket is removed.
 func Run(ctx context.Context, o Options) error {
-	c := o.Config
-	log := o.Logger
-	if log == nil {
-		log = slog.Default()
+	d, err := Open(ctx, o)
+	if err != nil {
+		return err
+	}
+	serveErr := d.Serve(ctx)
+	d.Close()
+	return serveErr
+}
+
+// Open locks the data directory, opens the store, sweeps unfinished task
+// uploads, reaps orphaned sandboxes, starts the job manager and listens.
+func Open(ctx context.Context, o Options) (_ *Daemon, err error) {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
 	}
 	if o.ShutdownTimeout <= 0 {
 		o.ShutdownTimeout = 30 * time.Second
 	}
-	if err := os.MkdirAll(c.DataDir, 0o750); err != nil {
-		return fmt.Errorf("create data dir: %w", err)
-	}
-	unlock, err := lockDataDir(c.DataDir)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	st, err := store.Open(ctx, filepath.Join(c.DataDir, DBName))
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-
-	if err := server.SweepTasks(ctx, st, c.DataDir, log); err != nil {
-		log.Warn("sweep unfinished task uploads", "err", err)
-	}
-	if o.ReapOrphans != nil {
-		if err := o.ReapOrphans(ctx); err != nil {
-			log.Warn("reap orphaned sandboxes", "err", err)
+	if b := o.Builtins; b != nil {
+		if o.Kinds == nil {
+			o.Kinds = b.Kinds()
+		}
+		if o.ReapOrphans == nil {
+			o.ReapOrphans = b.ReapOrphans
 		}
 	}
-	mgr, err := jobs.NewManager(jobs.Options{Store: st, Kinds: o.Kinds, Concurrency: c.Jobs.Concurrency, DataDir: c.DataDir, Logger: log})
+	d := &Daemon{o: o, log: o.Logger, layout: datadir.New(o.Config.DataDir)}
+	d.baseCtx, d.cancelBase = context.WithCancel(context.Background())
+	d.closers = append(d.closers, d.cancelBase)
+	if b := o.Builtins; b != nil {
+		d.closers = append(d.closers, func() {
+			if err := b.Close(); err != nil {
+				d.log.Warn("close builtins", "err", err)
+			}
+		})
+	}
+	defer func() {
+		if err != nil {
+			d.release()
+		}
+	}()
+	st, err := d.openState(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.startJobs(ctx, st); err != nil {
+		return nil, err
+	}
+	if err := d.listen(st); err != nil {
+		return nil, err
+	}
+	for name, m := range o.Config.Models {
+		d.log.Info("model endpoint", "name", name, "endpoint", m)
+	}
+	d.log.Info("massd ready", "version", o.Version, "socket", o.Config.Socket, "data_dir", d.layout.Root, "kinds", strings.Join(d.mgr.KindNames(), ","))
+	return d, nil
+}
+
+// openState creates and locks the data directory, opens the store and
+// sweeps what a crash left.
+func (d *Daemon) openState(ctx context.Context) (*store.Store, error) {
+	if err := os.MkdirAll(d.layout.Root, 0o750); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	unlock, err := lockDataDir(d.layout)
+	if err != nil {
+		return nil, err
+	}
+	d.closers = append(d.closers, unlock)
+	st, err := store.Open(ctx, d.layout.DB())
+	if err != nil {
+		return nil, err
+	}
+	d.closers = append(d.closers, func() { st.Close() })
+	if err := server.SweepTasks(ctx, st, d.layout, d.log); err != nil {
+		d.log.Warn("sweep unfinished task uploads", "err", err)
+	}
+	if d.o.ReapOrphans != nil {
+		if err := d.o.ReapOrphans(ctx); err != nil {
+			d.log.Warn("reap orphaned sandboxes", "err", err)
+		}
+	}
+	return st, nil
+}
+
+// startJobs starts the job manager; Close drains it.
+func (d *Daemon) startJobs(ctx context.Context, st *store.Store) error {
+	mgr, err := jobs.NewManager(jobs.Options{Store: st, Kinds: d.o.Kinds, Concurrency: d.o.Config.Jobs.Concurrency, Layout: d.layout, Logger: d.log})
 	if err != nil {
 		return err
 	}
 	if err := mgr.Start(ctx); err != nil {
 		return err
 	}
+	d.mgr = mgr
+	// Servers stop after the drain, so that event streams carry the jobs'
+	// ends: closeServers is queued first and so runs last.
+	d.closers = append(d.closers, d.closeServers, func() {
+		drain, cancel := context.WithTimeout(context.Background(), d.o.ShutdownTimeout)
+		defer cancel()
+		if err := mgr.Close(drain); err != nil {
+			d.log.Warn("drain jobs", "err", err)
+		}
+	})
+	return nil
+}
+
+// listen opens the unix socket and, if configured, the TCP listener, and
+// serves the API on them.
+func (d *Daemon) listen(st *store.Store) error {
+	c := d.o.Config
 	var rnd [4]byte
 	rand.Read(rnd[:])
-	srv := server.New(server.Options{Store: st, Jobs: mgr, DataDir: c.DataDir, Version: o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: log})
-
+	srv := server.New(server.Options{Store: st, Jobs: d.mgr, Layout: d.layout, Version: d.o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: d.log})
 	ln, err := ListenUnix(c.Socket)
 	if err != nil {
-		mgr.Close(context.Background())
 		return err
 	}
-	defer os.Remove(c.Socket)
-	// Requests see baseCtx, cancelled at shutdown so that event streams end.
-	baseCtx, cancelBase := context.WithCancel(context.Background())
-	defer cancelBase()
-	base := func(net.Listener) context.Context { return baseCtx }
-	servers := []*http.Server{{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, BaseContext: base}}
+	d.socket = c.Socket
+	base := func(net.Listener) context.Context { return d.baseCtx }
+	d.servers = []*http.Server{{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, BaseContext: base}}
 	listeners := []net.Listener{ln}
 	if c.TCP.Listen != "" {
 		token, err := readToken(c.TCP.TokenFile)
 		if err != nil {
 			ln.Close()
-			mgr.Close(context.Background())
 			return err
 		}
 		tl, err := net.Listen("tcp", c.TCP.Listen)
 		if err != nil {
 			ln.Close()
-			mgr.Close(context.Background())
 			return fmt.Errorf("listen on tcp %s: %w", c.TCP.Listen, err)
 		}
-		servers = append(servers, &http.Server{Handler: srv.TokenHandler(token), ReadHeaderTimeout: 10 * time.Second, BaseContext: base})
+		d.servers = append(d.servers, &http.Server{Handler: srv.TokenHandler(token), ReadHeaderTimeout: 10 * time.Second, BaseContext: base})
 		listeners = append(listeners, tl)
-		log.Info("listening", "tcp", tl.Addr().String())
+		d.log.Info("listening", "tcp", tl.Addr().String())
 	}
-	errc := make(chan error, len(servers))
-	for i := range servers {
+	d.errc = make(chan error, len(d.servers))
+	for i := range d.servers {
 		go func(s *http.Server, l net.Listener) {
 			if err := s.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				errc <- err
+				d.errc <- err
 			}
-		}(servers[i], listeners[i])
+		}(d.servers[i], listeners[i])
 	}
-	for name, m := range c.Models {
-		log.Info("model endpoint", "name", name, "endpoint", m)
-	}
-	log.Info("massd ready", "version", o.Version, "socket", c.Socket, "data_dir", c.DataDir, "kinds", strings.Join(mgr.KindNames(), ","))
+	return nil
+}
 
-	var serveErr error
-	select {
-	case <-ctx.Done():
-		log.Info("shutting down: draining jobs and requests (signal again to force)")
-	case serveErr = <-errc:
-		log.Error("serve", "err", serveErr)
+// closeServers ends event streams, lets open requests finish within the
+// shutdown timeout and removes the socket.
+func (d *Daemon) closeServers() {
+	if d.socket != "" {
+		defer os.Remove(d.socket)
 	}
-	drain, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
+	d.cancelBase()
+	drain, cancel := context.WithTimeout(context.Background(), d.o.ShutdownTimeout)
 	defer cancel()
-	if err := mgr.Close(drain); err != nil {
-		log.Warn("drain jobs", "err", err)
-	}
-	cancelBase()
-	for _, s := range servers {
+	for _, s := range d.servers {
 		if err := s.Shutdown(drain); err != nil {
 			s.Close()
 		}
 	}
-	log.Info("massd stopped")
-	return serveErr
+}
+
+// Serve waits until ctx is cancelled or a listener fails; the error is the
+// listener's.
+func (d *Daemon) Serve(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		d.log.Info("shutting down: draining jobs and requests (signal again to force)")
+		return nil
+	case err := <-d.errc:
+		d.log.Error("serve", "err", err)
+		return err
+	}
+}
+
+// Close drains: running jobs are cancelled and recorded as interrupted, then
+// the builtins close, open requests finish, the socket is removed and the
+// store and lock are released.
+func (d *Daemon) Close() {
+	d.release()
+	d.log.Info("massd stopped")
+}
+
+// release runs the closers in reverse order of acquisition.
+func (d *Daemon) release() {
+	for i := len(d.closers) - 1; i >= 0; i-- {
+		d.closers[i]()
+	}
+	d.closers = nil
 }
 
 // ListenUnix listens on a unix socket at path with mode 0600, creating its
@@ -192,8 +302,8 @@ func ListenUnix(path string) (net.Listener, error) {
 
 // lockDataDir takes an exclusive lock so two daemons never share a data
 // directory. The kernel releases it if massd dies.
-func lockDataDir(dir string) (func(), error) {
-	p := filepath.Join(dir, "massd.lock")
+func lockDataDir(l datadir.Layout) (func(), error) {
+	dir, p := l.Root, l.Lock()
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", p, err)

@@ -5,23 +5,32 @@ package sandbox
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"io"
 	"time"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
-// Sentinel error classes. Implementations wrap them with context.
+// Sentinel error classes: the shared ones of package errclass, so that
+// errors.Is matches across the sandbox, the job manager and the API.
+// Implementations wrap them with context.
 var (
-	ErrNotFound    = errors.New("not found")
-	ErrInvalid     = errors.New("invalid argument")
-	ErrTooLarge    = errors.New("exceeds size cap")
-	ErrDenied      = errors.New("denied by policy")
-	ErrUnavailable = errors.New("sandbox engine unavailable")
-	ErrTimeout     = errors.New("timed out")
+	ErrNotFound = errclass.ErrNotFound
+	ErrInvalid  = errclass.ErrInvalid
+	ErrTooLarge = errclass.ErrTooLarge
+	ErrDenied   = errclass.ErrDenied
+	ErrTimeout  = errclass.ErrTimeout
+	// ErrUnavailable is errclass.ErrUnavailable with the engine named.
+	ErrUnavailable = fmt.Errorf("sandbox engine %w", errclass.ErrUnavailable)
 )
 
 // WorkspaceMount is where every agent sees the episode workspace.
 const WorkspaceMount = "/workspace"
+
+// HelperMount is where a runtime mounts the file helper binary
+// (sandbox/helper) inside every container.
+const HelperMount = "/.mass/mass-sandbox-helper"
 
 // WorkspaceSpec describes the shared volume of one episode.
 type WorkspaceSpec struct {

@@ -2,16 +2,16 @@ package sandbox
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/mass-dev/mass/datadir"
 )
 
-var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-
 // ValidID reports whether s can name an episode or agent: it ends up in
-// container, volume and label names.
-func ValidID(s string) bool { return idRE.MatchString(s) }
+// container, volume and label names. It is the data dir's one id rule,
+// datadir.ValidID.
+func ValidID(s string) bool { return datadir.ValidID(s) }
 
 // ParseUser splits a "uid:gid" policy user.
 func ParseUser(s string) (uid, gid int, err error) {

@@ -20,6 +20,7 @@ import (
 	"github.com/mass-dev/mass/agents/record"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
+	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/sandbox/docker"
 	"github.com/mass-dev/mass/sandbox/image"
 )
@@ -84,7 +85,7 @@ func TestKillDaemonMidEpisode(t *testing.T) {
 	defer func() { d1.Process.Kill(); d1.Wait() }()
 	defer func() {
 		// Whatever happened, leave no containers of this test's massd behind.
-		if rt, err := docker.New(context.Background(), docker.Config{DaemonID: SandboxDaemonID(data),
+		if rt, err := docker.New(context.Background(), docker.Config{DaemonID: datadir.New(data).SandboxDaemonID(),
 			HelperPath: filepath.Join(bin, "mass-sandbox-helper"), Logger: quiet}); err == nil {
 			rt.ReapOrphans(context.Background(), func(string) bool { return false })
 			rt.Close()
@@ -124,7 +125,7 @@ func TestKillDaemonMidEpisode(t *testing.T) {
 		t.Fatal(err)
 	}
 	d1.Wait()
-	rt, err := docker.New(ctx, docker.Config{DaemonID: SandboxDaemonID(data), HelperPath: filepath.Join(bin, "mass-sandbox-helper"), Logger: quiet})
+	rt, err := docker.New(ctx, docker.Config{DaemonID: datadir.New(data).SandboxDaemonID(), HelperPath: filepath.Join(bin, "mass-sandbox-helper"), Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // KindName is the job kind that runs one episode.
@@ -80,7 +81,7 @@ func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep 
 	if job.TaskDir == "" {
 		return errors.New("episode job needs a task: submit it with a task id")
 	}
-	spec, err := taskspec.Load(filepath.Join(job.TaskDir, "spec.yaml"))
+	spec, err := taskspec.Load(filepath.Join(job.TaskDir, datadir.TaskSpecFile))
 	if err != nil {
 		return fmt.Errorf("load task %s: %w", job.TaskID, err)
 	}
@@ -93,7 +94,7 @@ func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep 
 	closeInterrupted(d, job, rep)
 
 	id := NewID()
-	dir := filepath.Join(job.DataDir, "episodes", id)
+	dir := job.Layout.Episode(id)
 	if err := appendLine(filepath.Join(job.WorkDir, attemptsFile), id); err != nil {
 		return err
 	}
@@ -171,7 +172,7 @@ func closeInterrupted(d Deps, job jobs.Job, rep jobs.Reporter) {
 }
 
 func closeOne(d Deps, job jobs.Job, rep jobs.Reporter, id string) {
-	dir := filepath.Join(job.DataDir, "episodes", id)
+	dir := job.Layout.Episode(id)
 	if _, err := os.Stat(filepath.Join(dir, StatusFile)); err == nil {
 		return
 	}

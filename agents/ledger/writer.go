@@ -15,10 +15,11 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mass-dev/mass/agents/internal/groupsync"
+	"github.com/mass-dev/mass/errclass"
 )
 
 // ErrClosed is returned by Append after Close.
-var ErrClosed = errors.New("ledger closed")
+var ErrClosed = fmt.Errorf("ledger %w", errclass.ErrClosed)
 
 // TornSuffix names the side file that keeps a torn final line found on
 // reopen, so that nothing is silently discarded.

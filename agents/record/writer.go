@@ -2,7 +2,6 @@ package record
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,10 +9,11 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/agents/internal/groupsync"
+	"github.com/mass-dev/mass/errclass"
 )
 
 // ErrClosed is returned by Append after Close.
-var ErrClosed = errors.New("recording closed")
+var ErrClosed = fmt.Errorf("recording %w", errclass.ErrClosed)
 
 // Writer appends records to one api_requests.jsonl. Append is safe for
 // concurrent use and returns once the line is fsynced; concurrent appends

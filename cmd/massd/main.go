@@ -11,11 +11,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/mass-dev/mass/agents/episode"
 	"github.com/mass-dev/mass/daemon"
 	"github.com/mass-dev/mass/daemon/config"
-	"github.com/mass-dev/mass/daemon/jobs"
-	"github.com/mass-dev/mass/trainer/trainjob"
 )
 
 var version = "dev"
@@ -39,11 +36,12 @@ func main() {
 	}
 	log := daemon.NewLogger(cfg.Log, os.Stderr)
 
-	// The job kinds this massd runs. Owners add theirs here, one line each.
-	kinds := []jobs.Kind{
-		jobs.WaitKind(),
-		trainjob.Kind(trainjob.PickBinary(cfg.Trainer.Binary, cfg.Trainer.CUDABinary)),
-		episode.FromConfig(cfg, log),
+	// The shared parts (sandbox runtime, models, the kinds using them) are
+	// built once; the daemon closes them after draining.
+	builtins, err := daemon.NewBuiltins(cfg, log)
+	if err != nil {
+		log.Error("massd", "err", err)
+		os.Exit(1)
 	}
 
 	// First SIGINT/SIGTERM drains; a second one exits at once.
@@ -58,14 +56,8 @@ func main() {
 		os.Exit(1)
 	}()
 
-	err = daemon.Run(ctx, daemon.Options{
-		Config:  cfg,
-		Version: version,
-		Kinds:   kinds,
-		Logger:  log,
-		// Containers and volumes left by a crashed massd are reaped at start.
-		ReapOrphans: episode.Reaper(cfg, log),
-	})
+	// Containers and volumes left by a crashed massd are reaped at start.
+	err = daemon.Run(ctx, daemon.Options{Config: cfg, Version: version, Builtins: builtins, Logger: log})
 	if err != nil {
 		log.Error("massd", "err", err)
 		os.Exit(1)

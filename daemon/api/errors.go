@@ -3,17 +3,19 @@ package api
 import (
 	"errors"
 	"net/http"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
-// Error classes. Components wrap them with context; the HTTP layer maps them
-// to status codes and the client maps the codes back, so errors.Is works on
-// both sides of the socket.
+// Error classes: those of package errclass, which every component wraps.
+// This file is the only place that maps them to status codes; the client
+// maps the codes back, so errors.Is works on both sides of the socket.
 var (
-	ErrNotFound     = errors.New("not found")
-	ErrInvalid      = errors.New("invalid argument")
-	ErrConflict     = errors.New("conflict")
-	ErrUnavailable  = errors.New("unavailable")
-	ErrUnauthorized = errors.New("unauthorized")
+	ErrNotFound     = errclass.ErrNotFound
+	ErrInvalid      = errclass.ErrInvalid
+	ErrConflict     = errclass.ErrConflict
+	ErrUnavailable  = errclass.ErrUnavailable
+	ErrUnauthorized = errclass.ErrUnauthorized
 )
 
 var classes = []struct {

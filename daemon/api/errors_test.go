@@ -1,9 +1,13 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"testing"
+
+	"github.com/mass-dev/mass/errclass"
+	"github.com/mass-dev/mass/sandbox"
 )
 
 func TestStatusRoundTrip(t *testing.T) {
@@ -35,3 +39,23 @@ func TestStatusRoundTrip(t *testing.T) {
 
 // StatusOfClass is StatusOf for a bare class.
 func StatusOfClass(err error) int { s, _ := StatusOf(err); return s }
+
+// A sandbox error reaching the API keeps its class: one vocabulary.
+func TestSandboxErrorsMapToAPIClasses(t *testing.T) {
+	tests := []struct {
+		err  error
+		want int
+	}{
+		{fmt.Errorf("create: %w", sandbox.ErrUnavailable), http.StatusServiceUnavailable},
+		{fmt.Errorf("exec: %w", sandbox.ErrNotFound), http.StatusNotFound},
+		{fmt.Errorf("spec: %w", sandbox.ErrInvalid), http.StatusBadRequest},
+	}
+	for _, tt := range tests {
+		if got := StatusOfClass(tt.err); got != tt.want {
+			t.Errorf("StatusOf(%v) = %d, want %d", tt.err, got, tt.want)
+		}
+	}
+	if !errors.Is(sandbox.ErrUnavailable, ErrUnavailable) || !errors.Is(ErrNotFound, errclass.ErrNotFound) {
+		t.Error("errors.Is fails across sandbox, api and errclass")
+	}
+}

@@ -22,8 +22,8 @@ type Disk struct {
 // Disk measures the data dir's free space.
 func (m *Manager) Disk() (Disk, error) {
 	var st unix.Statfs_t
-	if err := unix.Statfs(m.dataDir, &st); err != nil {
-		return Disk{}, fmt.Errorf("statfs %s: %w", m.dataDir, err)
+	if err := unix.Statfs(m.layout.Root, &st); err != nil {
+		return Disk{}, fmt.Errorf("statfs %s: %w", m.layout.Root, err)
 	}
 	d := Disk{FreeBytes: int64(st.Bavail) * st.Bsize, MinFreeBytes: m.minFree}
 	d.Low = m.minFree > 0 && d.FreeBytes < m.minFree
@@ -33,7 +33,7 @@ func (m *Manager) Disk() (Disk, error) {
 // CheckDisk returns api.ErrUnavailable, naming the figures, when the data
 // dir's disk is low, so no new work starts that could not be recorded.
 func (m *Manager) CheckDisk() error {
-	if m.dataDir == "" {
+	if m.layout.Root == "" {
 		return nil
 	}
 	d, err := m.Disk()
@@ -42,7 +42,7 @@ func (m *Manager) CheckDisk() error {
 	}
 	if d.Low {
 		return fmt.Errorf("data dir %s has %d bytes free, below the %d-byte threshold; free some space: %w",
-			m.dataDir, d.FreeBytes, d.MinFreeBytes, api.ErrUnavailable)
+			m.layout.Root, d.FreeBytes, d.MinFreeBytes, api.ErrUnavailable)
 	}
 	return nil
 }

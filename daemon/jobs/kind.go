@@ -7,6 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+
+	"github.com/mass-dev/mass/datadir"
 )
 
 // InterruptPolicy says what happens to a job that was running when massd died.
@@ -39,11 +41,11 @@ type Job struct {
 	ID      string
 	Kind    string
 	TaskID  string          // empty for jobs without a task
-	TaskDir string          // <data-dir>/tasks/<task-id>, holding spec.yaml and the inputs
+	TaskDir string          // Layout.Task(TaskID), holding spec.yaml and the inputs
 	Params  json.RawMessage // kind-specific parameters as submitted
 	Attempt int             // 1 for the first run, +1 per retry or resume
-	DataDir string          // massd's data directory
-	WorkDir string          // <data-dir>/jobs/<job-id>, created before Run
+	Layout  datadir.Layout  // massd's data directory
+	WorkDir string          // Layout.Job(ID), created before Run
 }
 
 // Reporter is how a running job tells the world what it does. Safe for
@@ -73,6 +75,6 @@ type EpisodeRecord struct {
 	JobID   string `json:"job_id"`
 	TaskID  string `json:"task_id"`
 	Status  string `json:"status"` // running, completed, failed, cancelled, interrupted
-	Dir     string `json:"dir"`    // <data-dir>/episodes/<id>
+	Dir     string `json:"dir"`    // Layout.Episode(ID)
 	Summary any    `json:"summary,omitempty"`
 }

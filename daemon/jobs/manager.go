@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"sync"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // DefaultConcurrency is how many jobs run at once when Options leaves it 0.
@@ -32,7 +32,7 @@ type Options struct {
 	Store       *store.Store
 	Kinds       []Kind
 	Concurrency int
-	DataDir     string
+	Layout      datadir.Layout // where job work dirs and task dirs live
 	Logger      *slog.Logger
 	// MinFreeBytes: new jobs are refused while the data dir's disk has
 	// less free; 0 means DefaultMinFreeBytes, negative turns the check off.
@@ -45,7 +45,7 @@ type Manager struct {
 	store   *store.Store
 	kinds   map[string]Kind
 	conc    int
-	dataDir string
+	layout  datadir.Layout
 	minFree int64
 	log     *slog.Logger
 	hub     hub
@@ -80,7 +80,7 @@ func NewManager(o Options) (*Manager, error) {
 		o.MinFreeBytes = 0
 	}
 	m := &Manager{minFree: o.MinFreeBytes,
-		store: o.Store, kinds: map[string]Kind{}, conc: o.Concurrency, dataDir: o.DataDir,
+		store: o.Store, kinds: map[string]Kind{}, conc: o.Concurrency, layout: o.Layout,
 		log:  o.Logger.With("component", "jobs"),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), loopDone: make(chan struct{}),
 		running: map[string]context.CancelCauseFunc{},
@@ -200,10 +200,10 @@ func (m *Manager) run(ctx context.Context, j api.Job, k Kind) (state, msg string
 	rep := &reporter{m: m, id: j.ID, log: log}
 	job := Job{
 		ID: j.ID, Kind: j.Kind, TaskID: j.TaskID, Params: j.Params, Attempt: j.Attempt,
-		DataDir: m.dataDir, WorkDir: m.workDir(j.ID),
+		Layout: m.layout, WorkDir: m.layout.Job(j.ID),
 	}
 	if j.TaskID != "" {
-		job.TaskDir = filepath.Join(m.dataDir, "tasks", j.TaskID)
+		job.TaskDir = m.layout.Task(j.TaskID)
 	}
 	if err := os.MkdirAll(job.WorkDir, 0o750); err != nil {
 		return api.StateFailed, fmt.Sprintf("create work dir: %v", err), false
@@ -261,8 +261,6 @@ func (m *Manager) finish(j api.Job, state, msg string, again bool) {
 // Backoff between tries to record a job's end.
 var finishRetryMin, finishRetryMax = 100 * time.Millisecond, 5 * time.Second
 
-func (m *Manager) workDir(id string) string { return filepath.Join(m.dataDir, "jobs", id) }
-
 // Submit validates and queues a job.
 func (m *Manager) Submit(ctx context.Context, req api.JobRequest) (api.Job, error) {
 	k, ok := m.kinds[req.Kind]
@@ -297,7 +295,7 @@ func (m *Manager) Submit(ctx context.Context, req api.JobRequest) (api.Job, erro
 	id := NewID()
 	j := api.Job{
 		ID: id, Kind: req.Kind, TaskID: req.TaskID, State: api.StateQueued, Attempt: 1,
-		Params: req.Params, Created: time.Now().UTC(), WorkDir: m.workDir(id),
+		Params: req.Params, Created: time.Now().UTC(), WorkDir: m.layout.Job(id),
 	}
 	if err := m.store.CreateJob(ctx, j, store.EventInput{Type: "queued"}); err != nil {
 		return api.Job{}, err

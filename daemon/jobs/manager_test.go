@@ -13,6 +13,7 @@ import (
 
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
+	"github.com/mass-dev/mass/datadir"
 )
 
 type env struct {
@@ -33,7 +34,7 @@ func newEnv(t *testing.T) *env {
 
 func (e *env) manager(t *testing.T, conc int, kinds ...Kind) *Manager {
 	t.Helper()
-	m, err := NewManager(Options{Store: e.store, Kinds: kinds, Concurrency: conc, DataDir: e.dir, Logger: slog.New(slog.DiscardHandler)})
+	m, err := NewManager(Options{Store: e.store, Kinds: kinds, Concurrency: conc, Layout: datadir.New(e.dir), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func TestDrainThenResume(t *testing.T) {
 func TestReporterEpisode(t *testing.T) {
 	e := newEnv(t)
 	k := Kind{Name: "episodic", Run: func(ctx context.Context, job Job, rep Reporter) error {
-		rep.Episode(EpisodeRecord{ID: "ep-a", TaskID: "t", Status: "running", Dir: filepath.Join(job.DataDir, "episodes", "ep-a")})
+		rep.Episode(EpisodeRecord{ID: "ep-a", TaskID: "t", Status: "running", Dir: job.Layout.Episode("ep-a")})
 		rep.Episode(EpisodeRecord{ID: "ep-a", TaskID: "t", Status: "completed", Summary: map[string]any{"success": true}})
 		return nil
 	}}

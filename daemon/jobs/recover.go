@@ -75,7 +75,7 @@ func (m *Manager) recover(ctx context.Context) error {
 // setAsideWorkDir moves a retried job's work dir to <dir>.attempt-N so the
 // next attempt starts from an empty one; the old files stay for inspection.
 func (m *Manager) setAsideWorkDir(j api.Job) {
-	dir := m.workDir(j.ID)
+	dir := m.layout.Job(j.ID)
 	if _, err := os.Lstat(dir); err != nil {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // Also-list: interrupted jobs were requeued without end (up to attempt 12
@@ -19,7 +20,7 @@ func TestInterruptedRetriesAreCappedAndSpread(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	kind := Kind{Name: "slow", OnInterrupt: Retry, Run: func(ctx context.Context, _ Job, _ Reporter) error { <-ctx.Done(); return ctx.Err() }}
-	m, err := NewManager(Options{Store: e.store, Kinds: []Kind{kind}, DataDir: e.dir, Logger: slog.New(slog.DiscardHandler)})
+	m, err := NewManager(Options{Store: e.store, Kinds: []Kind{kind}, Layout: datadir.New(e.dir), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

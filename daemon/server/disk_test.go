@@ -11,6 +11,7 @@ import (
 
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/daemon/store"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // Defect 4: massd reports a low disk in healthz and metrics and refuses
@@ -23,11 +24,11 @@ func TestLowDiskRefusesNewWork(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Close() })
 	log := slog.New(slog.DiscardHandler)
-	m, err := jobs.NewManager(jobs.Options{Store: st, Kinds: []jobs.Kind{jobs.WaitKind()}, DataDir: dir, Logger: log, MinFreeBytes: 1 << 62})
+	m, err := jobs.NewManager(jobs.Options{Store: st, Kinds: []jobs.Kind{jobs.WaitKind()}, Layout: datadir.New(dir), Logger: log, MinFreeBytes: 1 << 62})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := New(Options{Store: st, Jobs: m, DataDir: dir, Version: "test", Logger: log}).Handler()
+	h := New(Options{Store: st, Jobs: m, Layout: datadir.New(dir), Version: "test", Logger: log}).Handler()
 
 	if rec := do(t, h, "GET", "/v1/healthz", nil); !strings.Contains(rec.Body.String(), `"status":"low_disk"`) || !strings.Contains(rec.Body.String(), `"low":true`) {
 		t.Errorf("healthz = %s, want low_disk", rec.Body)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // EpisodeFiles are the only top-level files served from an episode
@@ -24,15 +24,9 @@ var EpisodeFiles = []string{
 	"workspace.manifest.json", "workspace.tar",
 }
 
-var (
-	episodeIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-	agentRE     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-)
-
-// ValidEpisodeID reports whether id may name an episode directory.
-func ValidEpisodeID(id string) bool {
-	return episodeIDRE.MatchString(id) && !strings.Contains(id, "..")
-}
+// ValidEpisodeID reports whether id may name an episode directory: the data
+// dir's one id rule.
+func ValidEpisodeID(id string) bool { return datadir.ValidID(id) }
 
 // episodeFilePath checks name against the allowed set and splits it into
 // path components; false if it is not allowed.
@@ -47,7 +41,7 @@ func episodeFilePath(name string) ([]string, bool) {
 		return nil, false
 	}
 	agent := strings.TrimSuffix(file, ".json")
-	if !agentRE.MatchString(agent) || strings.Contains(file, "..") {
+	if !datadir.ValidID(agent) || strings.Contains(file, "..") {
 		return nil, false
 	}
 	return []string{"manifests", file}, true
@@ -87,7 +81,7 @@ func (s *Server) episodeFile(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("episode file %q is not served; allowed: %s, manifests/<agent>.json: %w",
 			name, strings.Join(EpisodeFiles, ", "), api.ErrNotFound)
 	}
-	f, err := OpenEpisodeFile(s.o.DataDir, id, parts...)
+	f, err := OpenEpisodeFile(s.o.Layout, id, parts...)
 	if err != nil {
 		return err
 	}
@@ -108,10 +102,10 @@ func (s *Server) episodeFile(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// OpenEpisodeFile opens <dataDir>/episodes/<id>/<parts...> without following
+// OpenEpisodeFile opens <data-dir>/episodes/<id>/<parts...> without following
 // symbolic links in id or parts, and only if the result is a regular file.
-func OpenEpisodeFile(dataDir, id string, parts ...string) (*os.File, error) {
-	root := filepath.Join(dataDir, "episodes")
+func OpenEpisodeFile(l datadir.Layout, id string, parts ...string) (*os.File, error) {
+	root := l.Episodes()
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("episode %s: %w", id, api.ErrNotFound)

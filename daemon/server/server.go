@@ -19,6 +19,7 @@ import (
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/daemon/store"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // MaxJSONBody caps JSON request bodies.
@@ -28,7 +29,7 @@ const MaxJSONBody = 1 << 20
 type Options struct {
 	Store    *store.Store
 	Jobs     *jobs.Manager
-	DataDir  string
+	Layout   datadir.Layout
 	Version  string
 	DaemonID string
 	Logger   *slog.Logger
@@ -167,7 +168,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 	}
 	h := api.Health{
 		Status: "ok", Version: s.o.Version, DaemonID: s.o.DaemonID, Started: s.started,
-		DataDir: s.o.DataDir, Kinds: s.o.Jobs.KindNames(), Jobs: counts,
+		DataDir: s.o.Layout.Root, Kinds: s.o.Jobs.KindNames(), Jobs: counts,
 	}
 	if d, err := s.o.Jobs.Disk(); err == nil {
 		h.Disk = &api.DiskHealth{FreeBytes: d.FreeBytes, MinFreeBytes: d.MinFreeBytes, Low: d.Low}

@@ -18,6 +18,7 @@ import (
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/daemon/store"
+	"github.com/mass-dev/mass/datadir"
 )
 
 func newTestServer(t *testing.T) (*Server, string) {
@@ -29,7 +30,7 @@ func newTestServer(t *testing.T) (*Server, string) {
 	}
 	t.Cleanup(func() { st.Close() })
 	log := slog.New(slog.DiscardHandler)
-	m, err := jobs.NewManager(jobs.Options{Store: st, Kinds: []jobs.Kind{jobs.WaitKind()}, DataDir: dir, Logger: log})
+	m, err := jobs.NewManager(jobs.Options{Store: st, Kinds: []jobs.Kind{jobs.WaitKind()}, Layout: datadir.New(dir), Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func newTestServer(t *testing.T) (*Server, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close(context.Background()) })
-	return New(Options{Store: st, Jobs: m, DataDir: dir, Version: "test", Logger: log}), dir
+	return New(Options{Store: st, Jobs: m, Layout: datadir.New(dir), Version: "test", Logger: log}), dir
 }
 
 func do(t *testing.T, h http.Handler, method, path string, body io.Reader, hdr ...string) *httptest.ResponseRecorder {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mass-dev/mass/daemon/store"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // SweepTasks removes what a daemon killed in the middle of a task upload left in
@@ -17,8 +18,8 @@ import (
 // was promised is lost, and a retry of the same id is no longer refused as a
 // conflict. It runs once at start-up, before the API serves. Entries are removed,
 // never followed.
-func SweepTasks(ctx context.Context, st *store.Store, dataDir string, log *slog.Logger) error {
-	tasksDir := filepath.Join(dataDir, "tasks")
+func SweepTasks(ctx context.Context, st *store.Store, l datadir.Layout, log *slog.Logger) error {
+	tasksDir := l.Tasks()
 	ents, err := os.ReadDir(tasksDir)
 	if os.IsNotExist(err) {
 		return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
 	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // TestSweepTasks lays out what a daemon killed mid-upload leaves behind and checks that
@@ -50,7 +51,7 @@ func TestSweepTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := SweepTasks(ctx, st, dataDir, slog.New(slog.DiscardHandler)); err != nil {
+	if err := SweepTasks(ctx, st, datadir.New(dataDir), slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
 	var left []string
@@ -80,7 +81,7 @@ func TestSweepTasksNoFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := SweepTasks(context.Background(), st, dataDir, slog.New(slog.DiscardHandler)); err != nil {
+	if err := SweepTasks(context.Background(), st, datadir.New(dataDir), slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatalf("sweep of a data dir without tasks/: %v", err)
 	}
 }

@@ -56,7 +56,7 @@ func (s *Server) addTask(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	tasksDir := filepath.Join(s.o.DataDir, "tasks")
+	tasksDir := s.o.Layout.Tasks()
 	if err := os.MkdirAll(tasksDir, 0o750); err != nil {
 		return fmt.Errorf("create %s: %w", tasksDir, err)
 	}
@@ -79,7 +79,7 @@ func (s *Server) addTask(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", strings.ReplaceAll(err.Error(), tmp+"/", ""), api.ErrInvalid)
 	}
-	dir := filepath.Join(tasksDir, spec.ID)
+	dir := s.o.Layout.Task(spec.ID)
 	if _, err := os.Lstat(dir); err == nil {
 		return fmt.Errorf("task %s already exists: %w", spec.ID, api.ErrConflict)
 	}

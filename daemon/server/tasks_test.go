@@ -14,6 +14,7 @@ import (
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
 	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // TestAddTaskAllOrNothing makes a step of POST /v1/tasks fail after the
@@ -68,7 +69,7 @@ func TestAddTaskAllOrNothing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := New(Options{Store: st, DataDir: dataDir, Version: "test", Logger: slog.New(slog.DiscardHandler)}).Handler()
+			h := New(Options{Store: st, Layout: datadir.New(dataDir), Version: "test", Logger: slog.New(slog.DiscardHandler)}).Handler()
 
 			body := tarOf(t, entry{name: "spec.yaml", typ: tar.TypeReg, body: spec}, entry{name: "data/a.csv", typ: tar.TypeReg, body: "a,b\n"})
 			rec := do(t, h, "POST", "/v1/tasks", body)

@@ -3,8 +3,9 @@ package taskspec
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/mass-dev/mass/datadir"
 )
 
 // Split values.
@@ -13,10 +14,9 @@ const (
 	SplitTest  = "test"
 )
 
-var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-
-// ValidID reports whether id can name a task (it becomes a directory name).
-func ValidID(id string) bool { return idRE.MatchString(id) && !strings.Contains(id, "..") }
+// ValidID reports whether id can name a task (it becomes a directory name):
+// the data dir's one id rule, datadir.ValidID, in lower case.
+func ValidID(id string) bool { return datadir.ValidID(id) && strings.ToLower(id) == id }
 
 // line returns the line of a field as parsed, or 0.
 func (s *Spec) line(field string) int {

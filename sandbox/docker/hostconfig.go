@@ -14,7 +14,7 @@ import (
 )
 
 // HelperMount is where the helper binary appears inside every container.
-const HelperMount = "/.mass/mass-sandbox-helper"
+const HelperMount = sandbox.HelperMount
 
 // hostConfig maps every Policy field onto the engine's HostConfig. The only
 // mounts are the workspace volume and the read-only helper binary.

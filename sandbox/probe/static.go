@@ -15,11 +15,10 @@ import (
 	"github.com/docker/docker/api/types/network"
 
 	"github.com/mass-dev/mass/sandbox"
-	"github.com/mass-dev/mass/sandbox/docker"
 	"github.com/mass-dev/mass/sandbox/probe/check"
 )
 
-const helperMount = docker.HelperMount
+const helperMount = sandbox.HelperMount
 
 // static runs the quick checks in agent A while agent B holds a marked
 // process, and while the runner listens on the Docker bridge gateway.

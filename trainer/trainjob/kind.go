@@ -67,11 +67,11 @@ func run(ctx context.Context, binary string, job jobs.Job, rep jobs.Reporter) er
 	if name == "" {
 		name = job.ID
 	}
-	out := filepath.Join(job.DataDir, "runs", name)
+	out := job.Layout.Run(name)
 	if job.Attempt > 1 {
 		rep.Event("resume", fmt.Sprintf("attempt %d resumes %s from its latest checkpoint", job.Attempt, out), map[string]any{"out": out})
 	}
-	cmd := exec.CommandContext(ctx, binary, p.Args(job.DataDir, out)...)
+	cmd := exec.CommandContext(ctx, binary, p.Args(job.Layout, out)...)
 	// Cancellation asks mass-train to checkpoint and stop; it is killed only
 	// if it does not within StopGrace.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }

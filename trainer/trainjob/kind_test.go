@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/sft"
 	"github.com/mass-dev/mass/trainer/train"
@@ -89,7 +90,7 @@ func TestTrainJobRunsMassTrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := &recorder{}
-	job := jobs.Job{ID: "job-1", Kind: KindName, Params: params, Attempt: 1, DataDir: data, WorkDir: t.TempDir()}
+	job := jobs.Job{ID: "job-1", Kind: KindName, Params: params, Attempt: 1, Layout: datadir.New(data), WorkDir: t.TempDir()}
 	if err := k.Run(context.Background(), job, rep); err != nil {
 		t.Fatalf("run: %v\nevents: %v", err, rep.events)
 	}
@@ -141,7 +142,7 @@ func FuzzParseParams(f *testing.F) {
 		if err != nil {
 			return
 		}
-		args := p.Args("/data", "/data/runs/x")
+		args := p.Args(datadir.New("/data"), "/data/runs/x")
 		if args[0] != "train" {
 			t.Fatalf("args %v", args)
 		}

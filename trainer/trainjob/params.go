@@ -8,10 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/mass-dev/mass/datadir"
 )
 
 // Params are the "train" job parameters (massctl train builds them).
@@ -38,8 +38,6 @@ type Params struct {
 	Keep      *int     `json:"keep_checkpoints,omitempty"`
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
 // ParseParams decodes and checks job parameters.
 func ParseParams(raw json.RawMessage) (Params, error) {
 	var p Params
@@ -51,7 +49,7 @@ func ParseParams(raw json.RawMessage) (Params, error) {
 	if p.Model == "" || p.Data == "" {
 		return Params{}, errors.New(`train params need "model" (base model folder) and "data" (rows.jsonl)`)
 	}
-	if p.Name != "" && !nameRE.MatchString(p.Name) {
+	if p.Name != "" && !datadir.ValidID(p.Name) {
 		return Params{}, fmt.Errorf("run name %q: use letters, digits, '.', '_' or '-' (at most 64)", p.Name)
 	}
 	for _, v := range []int{p.Steps, p.Batch, p.Accum, p.Rank, p.ValEvery, p.CkptEvery, p.MaxVal} {
@@ -70,20 +68,13 @@ func ParseParams(raw json.RawMessage) (Params, error) {
 	return p, nil
 }
 
-// resolve makes a path absolute against the data dir.
-func resolve(dataDir, p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(dataDir, p)
-}
-
-// Args builds the mass-train command line for a run folder.
-func (p Params) Args(dataDir, out string) []string {
-	a := []string{"train", "--json-progress", "--model", resolve(dataDir, p.Model), "--data", resolve(dataDir, p.Data), "--out", out}
+// Args builds the mass-train command line for a run folder; relative model
+// and data paths are taken against the data directory.
+func (p Params) Args(l datadir.Layout, out string) []string {
+	a := []string{"train", "--json-progress", "--model", l.Resolve(p.Model), "--data", l.Resolve(p.Data), "--out", out}
 	add := func(flag, v string) { a = append(a, "--"+flag, v) }
 	if p.Val != "" {
-		add("val", resolve(dataDir, p.Val))
+		add("val", l.Resolve(p.Val))
 	}
 	if p.Backend != "" {
 		add("backend", p.Backend)

@@ -5,14 +5,16 @@
 package groupsync
 
 import (
-	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"sync/atomic"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
 // ErrClosed is returned by Wait for a sequence number written after Close.
-var ErrClosed = errors.New("groupsync: closed")
+var ErrClosed = fmt.Errorf("groupsync: %w", errclass.ErrClosed)
 
 // File is what a Group makes durable. Sync must make every write that
 // returned before it started durable; *os.File does.

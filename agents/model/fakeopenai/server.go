@@ -25,6 +25,8 @@ type Server struct {
 	reqs    []*Request
 	keep    bool
 	started time.Time
+	log     *slog.Logger
+	served  chan struct{} // closed when the serve goroutine returns
 }
 
 // Option configures a Server.
@@ -33,12 +35,15 @@ type Option func(*Server)
 // WithModelID sets the model id listed by /v1/models (default "fake").
 func WithModelID(id string) Option { return func(s *Server) { s.model = id } }
 
+// WithLogger sets where serve errors go (default: discarded).
+func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
+
 // WithoutHistory stops the server from keeping received requests (long-lived servers).
 func WithoutHistory() Option { return func(s *Server) { s.keep = false } }
 
 // New returns an unstarted server answering with p.
 func New(p Policy, opts ...Option) *Server {
-	s := &Server{policy: p, model: "fake", keep: true}
+	s := &Server{policy: p, model: "fake", keep: true, log: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -54,9 +59,11 @@ func (s *Server) Start(addr string) error {
 	s.ln = ln
 	s.started = time.Now()
 	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	s.served = make(chan struct{})
 	go func() {
+		defer close(s.served)
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			slog.Error("fake openai serve", "err", err)
+			s.log.Error("fake openai serve", "err", err)
 		}
 	}()
 	return nil
@@ -65,12 +72,15 @@ func (s *Server) Start(addr string) error {
 // URL is the base URL a client uses, ending in /v1.
 func (s *Server) URL() string { return "http://" + s.ln.Addr().String() + "/v1" }
 
-// Close stops the server, dropping open connections.
+// Close stops the server, dropping open connections, and returns once its
+// serve goroutine has.
 func (s *Server) Close() error {
 	if s.srv == nil {
 		return nil
 	}
-	return s.srv.Close()
+	err := s.srv.Close()
+	<-s.served
+	return err
 }
 
 // Requests returns the requests received so far, in arrival order.

@@ -1,0 +1,36 @@
+package episode
+
+import (
+	"log/slog"
+
+	"github.com/mass-dev/mass/agents/model"
+	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/sandbox"
+)
+
+// Env is what massd's composition root (package daemon) builds once and
+// hands every job kind that runs episodes: this package's "episode" kind
+// and the kinds built on it (search, generations). The parts are shared and
+// safe for concurrent use; the composition root closes them at shutdown,
+// after every job has returned, so a kind must not close them itself.
+type Env struct {
+	Runtime      sandbox.Runtime // opened on first use; see sandbox.Lazy
+	Models       *model.Registry // configured endpoints plus the scripted dry-run model
+	DefaultModel string          // model a job gets when it names none; "" if it must choose
+	Layout       datadir.Layout  // the data directory
+	Log          *slog.Logger
+	Image        string         // sandbox image; empty means the runtime default
+	Policy       sandbox.Policy // zero means sandbox.DefaultPolicy()
+}
+
+// Deps returns the dependencies of one episode run from the environment.
+func (e Env) Deps() Deps {
+	return Deps{
+		Runtime: e.Runtime, Models: e.Models.Client, DryRun: e.Models.DryRun, DaemonID: e.Layout.SandboxDaemonID(),
+		Image: e.Image, Policy: e.Policy, Log: e.Log,
+	}
+}
+
+// Kind returns the "episode" job kind running in this environment.
+func (e Env) Kind() jobs.Kind { return NewKind(e.Deps(), e.DefaultModel) }

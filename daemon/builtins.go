@@ -1,0 +1,164 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+
+	"github.com/mass-dev/mass/agents/episode"
+	"github.com/mass-dev/mass/agents/model"
+	"github.com/mass-dev/mass/agents/model/scripted"
+	"github.com/mass-dev/mass/daemon/config"
+	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/docker"
+	"github.com/mass-dev/mass/trainer/trainjob"
+)
+
+// Builtins are the long-lived parts massd builds once from its
+// configuration and shares among its job kinds: the sandbox runtime (Docker,
+// opened on first use so that massd starts while Docker is down), the model
+// registry (the configured endpoints and the scripted dry-run model served
+// on loopback) and the episode environment built on both. This is the only
+// place that knows the concrete runtime and reads the models section;
+// domain packages get interfaces and plain values. Close releases it all.
+type Builtins struct {
+	Layout  datadir.Layout
+	Runtime *sandbox.Lazy
+	Models  *model.Registry
+	Env     episode.Env // what episode-running kinds receive
+
+	cfg *config.Config
+	log *slog.Logger
+	dry *scripted.Server // nil when a configured model took its name
+}
+
+// NewBuiltins builds massd's shared parts from cfg.
+func NewBuiltins(cfg *config.Config, log *slog.Logger) (*Builtins, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	elog := log.With("component", "episode")
+	b := &Builtins{Layout: datadir.New(cfg.DataDir), cfg: cfg, log: log}
+	models, def, dry, err := buildModels(cfg, elog)
+	if err != nil {
+		return nil, err
+	}
+	b.Models, b.dry = models, dry
+	pol := sandbox.DefaultPolicy()
+	if cfg.Sandbox.Runtime != "" {
+		pol.Runtime = cfg.Sandbox.Runtime
+	}
+	dcfg := docker.Config{DaemonID: b.Layout.SandboxDaemonID(), HelperPath: cfg.Sandbox.Helper,
+		Image: cfg.Sandbox.Image, Policy: pol, Strict: cfg.Sandbox.Strict, Logger: elog}
+	b.Runtime = sandbox.NewLazy("docker", func(ctx context.Context) (sandbox.Runtime, error) {
+		return docker.New(ctx, dcfg)
+	})
+	b.Env = episode.Env{Runtime: b.Runtime, Models: models, DefaultModel: def, Layout: b.Layout, Log: elog,
+		Image: cfg.Sandbox.Image, Policy: pol}
+	return b, nil
+}
+
+// buildModels makes the registry of the configured models plus the scripted
+// dry-run model, unless a configured model took its name, and picks the
+// default: the only configured model, or scripted when none is configured.
+func buildModels(cfg *config.Config, log *slog.Logger) (*model.Registry, string, *scripted.Server, error) {
+	var cfgs []model.Config
+	for _, name := range slices.Sorted(maps.Keys(cfg.Models)) {
+		cfgs = append(cfgs, ModelConfig(name, cfg.Models[name]))
+	}
+	reg := model.NewRegistry(cfgs, log)
+	def := ""
+	switch len(cfgs) {
+	case 0:
+		def = scripted.Name
+	case 1:
+		def = cfgs[0].Name
+	}
+	if reg.Has(scripted.Name) {
+		return reg, def, nil, nil
+	}
+	srv, err := scripted.Start()
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("start the scripted dry-run model: %w", err)
+	}
+	c, err := model.New(srv.Config(), log)
+	if err != nil {
+		srv.Close()
+		return nil, "", nil, fmt.Errorf("scripted dry-run model client: %w", err)
+	}
+	reg.Add(scripted.Name, c, true)
+	log.Info("dry-run model available", "model", scripted.Name, "endpoint", srv.URL())
+	return reg, def, srv, nil
+}
+
+// ModelConfig converts one entry of massd's `models` section.
+func ModelConfig(name string, m *config.Model) model.Config {
+	c := model.Config{Name: name, BaseURL: m.BaseURL, Model: m.Model, APIKeyEnv: m.APIKeyEnv, APIKeyFile: m.APIKeyFile,
+		MaxConcurrency: m.MaxConcurrency, Timeout: m.Timeout, Temperature: m.Temperature, TopP: m.TopP, TopK: m.TopK,
+		EnableThinking: m.EnableThinking, Stream: m.Stream, MaxResponseBytes: m.MaxResponseBytes}
+	if m.MaxTokens != nil {
+		c.MaxTokens = *m.MaxTokens
+	}
+	if c.MaxConcurrency == 0 {
+		c.MaxConcurrency = config.DefaultModelConc
+	}
+	if c.Timeout == 0 {
+		c.Timeout = config.DefaultModelTimeout
+	}
+	return c
+}
+
+// Kinds are the job kinds this massd runs, all sharing the builtins. Owners
+// add theirs here, one line each.
+func (b *Builtins) Kinds() []jobs.Kind {
+	return []jobs.Kind{
+		jobs.WaitKind(),
+		trainjob.Kind(trainjob.PickBinary(b.cfg.Trainer.Binary, b.cfg.Trainer.CUDABinary)),
+		b.EpisodeKind(),
+	}
+}
+
+// EpisodeKind is the "episode" job kind in the builtins' environment. It
+// fails before it starts anything when the sandbox runtime cannot be opened
+// (Docker down), so no half-made record is left.
+func (b *Builtins) EpisodeKind() jobs.Kind {
+	k := b.Env.Kind()
+	run := k.Run
+	k.Run = func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+		if _, err := b.Runtime.Get(ctx); err != nil {
+			return fmt.Errorf("sandbox runtime: %w", err)
+		}
+		return run(ctx, job, rep)
+	}
+	return k
+}
+
+// ReapOrphans removes every container and volume that an earlier massd with
+// this data directory left behind. It is meant for start-up, before any job
+// resumes (nothing of this massd is live yet).
+func (b *Builtins) ReapOrphans(ctx context.Context) error {
+	rt, err := b.Runtime.Get(ctx)
+	if err != nil {
+		return fmt.Errorf("sandbox runtime: %w", err)
+	}
+	n, err := rt.ReapOrphans(ctx, func(string) bool { return false })
+	if n > 0 {
+		b.log.Info("reaped sandboxes left by an earlier massd", "count", n)
+	}
+	return err
+}
+
+// Close releases the runtime and stops the scripted model. Call it after the
+// job manager has drained: running episodes use both.
+func (b *Builtins) Close() error {
+	err := b.Runtime.Close()
+	if b.dry != nil {
+		err = errors.Join(err, b.dry.Close())
+	}
+	return err
+}
