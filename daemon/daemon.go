@@ -189,8 +189,8 @@ func (d *Daemon) listen(st *store.Store) error {
 	}
 	d.socket = c.Socket
 	base := func(net.Listener) context.Context { return d.baseCtx }
-	d.servers = []*http.Server{{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, BaseContext: base}}
-	listeners := []net.Listener{ln}
+	d.servers = []*http.Server{server.NewHTTPServer(srv.Handler(), base)}
+	listeners := []net.Listener{server.LimitListener(ln, server.MaxConnsUnix)}
 	if c.TCP.Listen != "" {
 		token, err := readToken(c.TCP.TokenFile)
 		if err != nil {
@@ -202,8 +202,8 @@ func (d *Daemon) listen(st *store.Store) error {
 			ln.Close()
 			return fmt.Errorf("listen on tcp %s: %w", c.TCP.Listen, err)
 		}
-		d.servers = append(d.servers, &http.Server{Handler: srv.TokenHandler(token), ReadHeaderTimeout: 10 * time.Second, BaseContext: base})
-		listeners = append(listeners, tl)
+		d.servers = append(d.servers, server.NewHTTPServer(srv.TokenHandler(token), base))
+		listeners = append(listeners, server.LimitListener(tl, server.MaxConnsTCP))
 		d.log.Info("listening", "tcp", tl.Addr().String())
 	}
 	d.errc = make(chan error, len(d.servers))

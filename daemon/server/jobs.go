@@ -135,6 +135,7 @@ func (s *Server) jobEvents(w http.ResponseWriter, r *http.Request) error {
 		if flusher != nil {
 			flusher.Flush()
 		}
+		renewWriteDeadline(w)
 		if len(evs) == 500 {
 			continue
 		}

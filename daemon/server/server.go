@@ -107,6 +107,9 @@ func (s *Server) TokenHandler(token string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := []byte(r.Header.Get("Authorization"))
 		if token == "" || subtle.ConstantTimeCompare(got, want) != 1 {
+			// Checked before any body is read; closing the connection
+			// keeps the server from draining the body either.
+			w.Header().Set("Connection", "close")
 			writeError(w, fmt.Errorf("missing or wrong bearer token: %w", api.ErrUnauthorized))
 			return
 		}
