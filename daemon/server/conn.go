@@ -122,4 +122,3 @@ func (c *limitConn) Close() error {
 	c.once.Do(c.release)
 	return err
 }
-
