@@ -43,6 +43,9 @@ type Options struct {
 	// the sandbox runtime removes containers and volumes a crashed massd
 	// left behind. An error is logged, not fatal.
 	ReapOrphans func(ctx context.Context) error
+	// ReapInterval is how often the builtins' periodic reaper runs;
+	// 0 means episode.DefaultReapInterval.
+	ReapInterval time.Duration
 	// ShutdownTimeout bounds how long the drain waits for running jobs and
 	// open requests; default 30s.
 	ShutdownTimeout time.Duration
@@ -119,6 +122,9 @@ func Open(ctx context.Context, o Options) (_ *Daemon, err error) {
 	}
 	if err := d.listen(st); err != nil {
 		return nil, err
+	}
+	if b := o.Builtins; b != nil {
+		go b.ReapPeriodically(d.baseCtx, o.ReapInterval)
 	}
 	for name, m := range o.Config.Models {
 		d.log.Info("model endpoint", "name", name, "endpoint", m)

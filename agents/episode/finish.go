@@ -24,7 +24,10 @@ func (e *run) finish(st *Status) error {
 	defer cancel()
 	e.prog.stage("exporting")
 	var errs []error
-	if err := e.deps.Runtime.KillEpisode(ctx, e.opts.ID); err != nil {
+	budget := e.deps.CleanupBudget
+	if err := retryCleanup(ctx, e.deps.Log, "kill containers of "+e.opts.ID, budget, func(ctx context.Context) error {
+		return e.deps.Runtime.KillEpisode(ctx, e.opts.ID)
+	}); err != nil {
 		errs = append(errs, fmt.Errorf("kill episode containers: %w", err))
 	}
 	exp, err := e.export(ctx)
@@ -41,7 +44,9 @@ func (e *run) finish(st *Status) error {
 			e.checkOutputs(st)
 		}
 	}
-	if err := e.deps.Runtime.RemoveWorkspace(ctx, e.opts.ID); err != nil {
+	if err := retryCleanup(ctx, e.deps.Log, "remove workspace of "+e.opts.ID, budget, func(ctx context.Context) error {
+		return e.deps.Runtime.RemoveWorkspace(ctx, e.opts.ID)
+	}); err != nil {
 		errs = append(errs, fmt.Errorf("remove workspace: %w", err))
 	}
 	p := e.prog.snapshot()

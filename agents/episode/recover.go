@@ -23,10 +23,14 @@ func Recover(ctx context.Context, d Deps, id, dir string) error {
 	ctx, cancel := context.WithTimeout(ctx, finishTimeout)
 	defer cancel()
 	var errs []error
-	if err := d.Runtime.KillEpisode(ctx, id); err != nil {
+	if err := retryCleanup(ctx, d.Log, "kill containers of "+id, d.CleanupBudget, func(ctx context.Context) error {
+		return d.Runtime.KillEpisode(ctx, id)
+	}); err != nil {
 		errs = append(errs, fmt.Errorf("kill containers: %w", err))
 	}
-	if err := d.Runtime.RemoveWorkspace(ctx, id); err != nil {
+	if err := retryCleanup(ctx, d.Log, "remove workspace of "+id, d.CleanupBudget, func(ctx context.Context) error {
+		return d.Runtime.RemoveWorkspace(ctx, id)
+	}); err != nil {
 		errs = append(errs, fmt.Errorf("remove workspace: %w", err))
 	}
 	st := Status{EpisodeID: id, Exit: ExitFailed, Failure: FailInfra,

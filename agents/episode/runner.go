@@ -46,6 +46,10 @@ type Deps struct {
 	Log      *slog.Logger
 	// Loop overrides the loop-detection thresholds (tests).
 	Loop loop.Config
+	// CleanupBudget bounds the retries of removing an episode's
+	// containers and volumes; 0 means DefaultCleanupBudget. What is left
+	// then is the periodic reaper's (Reap).
+	CleanupBudget time.Duration
 	// ExportBytes caps the workspace export; 0 means DefaultExportBytes.
 	// Task inputs are capped below it (taskspec.MaxInputBytes).
 	ExportBytes int64
@@ -87,6 +91,8 @@ func Run(ctx context.Context, d Deps, o Options) (Status, error) {
 	if o.Task == nil {
 		return Status{}, fmt.Errorf("episode %s: no task", o.ID)
 	}
+	live.Store(o.ID, struct{}{})
+	defer live.Delete(o.ID)
 	client, err := d.Models(o.Model)
 	if err != nil {
 		return Status{}, fmt.Errorf("episode %s: model %q: %w", o.ID, o.Model, err)
