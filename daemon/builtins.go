@@ -151,7 +151,13 @@ func (b *Builtins) ReapOrphans(ctx context.Context) error {
 	if n > 0 {
 		b.log.Info("reaped sandboxes left by an earlier massd", "count", n)
 	}
-	return err
+	d := b.Env.Deps()
+	d.CleanupBudget = time.Second // the reap above has just run
+	closed, cerr := episode.CloseOrphans(ctx, d, b.Env.Layout)
+	if closed > 0 {
+		b.log.Info("closed episodes cut off by a crash", "count", closed)
+	}
+	return errors.Join(err, cerr)
 }
 
 // ReapPeriodically removes, until ctx ends, the sandboxes that episodes'
