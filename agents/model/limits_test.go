@@ -52,7 +52,7 @@ func TestReplyCaps(t *testing.T) {
 		want string
 	}{
 		{"content", fakeopenai.Reply{Content: strings.Repeat("x", 64<<10)}, "MaxResponseBytes"},
-		{"arguments", fakeopenai.Reply{Calls: []fakeopenai.Call{{Name: "write_file", Arguments: `{"content":"` + strings.Repeat("y", model.MaxToolArgBytes) + `"}`}}}, "MaxToolArgBytes"},
+		{"arguments", fakeopenai.Reply{ChunkBytes: 4096, Calls: []fakeopenai.Call{{Name: "write_file", Arguments: `{"content":"` + strings.Repeat("y", model.MaxToolArgBytes) + `"}`}}}, "MaxToolArgBytes"},
 		{"negative usage", fakeopenai.Reply{Content: "ok", Usage: &fakeopenai.Usage{PromptTokens: 10, CompletionTokens: -1_000_000}}, "negative or absurd"},
 		{"absurd usage", fakeopenai.Reply{Content: "ok", Usage: &fakeopenai.Usage{PromptTokens: 1 << 40, CompletionTokens: 1, TotalTokens: 1<<40 + 1}}, "negative or absurd"},
 	} {

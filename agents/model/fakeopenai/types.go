@@ -123,6 +123,8 @@ type Reply struct {
 	// CutStream, when positive and the request streams, ends the response
 	// (cleanly) after that many SSE events: no finish_reason, no [DONE].
 	CutStream int
+	// ChunkBytes is how much text one SSE delta carries; 0 means 16.
+	ChunkBytes int
 	// Usage, when set, is reported instead of the computed accounting.
 	Usage *Usage
 }
