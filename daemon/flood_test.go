@@ -93,7 +93,7 @@ func TestConnectionFlood(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 
 	peak := fdCount(t, pid)
-	t.Logf("massd fds: %d before the flood, %d under 800 flood connections", base, peak)
+	t.Logf("massd fds: %d before the flood, %d under 800 flood connections; peak RSS %s", base, peak, vmHWM(pid))
 	if limit := base + server.MaxConnsTCP + 16; peak > limit {
 		t.Errorf("massd holds %d fds under the flood, want at most %d (base %d + TCP cap %d)", peak, limit, base, server.MaxConnsTCP)
 	}
@@ -148,4 +148,15 @@ func startMassdArgs(t *testing.T, bin, sock, data string, args ...string) *proc 
 	cl := client.New(sock)
 	waitFor(t, "massd to answer", func() bool { _, err := cl.Health(context.Background()); return err == nil })
 	return &proc{cmd: cmd, log: logPath}
+}
+
+// vmHWM is a process's peak resident set size as /proc reports it.
+func vmHWM(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			return strings.TrimSpace(strings.TrimPrefix(l, "VmHWM:"))
+		}
+	}
+	return "?"
 }

@@ -78,51 +78,63 @@ func TestChaosKillNine(t *testing.T) {
 		}
 	}
 	// Uploads run throughout; some are cut by the kills.
-	stop := make(chan struct{})
-	var uploads sync.WaitGroup
-	uploads.Add(1)
-	go func() {
-		defer uploads.Done()
-		for i := 1; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			cl.AddTask(ctx, chaosTask(t, fmt.Sprintf("up%d", i), 4<<20))
-			time.Sleep(50 * time.Millisecond)
-		}
-	}()
+	stopUploads := uploadLoop(t, cl)
 	began := time.Now()
 	for kill := range chaosKills {
 		time.Sleep(time.Duration(1500+700*kill) * time.Millisecond)
+		t.Logf("kill %d: massd peak RSS %s", kill+1, peakRSS(d.Process.Pid))
 		d.Process.Signal(syscall.SIGKILL)
 		d.Wait()
 		d = startChaosMassd(t, bin, confPath, sock)
 	}
-	close(stop)
-	uploads.Wait()
-	deadline := time.Now().Add(4 * time.Minute)
-	for {
-		js, err := cl.Jobs(ctx, client.JobFilter{})
-		done := err == nil
-		for _, j := range js {
-			done = done && api.Terminal(j.State)
-		}
-		if done {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("jobs not terminal 4 minutes after the last restart: %+v", js)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	stopUploads()
+	waitJobsTerminal(t, cl, 4*time.Minute)
 	t.Logf("jobs terminal %s after the first kill", time.Since(began).Round(time.Second))
 	d.Process.Signal(syscall.SIGTERM)
 	if err := d.Wait(); err != nil {
 		t.Errorf("massd exit after SIGTERM: %v", err)
 	}
 	checkChaosInvariants(t, data, rt)
+}
+
+// uploadLoop adds tasks with a 4 MiB input one after another until the
+// returned function is called (and then waits for the last one).
+func uploadLoop(t *testing.T, cl *client.Client) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 1; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			cl.AddTask(context.Background(), chaosTask(t, fmt.Sprintf("up%d", i), 4<<20))
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+func waitJobsTerminal(t *testing.T, cl *client.Client, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		js, err := cl.Jobs(context.Background(), client.JobFilter{})
+		done := err == nil
+		for _, j := range js {
+			done = done && api.Terminal(j.State)
+		}
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("jobs not terminal %s after the last restart: %+v", within, js)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 func buildChaosBinaries(t *testing.T, tmp string) string {
@@ -264,4 +276,15 @@ func typesOf(evs []api.Event) string {
 		b.WriteString(ev.Type + " ")
 	}
 	return b.String()
+}
+
+// peakRSS is a process's VmHWM from /proc.
+func peakRSS(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
 }
