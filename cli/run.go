@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mass-dev/mass/agents/episode"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
 	"github.com/mass-dev/mass/daemon/taskspec"
@@ -196,28 +197,17 @@ func applyEvent(s *RunSummary, ev *api.Event) {
 	}
 }
 
+// applyResult copies the episode kind's result document (episode.Result,
+// also the fields of its episode_finished event) into the summary.
 func applyResult(s *RunSummary, raw json.RawMessage) {
-	var r struct {
-		EpisodeID       string         `json:"episode_id"`
-		Dir             string         `json:"dir"`
-		Exit            string         `json:"exit"`
-		Success         bool           `json:"success"`
-		Failure         string         `json:"failure"`
-		Reason          string         `json:"reason"`
-		WorkspaceExport string         `json:"workspace_export"`
-		Model           string         `json:"model"`
-		DryRun          bool           `json:"dry_run"`
-		Agents          int            `json:"agents"`
-		ModelCalls      int            `json:"model_calls"`
-		ToolCalls       int            `json:"tool_calls"`
-		Tokens          map[string]int `json:"tokens"`
-	}
+	var r episode.Result
 	if json.Unmarshal(raw, &r) != nil || r.EpisodeID == "" {
 		return
 	}
 	s.EpisodeID, s.Dir, s.Exit, s.Success, s.Failure, s.Reason = r.EpisodeID, r.Dir, r.Exit, r.Success, r.Failure, r.Reason
 	s.WorkspaceExport, s.Model, s.DryRun = r.WorkspaceExport, r.Model, r.DryRun
-	s.Agents, s.ModelCalls, s.ToolCalls, s.Tokens = r.Agents, r.ModelCalls, r.ToolCalls, r.Tokens
+	s.Agents, s.ModelCalls, s.ToolCalls = r.Agents, r.ModelCalls, r.ToolCalls
+	s.Tokens = map[string]int{"prompt": int(r.Tokens.Prompt), "completion": int(r.Tokens.Completion)}
 }
 
 func fmtProgress(m map[string]int64) string {

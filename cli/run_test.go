@@ -10,13 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	dockerclient "github.com/docker/docker/client"
 
 	"github.com/mass-dev/mass/daemon"
-	"github.com/mass-dev/mass/daemon/client"
 	"github.com/mass-dev/mass/daemon/config"
+	"github.com/mass-dev/mass/daemon/daemontest"
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/sandbox/image"
 )
@@ -54,28 +53,15 @@ func TestRunScripted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Builtins: builtins, Kinds: []jobs.Kind{builtins.EpisodeKind()}, Logger: log})
-	}()
-	defer func() {
-		cancel()
-		<-done
-		// Nothing may outlive the test; Run closed its builtins.
+	t.Cleanup(func() {
+		// Nothing may outlive the test. Registered first, this runs after
+		// the daemon stopped and closed its builtins.
 		if reaper, err := daemon.NewBuiltins(cfg, log); err == nil {
 			reaper.ReapOrphans(context.Background())
 			reaper.Close()
 		}
-	}()
-	for i := 0; ; i++ {
-		if _, err := client.New(cfg.Socket).Health(ctx); err == nil {
-			break
-		}
-		if i > 100 {
-			t.Fatal("massd did not come up")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	})
+	daemontest.Start(t, daemon.Options{Config: cfg, Builtins: builtins, Kinds: []jobs.Kind{builtins.EpisodeKind()}, Logger: log})
 
 	task := filepath.Join(tmp, "task")
 	os.MkdirAll(filepath.Join(task, "data"), 0o755)

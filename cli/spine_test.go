@@ -2,20 +2,18 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mass-dev/mass/daemon"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
 	"github.com/mass-dev/mass/daemon/config"
+	"github.com/mass-dev/mass/daemon/daemontest"
 	"github.com/mass-dev/mass/daemon/jobs"
 )
 
@@ -33,25 +31,7 @@ func run(t *testing.T, args ...string) (string, error) {
 // socket and data dir, and waits until it answers.
 func startDaemon(t *testing.T, kinds ...jobs.Kind) *config.Config {
 	t.Helper()
-	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.Socket, cfg.DataDir = filepath.Join(dir, "massd.sock"), filepath.Join(dir, "data")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Version: "t", Kinds: kinds, Logger: slog.New(slog.DiscardHandler)})
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	cl := client.New(cfg.Socket)
-	for i := 0; ; i++ {
-		if _, err := cl.Health(context.Background()); err == nil {
-			return cfg
-		}
-		if i > 500 {
-			t.Fatal("daemon did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	return daemontest.Start(t, daemon.Options{Version: "t", Kinds: kinds}).Config
 }
 
 func TestValidateLocal(t *testing.T) {

@@ -2,8 +2,6 @@ package daemon_test
 
 import (
 	"context"
-	"log/slog"
-	"path/filepath"
 	"sort"
 	"testing"
 	"time"
@@ -11,43 +9,14 @@ import (
 	"github.com/mass-dev/mass/daemon"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
-	"github.com/mass-dev/mass/daemon/config"
+	"github.com/mass-dev/mass/daemon/daemontest"
 	"github.com/mass-dev/mass/daemon/jobs"
 )
 
 // runInProcess starts a daemon in this process on a temporary socket.
 func runInProcess(tb testing.TB) *client.Client {
 	tb.Helper()
-	dir := tb.TempDir()
-	cfg := config.Default()
-	cfg.Socket, cfg.DataDir = filepath.Join(dir, "massd.sock"), filepath.Join(dir, "data")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Version: "test", Kinds: []jobs.Kind{jobs.WaitKind()}, Logger: slog.New(slog.DiscardHandler)})
-	}()
-	tb.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			tb.Errorf("daemon.Run: %v", err)
-		}
-	})
-	cl := client.New(cfg.Socket)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := cl.Health(context.Background()); err == nil {
-			return cl
-		}
-		select {
-		case err := <-done:
-			tb.Fatalf("daemon exited: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			tb.Fatal("daemon did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	return daemontest.Start(tb, daemon.Options{Kinds: []jobs.Kind{jobs.WaitKind()}}).Client
 }
 
 // BenchmarkGetJob measures GET /v1/jobs/{id} over the unix socket through

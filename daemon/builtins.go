@@ -97,21 +97,12 @@ func buildModels(cfg *config.Config, log *slog.Logger) (*model.Registry, string,
 	return reg, def, srv, nil
 }
 
-// ModelConfig converts one entry of massd's `models` section.
+// ModelConfig is the client configuration of the entry name of massd's
+// `models` section, with the defaults filled in.
 func ModelConfig(name string, m *config.Model) model.Config {
-	c := model.Config{Name: name, BaseURL: m.BaseURL, Model: m.Model, APIKeyEnv: m.APIKeyEnv, APIKeyFile: m.APIKeyFile,
-		MaxConcurrency: m.MaxConcurrency, Timeout: m.Timeout, Temperature: m.Temperature, TopP: m.TopP, TopK: m.TopK,
-		EnableThinking: m.EnableThinking, Stream: m.Stream, MaxResponseBytes: m.MaxResponseBytes}
-	if m.MaxTokens != nil {
-		c.MaxTokens = *m.MaxTokens
-	}
-	if c.MaxConcurrency == 0 {
-		c.MaxConcurrency = config.DefaultModelConc
-	}
-	if c.Timeout == 0 {
-		c.Timeout = config.DefaultModelTimeout
-	}
-	return c
+	c := *m
+	c.Name = name
+	return c.WithDefaults()
 }
 
 // Kinds are the job kinds this massd runs, all sharing the builtins. Owners

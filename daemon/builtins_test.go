@@ -65,7 +65,7 @@ func TestModelConfig(t *testing.T) {
 	if !got.Stream || got.MaxResponseBytes != 1<<20 {
 		t.Errorf("ModelConfig = %+v, want stream on and the reply cap (defect 10: massd could not turn streaming on)", got)
 	}
-	if got.Name != "qwen" || *got.Temperature != temp || *got.TopK != k || got.MaxTokens != mt || *got.EnableThinking {
+	if got.Name != "qwen" || *got.Temperature != temp || *got.TopK != k || *got.MaxTokens != mt || *got.EnableThinking {
 		t.Errorf("ModelConfig = %+v, want the configured values", got)
 	}
 	if got, want := got.MaxConcurrency, config.DefaultModelConc; got != want {

@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mass-dev/mass/daemon/catalog"
 	"github.com/mass-dev/mass/daemon/config"
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/daemon/server"
@@ -60,6 +61,7 @@ type Daemon struct {
 	layout  datadir.Layout
 	closers []func() // run in reverse order by Close
 	mgr     *jobs.Manager
+	tasks   *catalog.Catalog
 	servers []*http.Server
 	socket  string // removed by closeServers once listening
 	errc    chan error
@@ -149,7 +151,8 @@ func (d *Daemon) openState(ctx context.Context) (*store.Store, error) {
 		return nil, err
 	}
 	d.closers = append(d.closers, func() { st.Close() })
-	if err := server.SweepTasks(ctx, st, d.layout, d.log); err != nil {
+	d.tasks = catalog.New(st, d.layout, d.log.With("component", "api"))
+	if err := d.tasks.Sweep(ctx); err != nil {
 		d.log.Warn("sweep unfinished task uploads", "err", err)
 	}
 	if d.o.ReapOrphans != nil {
@@ -188,7 +191,7 @@ func (d *Daemon) listen(st *store.Store) error {
 	c := d.o.Config
 	var rnd [4]byte
 	rand.Read(rnd[:])
-	srv := server.New(server.Options{Store: st, Jobs: d.mgr, Layout: d.layout, Version: d.o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: d.log})
+	srv := server.New(server.Options{Store: st, Jobs: d.mgr, Tasks: d.tasks, Layout: d.layout, Version: d.o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: d.log})
 	ln, err := ListenUnix(c.Socket)
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package daemon_test
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +10,7 @@ import (
 
 	"github.com/mass-dev/mass/daemon"
 	"github.com/mass-dev/mass/daemon/api"
-	"github.com/mass-dev/mass/daemon/client"
-	"github.com/mass-dev/mass/daemon/config"
+	"github.com/mass-dev/mass/daemon/daemontest"
 	"github.com/mass-dev/mass/daemon/jobs"
 )
 
@@ -62,25 +60,10 @@ func TestListenUnix(t *testing.T) {
 // TestShutdownEndsStreams: a follower of a job that never runs must not
 // hold up the daemon's shutdown.
 func TestShutdownEndsStreams(t *testing.T) {
-	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.Socket, cfg.DataDir = filepath.Join(dir, "massd.sock"), filepath.Join(dir, "data")
+	cfg := daemontest.Config(t)
 	cfg.Jobs.Concurrency = 1
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Kinds: []jobs.Kind{jobs.WaitKind()}, Logger: slog.New(slog.DiscardHandler), ShutdownTimeout: time.Minute})
-	}()
-	cl := client.New(cfg.Socket)
-	for i := 0; ; i++ {
-		if _, err := cl.Health(context.Background()); err == nil {
-			break
-		}
-		if i > 500 {
-			t.Fatal("daemon did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	d := daemontest.Start(t, daemon.Options{Config: cfg, Kinds: []jobs.Kind{jobs.WaitKind()}, ShutdownTimeout: time.Minute})
+	cl := d.Client
 	bg := context.Background()
 	if _, err := cl.SubmitJob(bg, api.JobRequest{Kind: "wait", Params: []byte(`{"seconds":600}`)}); err != nil {
 		t.Fatal(err)
@@ -92,10 +75,10 @@ func TestShutdownEndsStreams(t *testing.T) {
 	streamDone := make(chan error, 1)
 	go func() { streamDone <- cl.Follow(bg, queued.ID, 0, func(api.StreamItem) error { return nil }) }()
 	time.Sleep(200 * time.Millisecond)
-	cancel()
+	d.Cancel()
 	select {
-	case err := <-done:
-		if err != nil {
+	case <-d.Exited():
+		if err := d.Err(); err != nil {
 			t.Fatal(err)
 		}
 	case <-time.After(20 * time.Second):

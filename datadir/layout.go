@@ -36,10 +36,6 @@ const (
 	GenerationsDir = "generations"
 )
 
-// TaskSpecFile is the spec file inside a stored task's directory (the
-// upload's spec.yaml, whatever the source file was called).
-const TaskSpecFile = "spec.yaml"
-
 // DB is the SQLite database.
 func (l Layout) DB() string { return filepath.Join(l.Root, DBFile) }
 
@@ -49,11 +45,9 @@ func (l Layout) Lock() string { return filepath.Join(l.Root, LockFile) }
 // Tasks is the directory of stored tasks.
 func (l Layout) Tasks() string { return filepath.Join(l.Root, TasksDir) }
 
-// Task is the directory of one stored task: its spec and inputs.
+// Task is the directory of one stored task: its spec (taskspec.FileName)
+// and inputs.
 func (l Layout) Task(id string) string { return filepath.Join(l.Root, TasksDir, id) }
-
-// TaskSpec is the spec file of one stored task.
-func (l Layout) TaskSpec(id string) string { return filepath.Join(l.Task(id), TaskSpecFile) }
 
 // Jobs is the directory of job work directories.
 func (l Layout) Jobs() string { return filepath.Join(l.Root, JobsDir) }

@@ -12,7 +12,6 @@ func TestLayoutPaths(t *testing.T) {
 		l.DB():                 "/var/lib/mass/massd.db",
 		l.Lock():               "/var/lib/mass/massd.lock",
 		l.Task("fizz"):         "/var/lib/mass/tasks/fizz",
-		l.TaskSpec("fizz"):     "/var/lib/mass/tasks/fizz/spec.yaml",
 		l.Job("job-1"):         "/var/lib/mass/jobs/job-1",
 		l.Episode("ep-1"):      "/var/lib/mass/episodes/ep-1",
 		l.Run("r1"):            "/var/lib/mass/runs/r1",

@@ -115,6 +115,21 @@ type GrepMatch struct {
 // Files are the file operations, executed inside the sandbox by the helper
 // binary so that the host never opens a path inside the workspace. Paths are
 // absolute container paths or relative to /workspace.
+//
+// Contract for every implementation (sandbox/sandboxtest checks it):
+//   - Errors wrap the classes above: ErrNotFound for a missing path or for
+//     Edit text that does not occur, ErrInvalid for a bad argument (an
+//     ambiguous Edit without replaceAll, a bad Grep pattern, a directory
+//     where a file is wanted), ErrDenied for a path the agent may not write
+//     (protected or read-only), ErrTooLarge past a cap or when the
+//     workspace is full, ErrUnavailable when the engine is down.
+//   - Read, List, Glob, Grep, Stat and Manifest change nothing. Write is
+//     idempotent: writing the same bytes again gives the same file (Created
+//     is then false). Edit is not: a second identical Edit finds nothing.
+//   - Write and Edit write the file in place: one that fails partway (the
+//     workspace filled up) can leave it partly written.
+//   - Methods are safe for concurrent use; concurrent writes to one path
+//     land in no defined order.
 type Files interface {
 	Read(ctx context.Context, path string, offset, limit int) (ReadResult, error)
 	Write(ctx context.Context, path string, content []byte) (FileChange, error)
@@ -131,9 +146,17 @@ type Files interface {
 type Sandbox interface {
 	ID() string
 	Agent() string
+	// Exec runs one command. A command that ran and failed is not an error:
+	// its exit code, timeout and truncation are in the ExecResult. The
+	// error is for a command that could not run: ErrInvalid (empty argv),
+	// ErrNotFound (the sandbox was removed), ErrUnavailable (engine down),
+	// or ctx's error.
 	Exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 	Files() Files
-	// Stop kills every process in the sandbox; Remove deletes the container.
+	// Stop kills every process in the sandbox; Remove deletes the
+	// container. Both are idempotent: stopping a stopped sandbox or
+	// removing a removed one succeeds. After Remove, Exec and Files fail
+	// with ErrNotFound.
 	Stop(ctx context.Context) error
 	Remove(ctx context.Context) error
 }
@@ -162,6 +185,13 @@ type Runtime interface {
 	ExportWorkspace(ctx context.Context, episode string, w io.Writer, maxBytes int64) ([]FileInfo, error)
 	// RemoveWorkspace removes every container of the episode and its volume.
 	RemoveWorkspace(ctx context.Context, episode string) error
+	// Create starts the sandbox of spec.Agent on the workspace of
+	// spec.Episode, which CreateWorkspace made before (else ErrNotFound).
+	// It is not idempotent: an (episode, agent) pair names one sandbox, and
+	// creating it again while it exists fails with ErrInvalid. A bad spec
+	// (ids outside datadir.ValidID, a zero or weakened policy in strict
+	// mode) fails with ErrInvalid or ErrDenied before anything is made; a
+	// failed Create leaves no container behind.
 	Create(ctx context.Context, spec Spec) (Sandbox, error)
 	// List returns the containers and volumes of an episode ("" for all of this daemon's).
 	List(ctx context.Context, episode string) ([]Info, error)

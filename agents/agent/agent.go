@@ -101,61 +101,13 @@ func Run(ctx context.Context, c Config, system, user string) (Result, error) {
 		{Role: openai.ChatMessageRoleUser, Content: user},
 	}}
 	for {
-		if c.Limits.Turns > 0 && res.Turns >= c.Limits.Turns {
-			res.Stop = StopTurns
-			return res, fmt.Errorf("%w: %s used its %d turns", ErrLimit, c.ID, c.Limits.Turns)
-		}
-		if c.Limits.Tokens > 0 && res.PromptTokens+res.CompletionTokens >= c.Limits.Tokens {
-			res.Stop = StopTokens
-			return res, fmt.Errorf("%w: %s used %d of %d tokens", ErrLimit, c.ID, res.PromptTokens+res.CompletionTokens, c.Limits.Tokens)
-		}
-		msgs := res.Messages[:len(res.Messages):len(res.Messages)]
-		t0 := time.Now()
-		resp, err := c.Client.Chat(ctx, model.Request{Messages: msgs, Tools: oaTools})
-		t1 := time.Now()
-		rr := record.Record{
-			TS: t0, TSEnd: t1, Agent: c.ID, Thread: c.ID, Role: c.Role, Parent: c.Parent,
-			Request: record.Request{Model: c.Client.Model(), Messages: msgs, Tools: oaTools,
-				Sampling: c.Client.Sampling(), ExtraBody: c.Client.ExtraBody()},
-			Status: record.StatusOK, DurationMS: float64(t1.Sub(t0).Microseconds()) / 1000, Attempts: resp.Attempts,
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				// The call was in flight when the clock ran out; nothing came back to record.
-				if ranOut(ctx) {
-					res.Stop = StopWall
-					return res, fmt.Errorf("%w: %s ran past its wall time %s", ErrLimit, c.ID, c.Limits.WallTime)
-				}
-				return res, ctx.Err()
-			}
-			rr.Status, rr.Error = record.StatusError, err.Error()
-			if _, rerr := c.Rec.Append(rr); rerr != nil {
-				return res, fmt.Errorf("record model call: %w", rerr)
-			}
+		if err := c.checkBudget(&res); err != nil {
 			return res, err
 		}
-		rr.Response = record.FromModel(resp)
-		msg := rr.Response.Message()
-		for i := range msg.ToolCalls {
-			if msg.ToolCalls[i].ID == "" {
-				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", res.Turns+1, i+1)
-			}
-			if msg.ToolCalls[i].Type == "" {
-				msg.ToolCalls[i].Type = openai.ToolTypeFunction
-			}
-			msg.ToolCalls[i].Index = nil
+		msg, err := c.turn(ctx, oaTools, &res)
+		if err != nil {
+			return res, err
 		}
-		rr.Response.ToolCalls = msg.ToolCalls
-		if _, rerr := c.Rec.Append(rr); rerr != nil {
-			return res, fmt.Errorf("record model call: %w", rerr)
-		}
-		res.Turns++
-		res.PromptTokens += int64(resp.Usage.PromptTokens)
-		res.CompletionTokens += int64(resp.Usage.CompletionTokens)
-		res.Messages = append(res.Messages, msg)
-		c.observe(Event{Agent: c.ID, Type: "turn", OK: true, PromptTokens: resp.Usage.PromptTokens,
-			CompletionTokens: resp.Usage.CompletionTokens, ModelTime: resp.ModelTime})
-
 		calls := make([][2]string, len(msg.ToolCalls))
 		for i, tc := range msg.ToolCalls {
 			calls[i] = [2]string{tc.Function.Name, tc.Function.Arguments}
@@ -173,28 +125,113 @@ func Run(ctx context.Context, c Config, system, user string) (Result, error) {
 			res.Final, res.Stop = msg.Content, StopFinal
 			return res, nil
 		}
-		for _, tc := range msg.ToolCalls {
-			t := time.Now()
-			if tc.Function.Name == tools.Agent {
-				clock.pause() // the sub-agent's own wall time bounds it
-			}
-			out, err := c.Env.Call(ctx, tc.Function.Name, tc.Function.Arguments)
-			clock.resume()
-			if err != nil {
-				if ranOut(ctx) {
-					res.Stop = StopWall
-					return res, fmt.Errorf("%w: %s ran past its wall time %s", ErrLimit, c.ID, c.Limits.WallTime)
-				}
-				return res, err
-			}
-			res.ToolCalls++
-			res.Messages = append(res.Messages, openai.ChatCompletionMessage{
-				Role: openai.ChatMessageRoleTool, Content: out.Text, ToolCallID: tc.ID,
-			})
-			c.observe(Event{Agent: c.ID, Type: "tool", Tool: tc.Function.Name, OK: out.OK,
-				ArgsSummary: summarize(tc.Function.Arguments), ToolTime: time.Since(t)})
+		if err := c.callTools(ctx, clock, msg.ToolCalls, &res); err != nil {
+			return res, err
 		}
 	}
+}
+
+// checkBudget stops the agent once it used its turns or tokens.
+func (c Config) checkBudget(res *Result) error {
+	if c.Limits.Turns > 0 && res.Turns >= c.Limits.Turns {
+		res.Stop = StopTurns
+		return fmt.Errorf("%w: %s used its %d turns", ErrLimit, c.ID, c.Limits.Turns)
+	}
+	if c.Limits.Tokens > 0 && res.PromptTokens+res.CompletionTokens >= c.Limits.Tokens {
+		res.Stop = StopTokens
+		return fmt.Errorf("%w: %s used %d of %d tokens", ErrLimit, c.ID, res.PromptTokens+res.CompletionTokens, c.Limits.Tokens)
+	}
+	return nil
+}
+
+// turn makes one model call on the conversation so far, records it and
+// appends the reply to res.
+func (c Config) turn(ctx context.Context, oaTools []openai.Tool, res *Result) (openai.ChatCompletionMessage, error) {
+	msgs := res.Messages[:len(res.Messages):len(res.Messages)]
+	t0 := time.Now()
+	resp, err := c.Client.Chat(ctx, model.Request{Messages: msgs, Tools: oaTools})
+	t1 := time.Now()
+	rr := record.Record{
+		TS: t0, TSEnd: t1, Agent: c.ID, Thread: c.ID, Role: c.Role, Parent: c.Parent,
+		Request: record.Request{Model: c.Client.Model(), Messages: msgs, Tools: oaTools,
+			Sampling: c.Client.Sampling(), ExtraBody: c.Client.ExtraBody()},
+		Status: record.StatusOK, DurationMS: float64(t1.Sub(t0).Microseconds()) / 1000, Attempts: resp.Attempts,
+	}
+	if err != nil {
+		return openai.ChatCompletionMessage{}, c.failedCall(ctx, rr, res, err)
+	}
+	rr.Response = record.FromModel(resp)
+	msg := rr.Response.Message()
+	normalizeToolCalls(msg.ToolCalls, res.Turns+1)
+	rr.Response.ToolCalls = msg.ToolCalls
+	if _, rerr := c.Rec.Append(rr); rerr != nil {
+		return msg, fmt.Errorf("record model call: %w", rerr)
+	}
+	res.Turns++
+	res.PromptTokens += int64(resp.Usage.PromptTokens)
+	res.CompletionTokens += int64(resp.Usage.CompletionTokens)
+	res.Messages = append(res.Messages, msg)
+	c.observe(Event{Agent: c.ID, Type: "turn", OK: true, PromptTokens: resp.Usage.PromptTokens,
+		CompletionTokens: resp.Usage.CompletionTokens, ModelTime: resp.ModelTime})
+	return msg, nil
+}
+
+// failedCall classifies and records a model call that returned err.
+func (c Config) failedCall(ctx context.Context, rr record.Record, res *Result, err error) error {
+	if ctx.Err() != nil {
+		// The call was in flight when the clock ran out; nothing came back to record.
+		if ranOut(ctx) {
+			res.Stop = StopWall
+			return fmt.Errorf("%w: %s ran past its wall time %s", ErrLimit, c.ID, c.Limits.WallTime)
+		}
+		return ctx.Err()
+	}
+	rr.Status, rr.Error = record.StatusError, err.Error()
+	if _, rerr := c.Rec.Append(rr); rerr != nil {
+		return fmt.Errorf("record model call: %w", rerr)
+	}
+	return err
+}
+
+// normalizeToolCalls gives every tool call of turn an id and a type and
+// drops the streaming index, so the recording and the next request agree.
+func normalizeToolCalls(tcs []openai.ToolCall, turn int) {
+	for i := range tcs {
+		if tcs[i].ID == "" {
+			tcs[i].ID = fmt.Sprintf("call_%d_%d", turn, i+1)
+		}
+		if tcs[i].Type == "" {
+			tcs[i].Type = openai.ToolTypeFunction
+		}
+		tcs[i].Index = nil
+	}
+}
+
+// callTools runs the tool calls of one turn in order and appends their
+// results to res.
+func (c Config) callTools(ctx context.Context, clock *wallClock, tcs []openai.ToolCall, res *Result) error {
+	for _, tc := range tcs {
+		t := time.Now()
+		if tc.Function.Name == tools.Agent {
+			clock.pause() // the sub-agent's own wall time bounds it
+		}
+		out, err := c.Env.Call(ctx, tc.Function.Name, tc.Function.Arguments)
+		clock.resume()
+		if err != nil {
+			if ranOut(ctx) {
+				res.Stop = StopWall
+				return fmt.Errorf("%w: %s ran past its wall time %s", ErrLimit, c.ID, c.Limits.WallTime)
+			}
+			return err
+		}
+		res.ToolCalls++
+		res.Messages = append(res.Messages, openai.ChatCompletionMessage{
+			Role: openai.ChatMessageRoleTool, Content: out.Text, ToolCallID: tc.ID,
+		})
+		c.observe(Event{Agent: c.ID, Type: "tool", Tool: tc.Function.Name, OK: out.OK,
+			ArgsSummary: summarize(tc.Function.Arguments), ToolTime: time.Since(t)})
+	}
+	return nil
 }
 
 func (c Config) observe(e Event) {

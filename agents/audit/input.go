@@ -15,15 +15,16 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mass-dev/mass/agents/ledger"
+	"github.com/mass-dev/mass/episodefmt"
 )
 
-// Episode file names read by the audit (docs/formats.md).
+// Episode file names read by the audit: those of package episodefmt.
 const (
-	LedgerFile   = "ledger.jsonl"
-	RequestsFile = "api_requests.jsonl"
-	EpisodeFile  = "episode.json"
-	StatusFile   = "run_status.json"
-	ManifestsDir = "manifests"
+	LedgerFile   = episodefmt.LedgerFile
+	RequestsFile = episodefmt.RequestsFile
+	EpisodeFile  = episodefmt.EpisodeFile
+	StatusFile   = episodefmt.StatusFile
+	ManifestsDir = episodefmt.ManifestsDir
 )
 
 // Size caps for what the audit reads.

@@ -8,17 +8,19 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/agents/tools"
+	"github.com/mass-dev/mass/episodefmt"
 )
 
-// File names inside an episode directory (docs/formats.md).
+// File names inside an episode directory: those of package episodefmt,
+// which the readers share (docs/formats.md).
 const (
-	EpisodeFile   = "episode.json"
-	RequestsFile  = "api_requests.jsonl"
-	LedgerFile    = "ledger.jsonl"
-	StatusFile    = "run_status.json"
-	ExportFile    = "workspace.tar"
-	ExportManFile = "workspace.manifest.json"
-	ManifestsDir  = "manifests"
+	EpisodeFile   = episodefmt.EpisodeFile
+	RequestsFile  = episodefmt.RequestsFile
+	LedgerFile    = episodefmt.LedgerFile
+	StatusFile    = episodefmt.StatusFile
+	ExportFile    = episodefmt.ExportFile
+	ExportManFile = episodefmt.ExportManFile
+	ManifestsDir  = episodefmt.ManifestsDir
 )
 
 // Exits and failure subtypes of run_status.json.
@@ -34,22 +36,8 @@ const (
 	FailCancelled = "cancelled"
 )
 
-// Info is episode.json: what was run.
-type Info struct {
-	EpisodeID     string `json:"episode_id"`
-	TaskID        string `json:"task_id"`
-	Mode          string `json:"mode"` // bare | workflow
-	Model         string `json:"model"`
-	DryRun        bool   `json:"dry_run,omitempty"`
-	Prompt        string `json:"prompt"`
-	Workflow      string `json:"workflow"`
-	TeacherPrompt string `json:"teacher_prompt"`
-	// ProtectedPaths are the task's read-only paths (the audit reads them).
-	ProtectedPaths []string  `json:"protected_paths,omitempty"`
-	Started        time.Time `json:"started"`
-	DaemonID       string    `json:"daemon_id"`
-	JobID          string    `json:"job_id,omitempty"`
-}
+// Info is episode.json: what was run (episodefmt.Info).
+type Info = episodefmt.Info
 
 // ToolCall is one entry of run_status.json's last_tool_calls.
 type ToolCall struct {

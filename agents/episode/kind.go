@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/daemon/jobs"
-	"github.com/mass-dev/mass/daemon/taskspec"
-	"github.com/mass-dev/mass/datadir"
 )
 
 // KindName is the job kind that runs one episode.
@@ -81,7 +79,7 @@ func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep 
 	if job.TaskDir == "" {
 		return errors.New("episode job needs a task: submit it with a task id")
 	}
-	spec, err := taskspec.Load(filepath.Join(job.TaskDir, datadir.TaskSpecFile))
+	spec, err := job.LoadTask()
 	if err != nil {
 		return fmt.Errorf("load task %s: %w", job.TaskID, err)
 	}
@@ -176,7 +174,11 @@ func closeOne(d Deps, job jobs.Job, rep jobs.Reporter, id string) {
 	if _, err := os.Stat(filepath.Join(dir, StatusFile)); err == nil {
 		return
 	}
-	if err := Recover(context.Background(), d, id, dir); err != nil {
+	// Bounded like an episode's own finish: a hung engine must not hold
+	// the retry forever.
+	ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
+	defer cancel()
+	if err := Recover(ctx, d, id, dir); err != nil {
 		rep.Logger().Warn("close interrupted episode", "episode", id, "err", err)
 	}
 	rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: "interrupted", Dir: dir})

@@ -28,46 +28,26 @@ var (
 	quiet      = slog.New(slog.NewTextHandler(io.Discard, nil))
 )
 
-func TestMain(m *testing.M) { os.Exit(setup(m)) }
-
-func setup(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "mass-episode-helper-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	helper, err := sandboxtest.BuildHelper(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	testHelper = helper
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cli, skip, err := sandboxtest.Engine(ctx, "episode tests")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if cli == nil {
-		testSkip = skip
-		fmt.Fprintln(os.Stderr, "!!!", testSkip)
-		return m.Run()
-	}
-	testRT, err = docker.New(ctx, docker.Config{
-		DaemonID: fmt.Sprintf("c1test%d", os.Getpid()), HelperPath: helper, Image: image.TestRef,
-		Logger: quiet, Client: cli,
-	})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "docker runtime: %v\n", err)
-		return 1
-	}
-	code := m.Run()
-	if n, err := testRT.ReapOrphans(context.Background(), func(string) bool { return false }); err != nil || n > 0 {
-		fmt.Fprintf(os.Stderr, "reaped %d test leftovers (%v)\n", n, err)
-	}
-	return code
+func TestMain(m *testing.M) {
+	os.Exit(sandboxtest.Main(m, "episode tests", func(ctx context.Context, e sandboxtest.MainEnv) (func(), error) {
+		testHelper, testSkip = e.Helper, e.Skip
+		if e.Client == nil {
+			return nil, nil
+		}
+		rt, err := docker.New(ctx, docker.Config{
+			DaemonID: fmt.Sprintf("c1test%d", os.Getpid()), HelperPath: testHelper, Image: image.TestRef,
+			Logger: quiet, Client: e.Client,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("docker runtime: %w", err)
+		}
+		testRT = rt
+		return func() {
+			if n, err := testRT.ReapOrphans(context.Background(), func(string) bool { return false }); err != nil || n > 0 {
+				fmt.Fprintf(os.Stderr, "reaped %d test leftovers (%v)\n", n, err)
+			}
+		}, nil
+	}))
 }
 
 func needEngine(t testing.TB) {

@@ -24,6 +24,7 @@ import (
 	"github.com/mass-dev/mass/agents/prompts"
 	"github.com/mass-dev/mass/agents/record"
 	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/episodefmt"
 	"github.com/mass-dev/mass/sandbox"
 )
 
@@ -101,9 +102,9 @@ func Run(ctx context.Context, d Deps, o Options) (Status, error) {
 		return Status{}, fmt.Errorf("create episode dir: %w", err)
 	}
 	dry := d.DryRun != nil && d.DryRun(client.Name())
-	mode := "bare"
+	mode := episodefmt.ModeBare
 	if strings.TrimSpace(o.Workflow) != "" {
-		mode = "workflow"
+		mode = episodefmt.ModeWorkflow
 	}
 	info := Info{EpisodeID: o.ID, TaskID: o.TaskID, Mode: mode, Model: client.Name(), DryRun: dry,
 		Prompt: o.Task.Prompt, Workflow: o.Workflow, TeacherPrompt: prompts.Teacher(o.Task.Prompt, o.Workflow),

@@ -51,7 +51,19 @@ func (e *run) runAgent(ctx context.Context, id, role, parent, user string) (agen
 			return agent.Result{}, err
 		}
 	}
+	cfg, system, err := e.agentConfig(sb, id, role, parent)
+	if err != nil {
+		return agent.Result{}, err
+	}
+	start := time.Now()
+	res, runErr := agent.Run(ctx, cfg, system, user)
+	e.prog.agentFinished(id, res)
+	return res, e.finishAgent(ctx, sb, id, role, parent, start, res, runErr)
+}
 
+// agentConfig is the loop configuration and system prompt of agent id: its
+// role's tools, its limits, and for the orchestrator the delegation to workers.
+func (e *run) agentConfig(sb sandbox.Sandbox, id, role, parent string) (agent.Config, string, error) {
 	ts := tools.Worker()
 	if role == record.RoleOrchestrator {
 		ts = tools.Orchestrator()
@@ -73,7 +85,7 @@ func (e *run) runAgent(ctx context.Context, id, role, parent, user string) (agen
 	system, err := prompts.System(tmplRole, prompts.Data{Agent: id, Parent: parent, Workspace: sandbox.WorkspaceMount,
 		Protected: e.opts.Task.ProtectedPaths, ToolNames: strings.Join(names, ", ")})
 	if err != nil {
-		return agent.Result{}, err
+		return agent.Config{}, "", err
 	}
 	turns := e.opts.Task.Limits.AgentTurns
 	if turns <= 0 {
@@ -83,16 +95,18 @@ func (e *run) runAgent(ctx context.Context, id, role, parent, user string) (agen
 	if wall <= 0 {
 		wall = e.deps.AgentWallTime
 	}
-	start := time.Now()
-	res, runErr := agent.Run(ctx, agent.Config{
+	return agent.Config{
 		ID: id, Role: role, Parent: parent, Client: e.client, Tools: ts, Env: env, Rec: e.rec, Ledger: e.led,
 		Limits:  agent.Limits{Turns: turns, Tokens: e.opts.Task.Limits.Tokens, WallTime: wall},
 		Loop:    e.deps.Loop,
 		Observe: e.prog.observe,
 		Log:     e.log,
-	}, system, user)
-	e.prog.agentFinished(id, res)
+	}, system, nil
+}
 
+// finishAgent saves the agent's manifest and ledgers agent_finish; it
+// returns runErr, or the ledger's error when the run itself succeeded.
+func (e *run) finishAgent(ctx context.Context, sb sandbox.Sandbox, id, role, parent string, start time.Time, res agent.Result, runErr error) error {
 	// The manifest and agent_finish are written even when ctx has ended, so
 	// the audit can attribute what the agent changed.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
@@ -112,7 +126,7 @@ func (e *run) runAgent(ctx context.Context, id, role, parent, user string) (agen
 		Error: errString(runErr), DurationMS: float64(time.Since(start).Microseconds()) / 1000, Detail: mustJSON(fin)}); err != nil && runErr == nil {
 		runErr = fmt.Errorf("ledger: %w", err)
 	}
-	return res, runErr
+	return runErr
 }
 
 // delegate runs one worker for the orchestrator's agent tool. Failures of

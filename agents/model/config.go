@@ -2,39 +2,76 @@ package model
 
 import (
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"strings"
 	"time"
 )
 
-// Config names one model endpoint, mirroring the `models` section of massd's
-// configuration. The API key is read from APIKeyEnv or APIKeyFile at client
-// construction and never stored in Config, logged or recorded.
+// Config is one OpenAI-compatible model endpoint. It is the one model
+// configuration of mass: an entry of massd.yaml's `models` section (keyed by
+// its name; daemon/config.Model is this type) and what code passes to New.
+// A zero knob means its default (WithDefaults lists them, one per knob).
+// The API key is read from APIKeyEnv or APIKeyFile at client construction
+// and never stored in Config, logged or recorded.
 type Config struct {
-	Name           string        `json:"name" yaml:"name"`
-	BaseURL        string        `json:"base_url" yaml:"base_url"`
-	Model          string        `json:"model" yaml:"model"`
-	APIKeyEnv      string        `json:"api_key_env,omitempty" yaml:"api_key_env,omitempty"`
-	APIKeyFile     string        `json:"api_key_file,omitempty" yaml:"api_key_file,omitempty"`
-	MaxConcurrency int           `json:"max_concurrency,omitempty" yaml:"max_concurrency,omitempty"`
-	Timeout        time.Duration `json:"timeout,omitempty" yaml:"timeout,omitempty"`
-	Temperature    *float64      `json:"temperature,omitempty" yaml:"temperature,omitempty"`
-	TopP           *float64      `json:"top_p,omitempty" yaml:"top_p,omitempty"`
-	TopK           *int          `json:"top_k,omitempty" yaml:"top_k,omitempty"`
-	MaxTokens      int           `json:"max_tokens,omitempty" yaml:"max_tokens,omitempty"`
-	Seed           *int          `json:"seed,omitempty" yaml:"seed,omitempty"`
-	EnableThinking *bool         `json:"enable_thinking,omitempty" yaml:"enable_thinking,omitempty"`
+	// Name is the key of the entry in massd.yaml, not a field of it.
+	Name       string `json:"name" yaml:"-"`
+	BaseURL    string `json:"base_url" yaml:"base_url"`
+	Model      string `json:"model" yaml:"model"` // the model id the endpoint serves
+	APIKeyEnv  string `json:"api_key_env,omitempty" yaml:"api_key_env"`
+	APIKeyFile string `json:"api_key_file,omitempty" yaml:"api_key_file"`
+	// MaxConcurrency bounds requests in flight; 0 means DefaultConcurrency.
+	MaxConcurrency int `json:"max_concurrency,omitempty" yaml:"max_concurrency"`
+	// Timeout bounds one HTTP attempt; 0 means DefaultTimeout.
+	Timeout time.Duration `json:"timeout,omitempty" yaml:"timeout"`
+	// Sampling; nil means the default (DefaultTemperature, ...).
+	Temperature *float64 `json:"temperature,omitempty" yaml:"temperature"`
+	TopP        *float64 `json:"top_p,omitempty" yaml:"top_p"`
+	TopK        *int     `json:"top_k,omitempty" yaml:"top_k"`
+	MaxTokens   *int     `json:"max_tokens,omitempty" yaml:"max_tokens"`
+	Seed        *int     `json:"seed,omitempty" yaml:"seed"`
+	// EnableThinking is sent as chat_template_kwargs.enable_thinking; nil means true.
+	EnableThinking *bool `json:"enable_thinking,omitempty" yaml:"enable_thinking"`
 	// Stream asks for server-sent events; the client assembles the deltas.
-	Stream bool `json:"stream,omitempty" yaml:"stream,omitempty"`
+	Stream bool `json:"stream,omitempty" yaml:"stream"`
 	// MaxRetries bounds retries of transient failures; 0 means DefaultMaxRetries.
-	MaxRetries int `json:"max_retries,omitempty" yaml:"max_retries,omitempty"`
-	// Backoff is the first retry delay, doubled per retry up to 30s; 0 means 500ms.
-	Backoff time.Duration `json:"backoff,omitempty" yaml:"backoff,omitempty"`
+	MaxRetries int `json:"max_retries,omitempty" yaml:"max_retries"`
+	// Backoff is the first retry delay, doubled per retry up to 30s; 0 means DefaultBackoff.
+	Backoff time.Duration `json:"backoff,omitempty" yaml:"backoff"`
 	// MaxResponseBytes caps one reply's HTTP body; 0 means MaxResponseBytes.
-	MaxResponseBytes int64 `json:"max_response_bytes,omitempty" yaml:"max_response_bytes,omitempty"`
-	// DryRun marks the built-in scripted model; it is shown wherever the model is named.
-	DryRun bool `json:"dry_run,omitempty" yaml:"dry_run,omitempty"`
+	MaxResponseBytes int64 `json:"max_response_bytes,omitempty" yaml:"max_response_bytes"`
+	// DryRun marks the built-in scripted model; it is shown wherever the
+	// model is named. Not settable in massd.yaml.
+	DryRun bool `json:"dry_run,omitempty" yaml:"-"`
+}
+
+// WithDefaults returns c with every zero knob set to its default.
+func (c Config) WithDefaults() Config {
+	if c.MaxConcurrency == 0 {
+		c.MaxConcurrency = DefaultConcurrency
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.MaxRetries == 0 {
+		c.MaxRetries = DefaultMaxRetries
+	}
+	if c.Backoff == 0 {
+		c.Backoff = DefaultBackoff
+	}
+	return c
+}
+
+// LogValue keeps secrets out of logs: only the key's source is shown.
+func (c Config) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("base_url", c.BaseURL),
+		slog.String("model", c.Model),
+		slog.String("api_key_env", c.APIKeyEnv),
+		slog.String("api_key_file", c.APIKeyFile),
+	)
 }
 
 // Validate reports the first problem with c in words a person can act on.
@@ -49,13 +86,13 @@ func (c Config) Validate() error {
 	if c.Model == "" {
 		return fmt.Errorf("model %s: model (the id the endpoint serves) is empty", c.Name)
 	}
-	if c.MaxConcurrency < 0 || c.MaxTokens < 0 || c.MaxRetries < 0 || c.Timeout < 0 || c.MaxResponseBytes < 0 {
-		return fmt.Errorf("model %s: max_concurrency, max_tokens, max_retries, timeout and max_response_bytes must not be negative", c.Name)
+	if c.MaxConcurrency < 0 || (c.MaxTokens != nil && *c.MaxTokens < 0) || c.MaxRetries < 0 || c.Timeout < 0 || c.Backoff < 0 || c.MaxResponseBytes < 0 {
+		return fmt.Errorf("model %s: max_concurrency, max_tokens, max_retries, timeout, backoff and max_response_bytes must not be negative", c.Name)
 	}
 	return nil
 }
 
-// sampling applies the DESIGN.md defaults to the unset fields.
+// sampling applies the defaults to the unset fields.
 func (c Config) sampling() Sampling {
 	s := Sampling{Temperature: DefaultTemperature, TopP: DefaultTopP, TopK: DefaultTopK, MaxTokens: DefaultMaxTokens, Seed: c.Seed}
 	if c.Temperature != nil {
@@ -67,17 +104,17 @@ func (c Config) sampling() Sampling {
 	if c.TopK != nil {
 		s.TopK = *c.TopK
 	}
-	if c.MaxTokens > 0 {
-		s.MaxTokens = c.MaxTokens
+	if c.MaxTokens != nil && *c.MaxTokens > 0 {
+		s.MaxTokens = *c.MaxTokens
 	}
 	return s
 }
 
 func (c Config) thinking() bool { return c.EnableThinking == nil || *c.EnableThinking }
 
-// apiKey reads the key from the environment variable or file; a missing key
+// APIKey reads the key from the environment variable or file; a missing key
 // is allowed (local endpoints need none), an unreadable file is not.
-func (c Config) apiKey() (string, error) {
+func (c Config) APIKey() (string, error) {
 	if c.APIKeyEnv != "" {
 		if v := os.Getenv(c.APIKeyEnv); v != "" {
 			return v, nil

@@ -33,7 +33,7 @@ func New(cfg Config, log *slog.Logger) (*OpenAI, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	key, err := cfg.apiKey()
+	key, err := cfg.APIKey()
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 	}
 	backoff := c.cfg.Backoff
 	if backoff == 0 {
-		backoff = 500 * time.Millisecond
+		backoff = DefaultBackoff
 	}
 	var lastErr error
 	for attempt := 1; ; attempt++ {

@@ -35,7 +35,7 @@ func System(role string, d Data) (string, error) {
 }
 
 // Directive is the execution directive appended to task + workflow in
-// teacher prompts (DESIGN.md, outer loop).
+// teacher prompts: the outer loop of the MASS method.
 func Directive() string {
 	var b bytes.Buffer
 	if err := tmpl.ExecuteTemplate(&b, "directive.tmpl", nil); err != nil {

@@ -2,9 +2,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	urfave "github.com/urfave/cli/v2"
 
@@ -14,7 +17,16 @@ import (
 var version = "dev"
 
 func main() {
-	if err := cli.App(version).Run(os.Args); err != nil {
+	// Ctrl-C cancels the command's context, so a command can say what it
+	// leaves behind (a followed job keeps running); a second one kills.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	err := cli.App(version).RunContext(ctx, os.Args)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "massctl:", cli.Explain(err))
 		code := 1
 		var ec urfave.ExitCoder

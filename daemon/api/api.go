@@ -53,7 +53,8 @@ type DiskHealth struct {
 	Low          bool  `json:"low"`
 }
 
-// Progress is a job's live stage and counters (mirrors jobs.Progress).
+// Progress is a job's live stage and counters; job kinds report it
+// (jobs.Progress is this type).
 type Progress struct {
 	Stage    string           `json:"stage"`
 	Counters map[string]int64 `json:"counters,omitempty"`

@@ -4,18 +4,17 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mass-dev/mass/daemon"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
 	"github.com/mass-dev/mass/daemon/config"
+	"github.com/mass-dev/mass/daemon/daemontest"
 	"github.com/mass-dev/mass/daemon/jobs"
 )
 
@@ -23,28 +22,12 @@ import (
 // (if any) applied to its config, and waits until it answers.
 func startDaemon(t *testing.T, configure ...func(*config.Config)) (*client.Client, string) {
 	t.Helper()
-	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.Socket, cfg.DataDir = filepath.Join(dir, "massd.sock"), filepath.Join(dir, "data")
+	cfg := daemontest.Config(t)
 	for _, f := range configure {
 		f(cfg)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Version: "t", Kinds: []jobs.Kind{jobs.WaitKind()}, Logger: slog.New(slog.DiscardHandler)})
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	cl := client.New(cfg.Socket)
-	for i := 0; ; i++ {
-		if _, err := cl.Health(context.Background()); err == nil {
-			return cl, cfg.DataDir
-		}
-		if i > 500 {
-			t.Fatal("daemon did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	d := daemontest.Start(t, daemon.Options{Config: cfg, Version: "t", Kinds: []jobs.Kind{jobs.WaitKind()}})
+	return d.Client, cfg.DataDir
 }
 
 func TestNoDaemon(t *testing.T) {

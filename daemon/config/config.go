@@ -4,10 +4,10 @@
 package config
 
 import (
-	"log/slog"
 	"os"
 	"path/filepath"
-	"time"
+
+	"github.com/mass-dev/mass/agents/model"
 )
 
 // Defaults.
@@ -18,8 +18,8 @@ const (
 	DefaultHelperName     = "mass-sandbox-helper"
 	DefaultTrainerName    = "mass-train"
 	DefaultJobConcurrency = 2
-	DefaultModelTimeout   = 10 * time.Minute
-	DefaultModelConc      = 4
+	DefaultModelTimeout   = model.DefaultTimeout     // models.*.timeout
+	DefaultModelConc      = model.DefaultConcurrency // models.*.max_concurrency
 )
 
 // Config is everything massd reads at start-up.
@@ -51,25 +51,9 @@ type Jobs struct {
 	Concurrency int `yaml:"concurrency"` // jobs running at once
 }
 
-// Model is one OpenAI-compatible model endpoint. API keys are read from
-// APIKeyEnv or APIKeyFile when needed and never stored or logged here.
-type Model struct {
-	BaseURL        string        `yaml:"base_url"`
-	Model          string        `yaml:"model"`
-	APIKeyEnv      string        `yaml:"api_key_env"`
-	APIKeyFile     string        `yaml:"api_key_file"`
-	MaxConcurrency int           `yaml:"max_concurrency"`
-	Timeout        time.Duration `yaml:"timeout"`
-	Temperature    *float64      `yaml:"temperature"`
-	TopP           *float64      `yaml:"top_p"`
-	TopK           *int          `yaml:"top_k"`
-	MaxTokens      *int          `yaml:"max_tokens"`
-	EnableThinking *bool         `yaml:"enable_thinking"`
-	// Stream asks the endpoint for server-sent events.
-	Stream bool `yaml:"stream"`
-	// MaxResponseBytes caps one reply's body; 0 means the 16 MiB default.
-	MaxResponseBytes int64 `yaml:"max_response_bytes"`
-}
+// Model is one OpenAI-compatible model endpoint: agents/model.Config, the
+// one model configuration, so every knob of the client is settable here.
+type Model = model.Config
 
 // Sandbox configures agent containers.
 type Sandbox struct {
@@ -125,37 +109,4 @@ func DefaultDataDir() string {
 		return filepath.Join(home, ".local", "share", "mass")
 	}
 	return "/var/lib/mass"
-}
-
-// LogValue keeps secrets out of logs: only the key's source is shown.
-func (m *Model) LogValue() slog.Value {
-	return slog.GroupValue(
-		slog.String("base_url", m.BaseURL),
-		slog.String("model", m.Model),
-		slog.String("api_key_env", m.APIKeyEnv),
-		slog.String("api_key_file", m.APIKeyFile),
-	)
-}
-
-// APIKey reads the model's API key from its file or environment variable;
-// empty when neither is set.
-func (m *Model) APIKey() (string, error) {
-	if m.APIKeyFile != "" {
-		b, err := os.ReadFile(m.APIKeyFile)
-		if err != nil {
-			return "", err
-		}
-		return trimSpace(string(b)), nil
-	}
-	if m.APIKeyEnv != "" {
-		return os.Getenv(m.APIKeyEnv), nil
-	}
-	return "", nil
-}
-
-func trimSpace(s string) string {
-	for len(s) > 0 && (s[len(s)-1] == '\n' || s[len(s)-1] == '\r' || s[len(s)-1] == ' ') {
-		s = s[:len(s)-1]
-	}
-	return s
 }

@@ -107,6 +107,9 @@ func TestValidateNamesField(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	tests := []struct{ name, doc, want string }{
 		{"unknown field", "sockett: /x\n", "field sockett not found"},
+		{"typo in a model", "models: {m: {base_url: http://x/v1, model: q, max_concurency: 2}}\n",
+			"field max_concurency not found in type model.Config (known keys: api_key_env, api_key_file, backoff, base_url, enable_thinking, max_concurrency, max_response_bytes, max_retries, max_tokens, model, seed, stream, temperature, timeout, top_k, top_p)"},
+		{"typo in a section", "sandbox: {imag: x}\n", "field imag not found in type config.Sandbox (known keys: helper, image, runtime, strict, test_image)"},
 		{"wrong type", "jobs: {concurrency: many}\n", "line 1"},
 	}
 	for _, tt := range tests {
@@ -164,5 +167,21 @@ func TestExampleConfig(t *testing.T) {
 	}
 	if got, want := *c.Models["local"].MaxTokens, 32768; got != want {
 		t.Errorf("max_tokens = %d, want %d", got, want)
+	}
+}
+
+// Every key massd.yaml accepts appears in massd.example.yaml, so the
+// example documents every knob.
+func TestExampleConfigNamesEveryKey(t *testing.T) {
+	b, err := os.ReadFile("massd.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for typ, keys := range yamlKeys() {
+		for _, k := range keys {
+			if !strings.Contains(string(b), k+":") {
+				t.Errorf("massd.example.yaml does not show %s (a key of %s)", k, typ)
+			}
+		}
 	}
 }

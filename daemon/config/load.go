@@ -28,7 +28,7 @@ func (c *Config) Parse(data []byte) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("config: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+		return fmt.Errorf("config: %s", explainUnknown(strings.TrimPrefix(err.Error(), "yaml: ")))
 	}
 	return nil
 }

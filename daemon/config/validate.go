@@ -25,6 +25,28 @@ func (c *Config) Validate() error {
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
+	c.validateListeners(bad)
+	c.validateDaemon(bad)
+	names := make([]string, 0, len(c.Models))
+	for name := range c.Models {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if c.Models[name] == nil {
+			bad("models."+name, "is empty; give at least base_url and model")
+			continue
+		}
+		validateModel(name, c.Models[name], bad)
+	}
+	return errors.Join(errs...)
+}
+
+// badFunc records one problem with a field.
+type badFunc func(field, format string, args ...any)
+
+// validateListeners checks the socket, the data dir and the TCP listener.
+func (c *Config) validateListeners(bad badFunc) {
 	if c.Socket == "" {
 		bad("socket", "is empty; set --socket PATH or MASS_SOCKET")
 	} else if !filepath.IsAbs(c.Socket) {
@@ -43,6 +65,10 @@ func (c *Config) Validate() error {
 			bad("tcp.token_file", "is required when tcp.listen is set: TCP clients must present a bearer token; set --token-file FILE")
 		}
 	}
+}
+
+// validateDaemon checks the log, jobs and sandbox sections.
+func (c *Config) validateDaemon(bad badFunc) {
 	switch c.Log.Format {
 	case "text", "json":
 	default:
@@ -67,53 +93,49 @@ func (c *Config) Validate() error {
 	if c.Sandbox.TestImage == "" {
 		bad("sandbox.test_image", "is empty; the default is %s", DefaultTestImage)
 	}
-	names := make([]string, 0, len(c.Models))
-	for name := range c.Models {
-		names = append(names, name)
+}
+
+// validateModel checks one entry of the models section and fills its
+// defaults (model.Config.WithDefaults).
+func validateModel(name string, m *Model, bad badFunc) {
+	f := "models." + name
+	u, err := url.Parse(m.BaseURL)
+	if m.BaseURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad(f+".base_url", "%q must be an http(s) URL such as http://127.0.0.1:8000/v1", m.BaseURL)
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		m := c.Models[name]
-		f := "models." + name
-		if m == nil {
-			bad(f, "is empty; give at least base_url and model")
-			continue
-		}
-		u, err := url.Parse(m.BaseURL)
-		if m.BaseURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			bad(f+".base_url", "%q must be an http(s) URL such as http://127.0.0.1:8000/v1", m.BaseURL)
-		}
-		if strings.TrimSpace(m.Model) == "" {
-			bad(f+".model", "is required: the model name the endpoint serves")
-		}
-		if m.APIKeyEnv != "" && m.APIKeyFile != "" {
-			bad(f+".api_key_file", "set api_key_env or api_key_file, not both")
-		}
-		if m.MaxResponseBytes < 0 {
-			bad(f+".max_response_bytes", "%d must not be negative; 0 means the 16 MiB default", m.MaxResponseBytes)
-		}
-		if m.MaxConcurrency == 0 {
-			m.MaxConcurrency = DefaultModelConc
-		} else if m.MaxConcurrency < 0 {
-			bad(f+".max_concurrency", "%d must be positive", m.MaxConcurrency)
-		}
-		if m.Timeout == 0 {
-			m.Timeout = DefaultModelTimeout
-		} else if m.Timeout < 0 {
-			bad(f+".timeout", "%v must be positive, e.g. 10m", m.Timeout)
-		}
-		if m.Temperature != nil && (*m.Temperature < 0 || *m.Temperature > 2) {
-			bad(f+".temperature", "%v must be between 0 and 2", *m.Temperature)
-		}
-		if m.TopP != nil && (*m.TopP <= 0 || *m.TopP > 1) {
-			bad(f+".top_p", "%v must be in (0, 1]", *m.TopP)
-		}
-		if m.TopK != nil && *m.TopK < -1 {
-			bad(f+".top_k", "%d must be -1 (off) or positive", *m.TopK)
-		}
-		if m.MaxTokens != nil && *m.MaxTokens <= 0 {
-			bad(f+".max_tokens", "%d must be positive", *m.MaxTokens)
-		}
+	if strings.TrimSpace(m.Model) == "" {
+		bad(f+".model", "is required: the model name the endpoint serves")
 	}
-	return errors.Join(errs...)
+	if m.APIKeyEnv != "" && m.APIKeyFile != "" {
+		bad(f+".api_key_file", "set api_key_env or api_key_file, not both")
+	}
+	if m.MaxConcurrency < 0 {
+		bad(f+".max_concurrency", "%d must be positive", m.MaxConcurrency)
+	}
+	if m.Timeout < 0 {
+		bad(f+".timeout", "%v must be positive, e.g. 10m", m.Timeout)
+	}
+	if m.MaxRetries < 0 {
+		bad(f+".max_retries", "%d must not be negative", m.MaxRetries)
+	}
+	if m.Backoff < 0 {
+		bad(f+".backoff", "%v must be positive, e.g. 500ms", m.Backoff)
+	}
+	if m.MaxResponseBytes < 0 {
+		bad(f+".max_response_bytes", "%d must not be negative; 0 means the 16 MiB default", m.MaxResponseBytes)
+	}
+	if m.Temperature != nil && (*m.Temperature < 0 || *m.Temperature > 2) {
+		bad(f+".temperature", "%v must be between 0 and 2", *m.Temperature)
+	}
+	if m.TopP != nil && (*m.TopP <= 0 || *m.TopP > 1) {
+		bad(f+".top_p", "%v must be in (0, 1]", *m.TopP)
+	}
+	if m.TopK != nil && *m.TopK < -1 {
+		bad(f+".top_k", "%d must be -1 (off) or positive", *m.TopK)
+	}
+	if m.MaxTokens != nil && *m.MaxTokens <= 0 {
+		bad(f+".max_tokens", "%d must be positive", *m.MaxTokens)
+	}
+	m.Name = name
+	*m = m.WithDefaults()
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"log/slog"
 
+	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/datadir"
 )
 
@@ -33,6 +34,14 @@ type Kind struct {
 	Validate func(params json.RawMessage) error
 	// Run does the work. It must return promptly once ctx is cancelled
 	// (cancellation or daemon drain) and leave its files consistent.
+	//
+	// Concurrency: the manager calls Run from its own goroutine, once per
+	// job attempt, and runs up to Options.Concurrency jobs at once, so Run
+	// is called concurrently for different jobs of the same kind and must
+	// share nothing mutable between them but what is safe for concurrent
+	// use (the composition root's episode.Env is). Attempts of one job never
+	// overlap. rep may be used from any goroutine Run starts, but not after
+	// Run returned. A panic in Run fails the job instead of the daemon.
 	Run func(ctx context.Context, job Job, rep Reporter) error
 }
 
@@ -62,12 +71,9 @@ type Reporter interface {
 	Logger() *slog.Logger
 }
 
-// Progress is a job's live state for `massctl job watch`.
-type Progress struct {
-	Stage    string           `json:"stage"`
-	Counters map[string]int64 `json:"counters,omitempty"`
-	Message  string           `json:"message,omitempty"`
-}
+// Progress is a job's live state for `massctl job watch`: api.Progress,
+// the one type from the reporter to the wire.
+type Progress = api.Progress
 
 // EpisodeRecord is one row of the episodes table.
 type EpisodeRecord struct {

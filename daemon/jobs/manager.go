@@ -60,6 +60,7 @@ type Manager struct {
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc
 	closed  bool
+	started bool // the dispatch loop runs; Close waits for it only then
 }
 
 // NewManager checks the kinds and returns a manager; call Start to run it.
@@ -114,6 +115,9 @@ func (m *Manager) Start(ctx context.Context) error {
 	if err := m.recover(ctx); err != nil {
 		return fmt.Errorf("recover jobs: %w", err)
 	}
+	m.mu.Lock()
+	m.started = true
+	m.mu.Unlock()
 	go m.loop()
 	return nil
 }
@@ -355,10 +359,12 @@ func (m *Manager) Close(ctx context.Context) error {
 		return nil
 	}
 	m.closed = true
-	n := len(m.running)
+	n, started := len(m.running), m.started
 	m.mu.Unlock()
 	close(m.stop)
-	<-m.loopDone
+	if started {
+		<-m.loopDone
+	}
 	if n > 0 {
 		m.log.Info("draining running jobs", "count", n)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
+	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/datadir"
 )
 
@@ -326,7 +327,7 @@ func TestLoadTask(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, TaskSpecName), []byte(spec), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, taskspec.FileName), []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s, err := Job{ID: "x", TaskDir: dir}.LoadTask()

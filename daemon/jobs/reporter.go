@@ -30,8 +30,7 @@ func (r *reporter) Event(typ, msg string, fields map[string]any) {
 }
 
 func (r *reporter) Progress(p Progress) {
-	ap := api.Progress{Stage: p.Stage, Counters: p.Counters, Message: p.Message}
-	if err := r.m.store.SetProgress(r.ctx(), r.id, ap); err != nil {
+	if err := r.m.store.SetProgress(r.ctx(), r.id, p); err != nil {
 		r.log.Error("record progress", "err", err)
 	}
 	r.m.hub.notify(r.id)

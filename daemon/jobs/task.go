@@ -7,9 +7,6 @@ import (
 	"github.com/mass-dev/mass/daemon/taskspec"
 )
 
-// TaskSpecName is the spec's file name inside a task directory.
-const TaskSpecName = taskspec.FileName
-
 // LoadTask loads and validates the spec of the job's task from its stored
 // copy (<data-dir>/tasks/<id>/spec.yaml); relative paths in it resolve
 // against TaskDir.
@@ -17,5 +14,5 @@ func (j Job) LoadTask() (*taskspec.Spec, error) {
 	if j.TaskDir == "" {
 		return nil, fmt.Errorf("job %s has no task", j.ID)
 	}
-	return taskspec.Load(filepath.Join(j.TaskDir, TaskSpecName))
+	return taskspec.Load(filepath.Join(j.TaskDir, taskspec.FileName))
 }

@@ -21,8 +21,8 @@ const (
 	// task upload (POST /v1/tasks).
 	BodyTimeout   = time.Minute
 	UploadTimeout = 30 * time.Minute
-	// WriteTimeout bounds writing a response; an event stream renews it
-	// at every poll.
+	// WriteTimeout bounds writing a response other than an event stream
+	// (?follow=1), which lasts as long as its job.
 	WriteTimeout   = 10 * time.Minute
 	IdleTimeout    = time.Minute
 	MaxHeaderBytes = 64 << 10
@@ -69,14 +69,13 @@ func guard(next http.Handler) http.Handler {
 		rc := http.NewResponseController(w)
 		now := time.Now()
 		rc.SetReadDeadline(now.Add(timeout))
-		rc.SetWriteDeadline(now.Add(WriteTimeout))
+		if f := r.URL.Query().Get("follow"); f != "1" && f != "true" {
+			rc.SetWriteDeadline(now.Add(WriteTimeout))
+		} else {
+			rc.SetWriteDeadline(time.Time{}) // an event stream lasts as long as its job
+		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// renewWriteDeadline extends a long-lived response (an event stream).
-func renewWriteDeadline(w http.ResponseWriter) {
-	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(WriteTimeout))
 }
 
 // LimitListener accepts at most n connections at a time from l; further

@@ -15,14 +15,12 @@ import (
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/episodefmt"
 )
 
 // EpisodeFiles are the only top-level files served from an episode
 // directory; manifests/<agent>.json is served too.
-var EpisodeFiles = []string{
-	"episode.json", "api_requests.jsonl", "ledger.jsonl", "run_status.json",
-	"workspace.manifest.json", "workspace.tar",
-}
+var EpisodeFiles = episodefmt.TopLevelFiles
 
 // ValidEpisodeID reports whether id may name an episode directory: the data
 // dir's one id rule.
@@ -37,14 +35,14 @@ func episodeFilePath(name string) ([]string, bool) {
 		}
 	}
 	dir, file := path.Split(name)
-	if dir != "manifests/" || !strings.HasSuffix(file, ".json") {
+	if dir != episodefmt.ManifestsDir+"/" || !strings.HasSuffix(file, ".json") {
 		return nil, false
 	}
 	agent := strings.TrimSuffix(file, ".json")
 	if !datadir.ValidID(agent) || strings.Contains(file, "..") {
 		return nil, false
 	}
-	return []string{"manifests", file}, true
+	return []string{episodefmt.ManifestsDir, file}, true
 }
 
 func (s *Server) listEpisodes(w http.ResponseWriter, r *http.Request) error {

@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"net/http"
-	"time"
 
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
@@ -11,9 +10,6 @@ import (
 
 // MaxEventsPage caps the events one non-streaming request returns.
 const MaxEventsPage = 10000
-
-// followPoll bounds how long a follower waits without a notification.
-const followPoll = time.Second
 
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
@@ -93,67 +89,22 @@ func (s *Server) jobEvents(w http.ResponseWriter, r *http.Request) error {
 		}
 		return writeJSON(w, http.StatusOK, evs)
 	}
-	wake, unsub := s.o.Jobs.Subscribe(id)
-	defer unsub()
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
 	enc := json.NewEncoder(w)
-	var lastSnap []byte
-	eventsSinceSnap := false
-	timer := time.NewTimer(followPoll)
-	defer timer.Stop()
-	for {
-		evs, err := s.o.Store.Events(ctx, id, after, 500)
-		if err != nil {
-			return nil // headers are sent; the client sees the stream end
-		}
-		for i := range evs {
-			if err := enc.Encode(api.StreamItem{Event: &evs[i]}); err != nil {
-				return nil
-			}
-			after = evs[i].Seq
-			eventsSinceSnap = true
-		}
-		j, err := s.o.Store.Job(ctx, id)
-		if err != nil {
-			return nil
-		}
-		snap, _ := json.Marshal(struct {
-			State    string
-			Progress *api.Progress
-			Attempt  int
-		}{j.State, j.Progress, j.Attempt})
-		done := api.Terminal(j.State) && j.LastSeq <= after && len(evs) < 500
-		if string(snap) != string(lastSnap) || (done && eventsSinceSnap) {
-			lastSnap, eventsSinceSnap = snap, false
-			if err := enc.Encode(api.StreamItem{Job: &j}); err != nil {
-				return nil
+	// Headers are sent: a failure ends the stream, which the client sees.
+	_ = s.o.Jobs.Follow(ctx, id, after, func(items []api.StreamItem) error {
+		for i := range items {
+			if err := enc.Encode(items[i]); err != nil {
+				return err
 			}
 		}
 		if flusher != nil {
 			flusher.Flush()
 		}
-		renewWriteDeadline(w)
-		if len(evs) == 500 {
-			continue
-		}
-		if done {
-			return nil
-		}
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
-			}
-		}
-		timer.Reset(followPoll)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-wake:
-		case <-timer.C:
-		}
-	}
+		return nil
+	})
+	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/daemon/catalog"
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/daemon/store"
 	"github.com/mass-dev/mass/datadir"
@@ -27,9 +28,11 @@ const MaxJSONBody = 1 << 20
 
 // Options configure a Server.
 type Options struct {
-	Store    *store.Store
-	Jobs     *jobs.Manager
-	Layout   datadir.Layout
+	Store  *store.Store
+	Jobs   *jobs.Manager
+	Layout datadir.Layout
+	// Tasks is the task catalog; nil means one over Store and Layout.
+	Tasks    *catalog.Catalog
 	Version  string
 	DaemonID string
 	Logger   *slog.Logger
@@ -42,6 +45,7 @@ type Server struct {
 	log     *slog.Logger
 	metrics *metrics
 	mux     *http.ServeMux
+	tasks   *catalog.Catalog
 }
 
 // New builds the routes.
@@ -49,7 +53,10 @@ func New(o Options) *Server {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{o: o, started: time.Now().UTC(), log: o.Logger.With("component", "api"), metrics: newMetrics(), mux: http.NewServeMux()}
+	s := &Server{o: o, started: time.Now().UTC(), log: o.Logger.With("component", "api"), metrics: newMetrics(), mux: http.NewServeMux(), tasks: o.Tasks}
+	if s.tasks == nil {
+		s.tasks = catalog.New(o.Store, o.Layout, s.log)
+	}
 	routes := []struct {
 		pattern string
 		h       func(http.ResponseWriter, *http.Request) error

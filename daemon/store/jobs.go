@@ -61,7 +61,7 @@ func (s *Store) CreateJob(ctx context.Context, j api.Job, ev EventInput) error {
 		_, err := appendEventTx(ctx, tx, j.ID, ev.Type, ev.Message, ev.Fields, j.Created)
 		return err
 	})
-	if err != nil && strings.Contains(err.Error(), "UNIQUE constraint") {
+	if err != nil && isDuplicate(err) {
 		return fmt.Errorf("job %s already exists: %w", j.ID, api.ErrConflict)
 	}
 	if err != nil {

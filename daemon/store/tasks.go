@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/mass-dev/mass/daemon/api"
 )
@@ -19,7 +18,7 @@ func (s *Store) CreateTask(ctx context.Context, t api.Task) error {
 	}
 	_, err = s.db.ExecContext(ctx, `INSERT INTO tasks (id, created, dir, spec) VALUES (?, ?, ?, ?)`,
 		t.ID, nanos(t.Created), t.Dir, string(spec))
-	if err != nil && strings.Contains(err.Error(), "UNIQUE constraint") {
+	if err != nil && isDuplicate(err) {
 		return fmt.Errorf("task %s already exists: %w", t.ID, api.ErrConflict)
 	}
 	if err != nil {

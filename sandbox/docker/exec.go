@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
 
@@ -66,6 +67,25 @@ func (r *Runtime) execRaw(ctx context.Context, id string, o execOpts) (sandbox.E
 		return sandbox.ExecResult{}, wrapErr("attach exec in "+short(id), err)
 	}
 	defer hj.Close()
+	res, abortErr := collect(ctx, hj, o)
+	if abortErr != nil {
+		res.Duration = time.Since(start)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return res, fmt.Errorf("exec in %s: %w", short(id), errors.Join(abortErr, sandbox.ErrTimeout))
+		}
+		return res, abortErr
+	}
+	if err := r.exitCode(ctx, ec.ID, &res); err != nil {
+		return res, err
+	}
+	res.Duration = time.Since(start)
+	return res, nil
+}
+
+// collect feeds stdin, reads capped stdout and stderr until the stream
+// ends, the host timeout fires (TimedOut) or ctx ends (the error), and
+// runs o.onAbort when it did not end by itself.
+func collect(ctx context.Context, hj types.HijackedResponse, o execOpts) (sandbox.ExecResult, error) {
 	if o.stdin != nil {
 		go func() {
 			_, _ = io.Copy(hj.Conn, o.stdin)
@@ -88,7 +108,7 @@ func (r *Runtime) execRaw(ctx context.Context, id string, o execOpts) (sandbox.E
 	res := sandbox.ExecResult{}
 	var abortErr error
 	select {
-	case err = <-done:
+	case err := <-done:
 		if err != nil && !errors.Is(err, io.EOF) {
 			abortErr = fmt.Errorf("read exec output: %w", err)
 		}
@@ -108,35 +128,32 @@ func (r *Runtime) execRaw(ctx context.Context, id string, o execOpts) (sandbox.E
 	}
 	res.Stdout, res.Stderr = stdout.buf, stderr.buf
 	res.Truncated = stdout.truncated || stderr.truncated
-	if abortErr != nil {
-		res.Duration = time.Since(start)
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return res, fmt.Errorf("exec in %s: %w", short(id), errors.Join(abortErr, sandbox.ErrTimeout))
-		}
-		return res, abortErr
-	}
+	return res, abortErr
+}
+
+// exitCode waits (at most 10s) until the engine reports the exec ended and
+// sets res.ExitCode; a timed-out exec still running gets -1.
+func (r *Runtime) exitCode(ctx context.Context, execID string, res *sandbox.ExecResult) error {
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	for {
-		in, err := r.cli.ContainerExecInspect(ictx, ec.ID)
+		in, err := r.cli.ContainerExecInspect(ictx, execID)
 		if err != nil {
-			return res, wrapErr("inspect exec", err)
+			return wrapErr("inspect exec", err)
 		}
 		if !in.Running || res.TimedOut {
 			res.ExitCode = in.ExitCode
 			if in.Running {
 				res.ExitCode = -1
 			}
-			break
+			return nil
 		}
 		select {
 		case <-ictx.Done():
-			return res, wrapErr("inspect exec", ictx.Err())
+			return wrapErr("inspect exec", ictx.Err())
 		case <-time.After(2 * time.Millisecond):
 		}
 	}
-	res.Duration = time.Since(start)
-	return res, nil
 }
 
 func short(id string) string {

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/mass-dev/mass/sandbox"
 	"github.com/mass-dev/mass/sandbox/image"
@@ -24,47 +23,27 @@ var (
 const testImage = image.TestRef
 
 func TestMain(m *testing.M) {
-	os.Exit(setup(m))
-}
-
-func setup(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "mass-helper-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	if testHelper, err = sandboxtest.BuildHelper(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cli, skip, err := sandboxtest.Engine(ctx, "the sandbox tests")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if cli == nil {
-		testSkip = skip
-		fmt.Fprintln(os.Stderr, "!!!", testSkip)
-		return m.Run()
-	}
-	testRT, err = New(ctx, Config{
-		DaemonID: fmt.Sprintf("test%d", os.Getpid()), HelperPath: testHelper, Image: testImage,
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
-		Client: cli,
-	})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "docker runtime: %v\n", err)
-		return 1
-	}
-	code := m.Run()
-	// Leave nothing behind, even after a failed test.
-	if _, err := testRT.ReapOrphans(context.Background(), func(string) bool { return false }); err != nil {
-		fmt.Fprintf(os.Stderr, "reap test leftovers: %v\n", err)
-	}
-	return code
+	os.Exit(sandboxtest.Main(m, "the sandbox tests", func(ctx context.Context, e sandboxtest.MainEnv) (func(), error) {
+		testHelper, testSkip = e.Helper, e.Skip
+		if e.Client == nil {
+			return nil, nil
+		}
+		rt, err := New(ctx, Config{
+			DaemonID: fmt.Sprintf("test%d", os.Getpid()), HelperPath: testHelper, Image: testImage,
+			Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+			Client: e.Client,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("docker runtime: %w", err)
+		}
+		testRT = rt
+		// Leave nothing behind, even after a failed test.
+		return func() {
+			if _, err := testRT.ReapOrphans(context.Background(), func(string) bool { return false }); err != nil {
+				fmt.Fprintf(os.Stderr, "reap test leftovers: %v\n", err)
+			}
+		}, nil
+	}))
 }
 
 func needEngine(tb testing.TB) *Runtime {

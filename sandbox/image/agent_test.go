@@ -134,20 +134,6 @@ func TestWriteDirTar(t *testing.T) {
 	}
 }
 
-func TestUnescapeMount(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"/var/tmp/x", "/var/tmp/x"},
-		{`/var/tmp/a\040b`, "/var/tmp/a b"},
-		{`/x\134y`, `/x\y`},
-		{`/trailing\04`, `/trailing\04`},
-	}
-	for _, tt := range tests {
-		if got := unescapeMount(tt.in); got != tt.want {
-			t.Errorf("unescapeMount(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestBuildAgentFull builds the real agent image with debootstrap (minutes,
 // root, network to the Debian archive); it runs only when asked:
 // MASS_IMAGE_AGENT_BUILD=1 go test -run TestBuildAgentFull -v ./sandbox/image

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/mass-dev/mass/sandbox"
 	"github.com/mass-dev/mass/sandbox/docker"
 	"github.com/mass-dev/mass/sandbox/image"
+	"github.com/mass-dev/mass/sandbox/sandboxtest"
 )
 
 // Built once for every test: the static helper and probe binaries, and a
@@ -25,52 +24,28 @@ var (
 	testSkip              string
 )
 
-func TestMain(m *testing.M) { os.Exit(setup(m)) }
-
-func setup(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "mass-probe-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	testHelper = filepath.Join(dir, "mass-sandbox-helper")
-	testProbe = filepath.Join(dir, "mass-probe")
-	for out, pkg := range map[string]string{
-		testHelper: "github.com/mass-dev/mass/sandbox/helper/cmd/mass-sandbox-helper",
-		testProbe:  "github.com/mass-dev/mass/sandbox/probe/cmd/mass-probe",
-	} {
-		build := exec.Command("go", "build", "-trimpath", "-o", out, pkg)
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if b, err := build.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, b)
-			return 1
+func TestMain(m *testing.M) {
+	os.Exit(sandboxtest.Main(m, "the isolation probes", func(ctx context.Context, e sandboxtest.MainEnv) (func(), error) {
+		testHelper, testSkip = e.Helper, e.Skip
+		probe, err := sandboxtest.BuildStatic(e.Dir, "github.com/mass-dev/mass/sandbox/probe/cmd/mass-probe")
+		if err != nil {
+			return nil, err
 		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	c, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
-	if err == nil {
-		_, err = c.Ping(ctx)
-	}
-	if err != nil {
-		testSkip = fmt.Sprintf("NO DOCKER ENGINE REACHABLE (%v): the isolation probes are SKIPPED", err)
-		fmt.Fprintln(os.Stderr, "!!!", testSkip)
-		return m.Run()
-	}
-	if _, err := image.EnsureTest(ctx, c); err != nil {
-		fmt.Fprintf(os.Stderr, "ensure test image: %v\n", err)
-		return 1
-	}
-	testEngine = c
-	code := m.Run()
-	// Leave nothing behind, even after a failed or panicking test.
-	if rt, err := docker.New(context.Background(), docker.Config{DaemonID: testDaemonID(), HelperPath: testHelper, Client: c}); err == nil {
-		if _, err := rt.ReapOrphans(context.Background(), func(string) bool { return false }); err != nil {
-			fmt.Fprintf(os.Stderr, "reap probe test leftovers: %v\n", err)
+		testProbe, testEngine = probe, e.Client
+		if e.Client == nil {
+			return nil, nil
 		}
-	}
-	return code
+		// Leave nothing behind, even after a failed or panicking test.
+		return func() {
+			rt, err := docker.New(context.Background(), docker.Config{DaemonID: testDaemonID(), HelperPath: testHelper, Client: e.Client})
+			if err != nil {
+				return
+			}
+			if _, err := rt.ReapOrphans(context.Background(), func(string) bool { return false }); err != nil {
+				fmt.Fprintf(os.Stderr, "reap probe test leftovers: %v\n", err)
+			}
+		}, nil
+	}))
 }
 
 func testDaemonID() string { return fmt.Sprintf("probetest%d", os.Getpid()) }

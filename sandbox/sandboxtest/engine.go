@@ -3,9 +3,6 @@ package sandboxtest
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 
 	"github.com/docker/docker/client"
 
@@ -17,15 +14,7 @@ const HelperPackage = "github.com/mass-dev/mass/sandbox/helper/cmd/mass-sandbox-
 
 // BuildHelper builds the static helper binary into dir and returns its path.
 // Test mains call it once; it needs the go tool on PATH.
-func BuildHelper(dir string) (string, error) {
-	p := filepath.Join(dir, "mass-sandbox-helper")
-	build := exec.Command("go", "build", "-trimpath", "-o", p, HelperPackage)
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build helper: %w\n%s", err, out)
-	}
-	return p, nil
-}
+func BuildHelper(dir string) (string, error) { return BuildStatic(dir, HelperPackage) }
 
 // Engine connects to the local Docker engine with API version negotiation
 // and makes sure the test image exists. When no engine answers it returns a

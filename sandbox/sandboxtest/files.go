@@ -16,7 +16,14 @@ func testFiles(t *testing.T, h Harness) {
 	sb := h.NewSandbox(t, ep, "files")
 	f := sb.Files()
 	ctx := context.Background()
+	filesReadEdit(t, ctx, sb)
+	filesSearch(t, ctx, f)
+	filesBig(t, ctx, f)
+}
 
+// filesReadEdit writes a file, reads slices of it and edits it.
+func filesReadEdit(t *testing.T, ctx context.Context, sb sandbox.Sandbox) {
+	f := sb.Files()
 	var lines strings.Builder
 	for i := 1; i <= 10; i++ {
 		fmt.Fprintf(&lines, "line %d\n", i)
@@ -71,6 +78,11 @@ func testFiles(t *testing.T, h Harness) {
 	if _, err := f.Read(ctx, "nope.txt", 0, 0); !errors.Is(err, sandbox.ErrNotFound) {
 		t.Errorf("read of a missing file: %v, want ErrNotFound", err)
 	}
+}
+
+// filesSearch lists, globs, greps, stats and takes the manifest; it runs
+// after filesReadEdit made src/app.py.
+func filesSearch(t *testing.T, ctx context.Context, f sandbox.Files) {
 	if _, err := f.Write(ctx, "src/util.py", []byte("import os\nTODO = 1\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -115,6 +127,10 @@ func testFiles(t *testing.T, h Harness) {
 	if got, want := names(m), "README.md,src/app.py,src/util.py"; got != want {
 		t.Errorf("manifest = %s, want %s", got, want)
 	}
+}
+
+// filesBig round-trips a 1 MiB file.
+func filesBig(t *testing.T, ctx context.Context, f sandbox.Files) {
 	big := []byte(strings.Repeat("0123456789abcde\n", 1<<16)) // 1 MiB
 	if _, err := f.Write(ctx, "big.txt", big); err != nil {
 		t.Fatalf("write 1 MiB: %v", err)

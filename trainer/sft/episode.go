@@ -1,23 +1,18 @@
 package sft
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/mass-dev/mass/episodefmt"
 )
 
-// EpisodeMeta is the part of episode.json the builder uses.
-type EpisodeMeta struct {
-	EpisodeID     string `json:"episode_id"`
-	TaskID        string `json:"task_id"`
-	Mode          string `json:"mode"`
-	Prompt        string `json:"prompt"`
-	Workflow      string `json:"workflow"`
-	TeacherPrompt string `json:"teacher_prompt"`
-}
+// EpisodeMeta is episode.json as the episode runner writes it
+// (episodefmt.Info); the builder uses the ids, mode and prompts.
+type EpisodeMeta = episodefmt.Info
 
 // Episode is an episode directory read for SFT.
 type Episode struct {
@@ -29,21 +24,18 @@ type Episode struct {
 // LoadEpisode reads dir/episode.json and the calls from dir/api_requests.jsonl or, when that
 // is absent, from the proxy logs dir/*.jsonl.gz (in name order).
 func LoadEpisode(dir string) (*Episode, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "episode.json"))
+	meta, err := episodefmt.ReadInfo(dir)
 	if err != nil {
-		return nil, fmt.Errorf("read episode: %w", err)
+		return nil, err
 	}
-	ep := &Episode{Dir: dir}
-	if err := json.Unmarshal(b, &ep.Meta); err != nil {
-		return nil, fmt.Errorf("decode %s/episode.json: %w", dir, err)
-	}
+	ep := &Episode{Dir: dir, Meta: meta}
 	if ep.Meta.EpisodeID == "" {
 		ep.Meta.EpisodeID = filepath.Base(dir)
 	}
 	if ep.Meta.TaskID == "" {
-		return nil, fmt.Errorf("%s/episode.json has no task_id", dir)
+		return nil, fmt.Errorf("%s/%s has no task_id", dir, episodefmt.EpisodeFile)
 	}
-	f, err := os.Open(filepath.Join(dir, "api_requests.jsonl"))
+	f, err := os.Open(filepath.Join(dir, episodefmt.RequestsFile))
 	switch {
 	case err == nil:
 		defer f.Close()

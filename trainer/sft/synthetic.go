@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mass-dev/mass/episodefmt"
 	"github.com/mass-dev/mass/trainer/chat"
 )
 
@@ -48,10 +49,10 @@ func WriteSyntheticEpisode(dir string, s SynthSpec) error {
 	meta := map[string]any{"episode_id": s.EpisodeID, "task_id": s.TaskID, "mode": "workflow", "model": "synthetic",
 		"prompt": prompt, "workflow": workflow, "teacher_prompt": teacher, "started": time.Unix(0, 0).UTC().Format(time.RFC3339Nano)}
 	mb, _ := json.Marshal(meta)
-	if err := os.WriteFile(filepath.Join(dir, "episode.json"), mb, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, episodefmt.EpisodeFile), mb, 0o644); err != nil {
 		return fmt.Errorf("write episode.json: %w", err)
 	}
-	f, err := os.Create(filepath.Join(dir, "api_requests.jsonl"))
+	f, err := os.Create(filepath.Join(dir, episodefmt.RequestsFile))
 	if err != nil {
 		return fmt.Errorf("create api_requests: %w", err)
 	}

@@ -5,8 +5,9 @@ import (
 	"os"
 	"path"
 	"regexp"
-	"strconv"
 	"strings"
+
+	"github.com/mass-dev/mass/sandbox/mountinfo"
 )
 
 // Mount is one line of /proc/self/mountinfo.
@@ -37,29 +38,11 @@ func ParseMountinfo(text string) ([]Mount, error) {
 			return nil, fmt.Errorf("mountinfo line %d: %q: too few fields", i+1, short(l, 80))
 		}
 		ms = append(ms, Mount{
-			Root: unoctal(f[3]), Point: unoctal(f[4]), Options: f[5],
-			FSType: f[sep+1], Source: unoctal(f[sep+2]),
+			Root: mountinfo.Unescape(f[3]), Point: mountinfo.Unescape(f[4]), Options: f[5],
+			FSType: f[sep+1], Source: mountinfo.Unescape(f[sep+2]),
 		})
 	}
 	return ms, nil
-}
-
-func unoctal(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // virtualFS are filesystems that hold no host files.

@@ -18,7 +18,13 @@ import (
 // /proc/self/exe with it.
 const NoopArg = "noop"
 
+// syscallChecks are the syscalls an agent must be refused, in report order.
 func syscallChecks() []named {
+	return append(append(namespaceChecks(), kernelChecks()...), deviceChecks()...)
+}
+
+// namespaceChecks: mounts, namespaces and keyrings.
+func namespaceChecks() []named {
 	return []named{
 		one("mount_denied", func(Config) Result {
 			dir := filepath.Join(os.TempDir(), ".mass-probe-mnt")
@@ -45,6 +51,12 @@ func syscallChecks() []named {
 			_, err := unix.AddKey("user", "mass-probe", []byte("x"), unix.KEY_SPEC_PROCESS_KEYRING)
 			return deniedResult("add_key(user)", err)
 		}),
+	}
+}
+
+// kernelChecks: interfaces into the kernel itself (bpf, perf, modules, clock, log).
+func kernelChecks() []named {
+	return []named{
 		one("bpf_denied", func(Config) Result {
 			attr := [4]uint32{1, 4, 4, 1} // BPF_MAP_TYPE_HASH, key 4, value 4, 1 entry
 			fd, _, e := unix.Syscall(unix.SYS_BPF, 0, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr))
@@ -95,6 +107,12 @@ func syscallChecks() []named {
 			n, _, e := unix.Syscall(unix.SYS_SYSLOG, 3, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
 			return rawDenied("syslog(READ_ALL)", n, e)
 		}),
+	}
+}
+
+// deviceChecks: raw sockets, device nodes and tracing other processes.
+func deviceChecks() []named {
+	return []named{
 		one("raw_socket_denied", func(Config) Result {
 			fd, err := unix.Socket(unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_ICMP)
 			if err == nil {

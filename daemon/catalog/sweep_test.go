@@ -1,4 +1,4 @@
-package server
+package catalog
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func TestSweepTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := SweepTasks(ctx, st, datadir.New(dataDir), slog.New(slog.DiscardHandler)); err != nil {
+	if err := New(st, datadir.New(dataDir), slog.New(slog.DiscardHandler)).Sweep(ctx); err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
 	var left []string
@@ -81,7 +81,7 @@ func TestSweepTasksNoFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := SweepTasks(context.Background(), st, datadir.New(dataDir), slog.New(slog.DiscardHandler)); err != nil {
+	if err := New(st, datadir.New(dataDir), slog.New(slog.DiscardHandler)).Sweep(context.Background()); err != nil {
 		t.Fatalf("sweep of a data dir without tasks/: %v", err)
 	}
 }

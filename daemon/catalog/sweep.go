@@ -1,25 +1,22 @@
-package server
+package catalog
 
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/mass-dev/mass/daemon/store"
-	"github.com/mass-dev/mass/datadir"
 )
 
-// SweepTasks removes what a daemon killed in the middle of a task upload left in
+// Sweep removes what a daemon killed in the middle of a task upload left in
 // <data-dir>/tasks: staging folders (.incoming-*) and task folders that never got
 // their row. The client of such an upload was never told it succeeded, so nothing it
 // was promised is lost, and a retry of the same id is no longer refused as a
 // conflict. It runs once at start-up, before the API serves. Entries are removed,
 // never followed.
-func SweepTasks(ctx context.Context, st *store.Store, l datadir.Layout, log *slog.Logger) error {
-	tasksDir := l.Tasks()
+func (c *Catalog) Sweep(ctx context.Context) error {
+	st, log := c.store, c.log
+	tasksDir := c.layout.Tasks()
 	ents, err := os.ReadDir(tasksDir)
 	if os.IsNotExist(err) {
 		return nil
@@ -37,7 +34,7 @@ func SweepTasks(ctx context.Context, st *store.Store, l datadir.Layout, log *slo
 	}
 	for _, e := range ents {
 		name := e.Name()
-		staged := strings.HasPrefix(name, ".incoming-")
+		staged := strings.HasPrefix(name, stagingPrefix)
 		if !staged && known[name] {
 			continue
 		}
