@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # setup-host.sh installs what the build, the tests and the demo need on a fresh
 # Debian bookworm host: apt packages (debootstrap, busybox-static, python3-torch,
-# CUDA 11.8 headers and nvcc from non-free) and Go modules. Idempotent.
+# python3-scipy for cycle/stats golden tests, CUDA 11.8 headers and nvcc from non-free) and Go modules. Idempotent.
 # Usage: scripts/setup-host.sh [--no-cuda]
 set -euo pipefail
 
@@ -27,7 +27,7 @@ enable_nonfree() {
 	fi
 }
 
-pkgs=(debootstrap busybox-static python3-torch python3-numpy sqlite3 ca-certificates)
+pkgs=(debootstrap busybox-static python3-torch python3-numpy python3-scipy sqlite3 ca-certificates)
 if [[ $want_cuda -eq 1 ]]; then
 	pkgs+=(nvidia-cuda-dev nvidia-cuda-toolkit)
 fi

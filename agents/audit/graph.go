@@ -98,8 +98,15 @@ func layout(r *Report) graph {
 			Delegation: true,
 		})
 	}
+	g.addHandoffs(r.Handoffs, centre)
+	return g
+}
+
+// addHandoffs draws a curved, labelled edge per file handoff between two
+// placed agents, growing the canvas to fit the curves.
+func (g *graph) addHandoffs(handoffs []Handoff, centre map[string][2]float64) {
 	pairCount := map[[2]string]int{}
-	for _, h := range r.Handoffs {
+	for _, h := range handoffs {
 		a, okA := centre[h.Writer]
 		b, okB := centre[h.Reader]
 		if !okA || !okB {
@@ -125,7 +132,6 @@ func layout(r *Report) graph {
 		g.H = max(g.H, cy+marginY)
 		g.W = max(g.W, cx+marginX)
 	}
-	return g
 }
 
 func abs(x float64) float64 {

@@ -14,6 +14,8 @@ import (
 // and the kinds built on it (search, generations). The parts are shared and
 // safe for concurrent use; the composition root closes them at shutdown,
 // after every job has returned, so a kind must not close them itself.
+// The episode runner is Run(ctx, env.Deps(), Options{...}); an episode's
+// directory is env.Layout.Episode(id).
 type Env struct {
 	Runtime      sandbox.Runtime // opened on first use; see sandbox.Lazy
 	Models       *model.Registry // configured endpoints plus the scripted dry-run model

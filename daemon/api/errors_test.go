@@ -55,7 +55,7 @@ func TestSandboxErrorsMapToAPIClasses(t *testing.T) {
 			t.Errorf("StatusOf(%v) = %d, want %d", tt.err, got, tt.want)
 		}
 	}
-	if !errors.Is(sandbox.ErrUnavailable, ErrUnavailable) || !errors.Is(ErrNotFound, errclass.ErrNotFound) {
+	if err := fmt.Errorf("create: %w", sandbox.ErrUnavailable); !errors.Is(err, ErrUnavailable) || ErrNotFound != errclass.ErrNotFound {
 		t.Error("errors.Is fails across sandbox, api and errclass")
 	}
 }

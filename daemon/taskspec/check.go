@@ -66,6 +66,7 @@ func (s *Spec) check() Errors {
 		}
 		dests[path.Clean(dest)] = true
 	}
+	s.checkGuards(bad, dests)
 	for i, g := range s.RequiredOutputs {
 		f := fmt.Sprintf("required_outputs[%d]", i)
 		if msg := relPathProblem(g); msg != "" {
@@ -84,6 +85,9 @@ func (s *Spec) check() Errors {
 	case "", SplitTrain, SplitTest:
 	default:
 		bad("split", "%q must be %q or %q", s.Split, SplitTrain, SplitTest)
+	}
+	if len(s.Domain) > 200 || strings.ContainsAny(s.Domain, "\r\n") {
+		bad("domain", "must be one line of at most 200 bytes")
 	}
 	if s.Workflow != "" {
 		if msg := relPathProblem(s.Workflow); msg != "" {

@@ -68,6 +68,9 @@ func Validate(s *Spec) Errors {
 	for i, in := range s.Inputs {
 		exists(fmt.Sprintf("inputs[%d].path", i), in.Path, false)
 	}
+	for i, in := range s.HiddenPaths {
+		exists(fmt.Sprintf("hidden_paths[%d].path", i), in.Path, false)
+	}
 	if s.Workflow != "" {
 		exists("workflow", s.Workflow, true)
 	}
@@ -83,8 +86,9 @@ func Validate(s *Spec) Errors {
 }
 
 // Files lists the spec-relative paths of every regular file the task needs
-// (inputs expanded recursively, plus the workflow file), in a stable order.
-// Symbolic links (anywhere on a path) and other special files are errors.
+// (inputs and hidden paths expanded recursively, plus the workflow file), in
+// a stable order. Symbolic links (anywhere on a path) and other special
+// files are errors.
 func (s *Spec) Files() ([]string, error) {
 	out, _, err := s.walk()
 	return out, err
@@ -105,7 +109,7 @@ func (s *Spec) walk() ([]string, int64, error) {
 			total += size
 		}
 	}
-	for _, in := range s.Inputs {
+	for _, in := range append(append([]Input{}, s.Inputs...), s.HiddenPaths...) {
 		if _, err := lstatBeneath(s.Dir, in.Path); err != nil {
 			return nil, 0, fmt.Errorf("input %s: %w", in.Path, err)
 		}

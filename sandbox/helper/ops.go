@@ -203,18 +203,8 @@ func (s *Server) read(req Request) (sandbox.ReadResult, error) {
 	var buf []byte
 	line, full := 0, false
 	for {
-		buf = buf[:0]
 		var err error
-		for {
-			var b []byte
-			b, err = br.ReadSlice('\n')
-			if len(buf) <= MaxLineChars {
-				buf = append(buf, b...)
-			}
-			if !errors.Is(err, bufio.ErrBufferFull) {
-				break
-			}
-		}
+		buf, err = readLine(br, buf)
 		if err != nil && err != io.EOF {
 			return sandbox.ReadResult{}, err
 		}
@@ -256,6 +246,22 @@ func (s *Server) read(req Request) (sandbox.ReadResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// readLine reads one line into buf[:0], keeping no more of a long line
+// than the pieces read until it passed MaxLineChars; err is the reader's
+// (io.EOF after a last line without a newline).
+func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
+	buf = buf[:0]
+	for {
+		b, err := br.ReadSlice('\n')
+		if len(buf) <= MaxLineChars {
+			buf = append(buf, b...)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return buf, err
+		}
+	}
 }
 
 func (s *Server) write(req Request) (sandbox.FileChange, error) {

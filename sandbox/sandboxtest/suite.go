@@ -1,6 +1,7 @@
 // Package sandboxtest is the conformance suite every sandbox.Runtime must
 // pass: workspace lifecycle, exec caps and timeouts, file operations,
-// protected paths, export, listing, cancellation and orphan reaping.
+// protected paths, export, listing, cancellation, orphan reaping and the
+// grader's container.
 package sandboxtest
 
 import (
@@ -99,6 +100,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Policy", func(t *testing.T) { testPolicy(t, h) })
 	t.Run("Report", func(t *testing.T) { testReport(t, h) })
 	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, h) })
+	t.Run("Grade", func(t *testing.T) { testGrade(t, h) })
 }
 
 func testExec(t *testing.T, h Harness) {
@@ -149,6 +151,12 @@ func testExec(t *testing.T, h Harness) {
 			t.Errorf("%s: timed out %v, want %v", tt.name, got, want)
 		}
 	}
+	execCleanup(t, ctx, sb)
+}
+
+// execCleanup: nothing a command starts outlives it (timeout, killed
+// wrapper, cancelled context), and huge output is dropped, not buffered.
+func execCleanup(t *testing.T, ctx context.Context, sb sandbox.Sandbox) {
 	// Nothing the timed-out command started may survive it.
 	res := Sh(t, sb, "ps -o comm,args | grep 'sleep 30[0-3]' | grep -v grep || true")
 	if got := strings.TrimSpace(string(res.Stdout)); got != "" {

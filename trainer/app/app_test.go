@@ -60,7 +60,7 @@ func newToy(t *testing.T) toy {
 // trainArgs are a 4-step run with validation and a checkpoint every 2 steps.
 func (f toy) trainArgs(run string) []string {
 	return []string{"train", "--model", f.model, "--data", f.train, "--val", f.val, "--out", run,
-		"--steps", "4", "--batch", "2", "--lr", "1e-2", "--warmup", "0", "--rank", "4", "--alpha", "8", "--dropout", "0",
+		"--steps", "4", "--batch", "2", "--accum", "1", "--lr", "1e-2", "--warmup", "0", "--rank", "4", "--alpha", "8", "--dropout", "0",
 		"--val-every", "2", "--ckpt-every", "2", "--keep-checkpoints", "0", "--seed", "7", "--json-progress"}
 }
 

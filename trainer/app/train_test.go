@@ -200,8 +200,10 @@ func TestTrainTokenizedDataset(t *testing.T) {
 	if len(recs) != 1 || recs[0].Step != 1 || recs[0].Loss == nil || !finite(*recs[0].Loss) {
 		t.Fatalf("progress %s, want one finite step", stdout)
 	}
-	if got := recs[0].ProcessedTokens; got != int64(rows[0].NLossTokens) && got != int64(rows[1].NLossTokens) {
-		t.Errorf("step 1 processed %d supervised tokens, want one window's (%d or %d)", got, rows[0].NLossTokens, rows[1].NLossTokens)
+	// The default step is train.DefaultAccum (3) windows drawn with replacement.
+	a, b := int64(rows[0].NLossTokens), int64(rows[1].NLossTokens)
+	if got := recs[0].ProcessedTokens; got != 3*a && got != 2*a+b && got != a+2*b && got != 3*b {
+		t.Errorf("step 1 processed %d supervised tokens, want three windows' (each %d or %d)", got, a, b)
 	}
 	if _, err := os.Stat(filepath.Join(train.CheckpointDir(run, 1), "adapter.safetensors")); err != nil {
 		t.Errorf("final checkpoint: %v", err)
@@ -239,5 +241,34 @@ func checkEncodeFixtures(t *testing.T, tok *tokenizer.Tokenizer, path string) {
 	}
 	if err := sc.Err(); err != nil || n == 0 {
 		t.Fatalf("read %s: %d cases, %v", path, n, err)
+	}
+}
+
+// TestTrainPaperDefaults: a run given no recipe flags records the paper's
+// recipe in run.json — AdamW betas (0.9, 0.95), 3 windows per step, lr 3e-5,
+// 5 warmup steps, cosine to 0.1×, clip 1.0, checkpoint every 50 steps,
+// validate every 150 — and processes three windows in its one step.
+func TestTrainPaperDefaults(t *testing.T) {
+	f := newToy(t)
+	run := filepath.Join(f.dir, "run")
+	stdout, _ := mustRun(t, "train", "--model", f.model, "--data", f.train, "--out", run, "--steps", "1",
+		"--rank", "4", "--alpha", "8", "--json-progress")
+	b, err := os.ReadFile(filepath.Join(run, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg train.Config
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	o := cfg.Optim
+	got := []float64{o.Beta1, o.Beta2, float64(cfg.Batch * cfg.Accum), o.LR, float64(o.Warmup), o.Floor, o.Clip, float64(cfg.CkptEvery), float64(cfg.ValEvery)}
+	want := []float64{0.9, 0.95, 3, 3e-5, 5, 0.1, 1, 50, 150}
+	if !slices.Equal(got, want) {
+		t.Errorf("run.json recipe (beta1, beta2, windows/step, lr, warmup, floor, clip, ckpt, val) = %v, want %v", got, want)
+	}
+	recs := parseRecords(t, stdout)
+	if len(recs) != 1 || recs[0].ProcessedTokens != 3*toySup {
+		t.Errorf("records %+v, want one step over 3 windows (%d supervised tokens)", recs, 3*toySup)
 	}
 }

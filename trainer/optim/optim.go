@@ -17,6 +17,9 @@ const (
 	DefaultFloor       = 0.1
 	DefaultWeightDecay = 0.0
 	DefaultClip        = 1.0
+	DefaultBeta1       = 0.9
+	DefaultBeta2       = 0.95 // the paper's AdamW betas are (0.9, 0.95)
+	DefaultEps         = 1e-8
 )
 
 // Config holds the optimizer and schedule settings.
@@ -35,7 +38,7 @@ type Config struct {
 // DefaultConfig returns the paper's optimizer for a run of total steps.
 func DefaultConfig(total int) Config {
 	return Config{LR: DefaultLR, Warmup: DefaultWarmup, TotalSteps: total, Floor: DefaultFloor,
-		WeightDecay: DefaultWeightDecay, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Clip: DefaultClip}
+		WeightDecay: DefaultWeightDecay, Beta1: DefaultBeta1, Beta2: DefaultBeta2, Eps: DefaultEps, Clip: DefaultClip}
 }
 
 // LRAt is the learning rate of 0-based step s: linear warmup to LR over

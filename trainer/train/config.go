@@ -34,10 +34,21 @@ type Config struct {
 	Optim     optim.Config `json:"optim"`
 }
 
-// DefaultConfig returns the paper's settings (checkpoint every 50 steps,
-// validation every 150) for a run of steps optimizer steps.
+// The paper's run shape: 3 windows per optimizer step (one window per
+// micro-batch, gradients accumulated), a checkpoint every 50 steps and a
+// validation every 150.
+const (
+	DefaultBatch     = 1
+	DefaultAccum     = 3
+	DefaultCkptEvery = 50
+	DefaultValEvery  = 150
+)
+
+// DefaultConfig returns the paper's settings for a run of steps optimizer
+// steps: 3 windows per step, checkpoint every 50, validate every 150, the
+// LoRA and AdamW defaults of packages lora and optim.
 func DefaultConfig(steps int) Config {
-	return Config{Backend: "cpu", Steps: steps, Batch: 1, Accum: 1, ValEvery: 150, CkptEvery: 50, Seed: 1,
+	return Config{Backend: "cpu", Steps: steps, Batch: DefaultBatch, Accum: DefaultAccum, ValEvery: DefaultValEvery, CkptEvery: DefaultCkptEvery, Seed: 1,
 		LoRA: lora.DefaultConfig(), Optim: optim.DefaultConfig(steps)}
 }
 

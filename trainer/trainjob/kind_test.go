@@ -98,7 +98,7 @@ func TestTrainJobRunsMassTrain(t *testing.T) {
 	if got, want := last.Counters["step"], int64(6); got != want {
 		t.Errorf("last progress step = %d, want %d (%v)", got, want, last)
 	}
-	if got, want := last.Counters["processed_supervised_tokens"], int64(6*2*9); got != want {
+	if got, want := last.Counters["processed_supervised_tokens"], int64(6*2*train.DefaultAccum*9); got != want { // mass-train's default: 3 micro-batches per step
 		t.Errorf("processed tokens = %d, want %d", got, want)
 	}
 	vals := 0
