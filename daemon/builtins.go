@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mass-dev/mass/agents/episode"
 	"github.com/mass-dev/mass/agents/model"
@@ -154,12 +155,44 @@ func (b *Builtins) ReapOrphans(ctx context.Context) error {
 	if n > 0 {
 		b.log.Info("reaped sandboxes left by an earlier massd", "count", n)
 	}
-	return err
+	d := b.Env.Deps()
+	d.CleanupBudget = time.Second // the reap above has just run
+	closed, cerr := episode.CloseOrphans(ctx, d, b.Env.Layout)
+	if closed > 0 {
+		b.log.Info("closed episodes cut off by a crash", "count", closed)
+	}
+	return errors.Join(err, cerr)
+}
+
+// ReapPeriodically removes, until ctx ends, the sandboxes that episodes'
+// cleanup left while the engine was unreachable (episode.Reap), once the
+// runtime has been opened; before that there is nothing of this massd's.
+func (b *Builtins) ReapPeriodically(ctx context.Context, interval time.Duration) {
+	episode.Reap(ctx, openedOnly{b.Runtime}, interval, b.log)
+}
+
+// openedOnly reaps only through a runtime that is already open, so a
+// massd without Docker does not retry opening it every interval.
+type openedOnly struct{ *sandbox.Lazy }
+
+func (o openedOnly) ReapOrphans(ctx context.Context, live func(string) bool) (int, error) {
+	if !o.Opened() {
+		return 0, nil
+	}
+	return o.Lazy.ReapOrphans(ctx, live)
 }
 
 // Close releases the runtime and stops the scripted model. Call it after the
-// job manager has drained: running episodes use both.
+// job manager has drained: running episodes use both. It reaps what is left
+// of this massd's sandboxes first (the drain has ended every episode).
 func (b *Builtins) Close() error {
+	if b.Runtime.Opened() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		if _, err := b.Runtime.ReapOrphans(ctx, episode.Running); err != nil {
+			b.log.Warn("reap sandboxes at shutdown; the next start reaps them", "err", err)
+		}
+		cancel()
+	}
 	b.stopServing()
 	err := b.Runtime.Close()
 	if b.dry != nil {

@@ -58,9 +58,12 @@ func TestBuiltinsModels(t *testing.T) {
 func TestModelConfig(t *testing.T) {
 	temp, k, mt, think := 0.2, 5, 1024, false
 	got := daemon.ModelConfig("qwen", &config.Model{BaseURL: "http://127.0.0.1:8000/v1", Model: "Qwen/Qwen3-8B", APIKeyEnv: "K",
-		Temperature: &temp, TopK: &k, MaxTokens: &mt, EnableThinking: &think})
+		Temperature: &temp, TopK: &k, MaxTokens: &mt, EnableThinking: &think, Stream: true, MaxResponseBytes: 1 << 20})
 	if err := got.Validate(); err != nil {
 		t.Fatal(err)
+	}
+	if !got.Stream || got.MaxResponseBytes != 1<<20 {
+		t.Errorf("ModelConfig = %+v, want stream on and the reply cap (defect 10: massd could not turn streaming on)", got)
 	}
 	if got.Name != "qwen" || *got.Temperature != temp || *got.TopK != k || *got.MaxTokens != mt || *got.EnableThinking {
 		t.Errorf("ModelConfig = %+v, want the configured values", got)

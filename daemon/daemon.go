@@ -44,6 +44,9 @@ type Options struct {
 	// the sandbox runtime removes containers and volumes a crashed massd
 	// left behind. An error is logged, not fatal.
 	ReapOrphans func(ctx context.Context) error
+	// ReapInterval is how often the builtins' periodic reaper runs;
+	// 0 means episode.DefaultReapInterval.
+	ReapInterval time.Duration
 	// ShutdownTimeout bounds how long the drain waits for running jobs and
 	// open requests; default 30s.
 	ShutdownTimeout time.Duration
@@ -127,6 +130,9 @@ func Open(ctx context.Context, o Options) (_ *Daemon, err error) {
 	if err := d.listen(st); err != nil {
 		return nil, err
 	}
+	if b := o.Builtins; b != nil {
+		go b.ReapPeriodically(d.baseCtx, o.ReapInterval)
+	}
 	for name, m := range o.Config.Models {
 		d.log.Info("model endpoint", "name", name, "endpoint", m)
 	}
@@ -197,8 +203,8 @@ func (d *Daemon) listen(st *store.Store) error {
 	}
 	d.socket = c.Socket
 	base := func(net.Listener) context.Context { return d.baseCtx }
-	d.servers = []*http.Server{{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, BaseContext: base}}
-	listeners := []net.Listener{ln}
+	d.servers = []*http.Server{server.NewHTTPServer(srv.Handler(), base)}
+	listeners := []net.Listener{server.LimitListener(ln, server.MaxConnsUnix)}
 	if c.TCP.Listen != "" {
 		token, err := readToken(c.TCP.TokenFile)
 		if err != nil {
@@ -210,8 +216,8 @@ func (d *Daemon) listen(st *store.Store) error {
 			ln.Close()
 			return fmt.Errorf("listen on tcp %s: %w", c.TCP.Listen, err)
 		}
-		d.servers = append(d.servers, &http.Server{Handler: srv.TokenHandler(token), ReadHeaderTimeout: 10 * time.Second, BaseContext: base})
-		listeners = append(listeners, tl)
+		d.servers = append(d.servers, server.NewHTTPServer(srv.TokenHandler(token), base))
+		listeners = append(listeners, server.LimitListener(tl, server.MaxConnsTCP))
 		d.log.Info("listening", "tcp", tl.Addr().String())
 	}
 	d.errc = make(chan error, len(d.servers))

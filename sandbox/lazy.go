@@ -49,6 +49,13 @@ func (l *Lazy) Get(ctx context.Context) (Runtime, error) {
 	return rt, nil
 }
 
+// Opened reports whether the real runtime has been opened (and not closed).
+func (l *Lazy) Opened() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rt != nil && !l.closed
+}
+
 // Name implements Runtime.
 func (l *Lazy) Name() string { return l.name }
 

@@ -181,7 +181,13 @@ func (c Config) turn(ctx context.Context, oaTools []openai.Tool, res *Result) (o
 // failedCall classifies and records a model call that returned err.
 func (c Config) failedCall(ctx context.Context, rr record.Record, res *Result, err error) error {
 	if ctx.Err() != nil {
-		// The call was in flight when the clock ran out; nothing came back to record.
+		// The call was in flight when the clock ran out: the request, the
+		// attempts made and how long it waited are recorded, with no reply.
+		rr.Status = record.StatusError
+		rr.Error = fmt.Sprintf("cut off in flight after %.0f ms by %v; no reply was received", rr.DurationMS, context.Cause(ctx))
+		if _, rerr := c.Rec.Append(rr); rerr != nil && c.Log != nil {
+			c.Log.Warn("record a cut-off model call", "agent", c.ID, "err", rerr)
+		}
 		if ranOut(ctx) {
 			res.Stop = StopWall
 			return fmt.Errorf("%w: %s ran past its wall time %s", ErrLimit, c.ID, c.Limits.WallTime)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,7 +85,16 @@ func TestLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := len(recs), res.Turns; got != want {
+			want := res.Turns
+			if tt.stop == StopWall {
+				// The call the clock cut is recorded too, as an error
+				// without a reply (it was not a turn).
+				want++
+				if last := recs[len(recs)-1]; last.Status != record.StatusError || !strings.Contains(last.Error, "cut off in flight") || len(last.Request.Messages) == 0 {
+					t.Errorf("cut-off call recorded as %+v, want an error with its request", last)
+				}
+			}
+			if got := len(recs); got != want {
 				t.Errorf("recorded calls = %d, want %d", got, want)
 			}
 		})

@@ -184,6 +184,10 @@ func verifiedPrefix(b []byte, episode string) ([]ledger.Record, LedgerStatus) {
 	if err != nil || len(recs) != n {
 		return nil, LedgerStatus{Error: fmt.Sprintf("re-read verified ledger: %v", err)}
 	}
+	// One rule for the empty chain, the writer's (ledger.Writer.Head): its
+	// head is the genesis hash, which is what Recover and a normal finish
+	// record for an episode stopped before its first record.
+	st.Head = ledger.Genesis(episode)
 	if n > 0 {
 		st.Head = recs[n-1].Hash
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mass-dev/mass/agents/tools"
 	"github.com/mass-dev/mass/episodefmt"
 )
 
@@ -69,9 +70,13 @@ type Status struct {
 	Started         time.Time  `json:"started"`
 	Finished        time.Time  `json:"finished"`
 	WorkspaceExport string     `json:"workspace_export"`
-	Final           string     `json:"final,omitempty"` // the orchestrator's final answer
-	Model           string     `json:"model,omitempty"`
-	DryRun          bool       `json:"dry_run,omitempty"`
+	// Final is the orchestrator's final answer, cut to MaxFinalBytes; the
+	// whole answer is in api_requests.jsonl. FinalBytes is its full length
+	// when it was cut.
+	Final      string `json:"final,omitempty"`
+	FinalBytes int    `json:"final_bytes,omitempty"`
+	Model      string `json:"model,omitempty"`
+	DryRun     bool   `json:"dry_run,omitempty"`
 	// LedgerHead is the ledger's last record when the episode ended, so a
 	// verifier can tell a cut-off tail from a complete ledger.
 	LedgerHead *Head `json:"ledger_head,omitempty"`
@@ -81,6 +86,20 @@ type Status struct {
 	Grade *grade.Grade `json:"grade,omitempty"`
 	// Guards counts guards.json; absent when the check could not run.
 	Guards *guard.Summary `json:"guards,omitempty"`
+}
+
+// Caps on what is copied into run_status.json (docs/formats.md, Caps).
+const (
+	MaxFinalBytes  = 64 << 10
+	MaxReasonBytes = 16 << 10
+)
+
+// setFinal copies the final answer into st, cut to MaxFinalBytes.
+func (st *Status) setFinal(s string) {
+	st.Final = tools.Cap(s, MaxFinalBytes)
+	if len(s) > MaxFinalBytes {
+		st.FinalBytes = len(s)
+	}
 }
 
 // Head names a ledger's last record.

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"time"
 
+	"github.com/mass-dev/mass/agents/tools"
 	"github.com/mass-dev/mass/sandbox"
 )
 
@@ -23,7 +25,10 @@ func (e *run) finish(st *Status) error {
 	defer cancel()
 	e.prog.stage("exporting")
 	var errs []error
-	if err := e.deps.Runtime.KillEpisode(ctx, e.opts.ID); err != nil {
+	budget := e.deps.CleanupBudget
+	if err := retryCleanup(ctx, e.deps.Log, "kill containers of "+e.opts.ID, budget, func(ctx context.Context) error {
+		return e.deps.Runtime.KillEpisode(ctx, e.opts.ID)
+	}); err != nil {
 		errs = append(errs, fmt.Errorf("kill episode containers: %w", err))
 	}
 	exp, err := e.export(ctx)
@@ -33,7 +38,9 @@ func (e *run) finish(st *Status) error {
 	} else {
 		st.WorkspaceExport = exp
 	}
-	if err := e.deps.Runtime.RemoveWorkspace(ctx, e.opts.ID); err != nil {
+	if err := retryCleanup(ctx, e.deps.Log, "remove workspace of "+e.opts.ID, budget, func(ctx context.Context) error {
+		return e.deps.Runtime.RemoveWorkspace(ctx, e.opts.ID)
+	}); err != nil {
 		errs = append(errs, fmt.Errorf("remove workspace: %w", err))
 	}
 	p := e.prog.snapshot()
@@ -68,6 +75,7 @@ func (e *run) finish(st *Status) error {
 		st.Exit, st.Success, st.Failure = ExitFailed, false, FailInfra
 		st.Reason = errors.Join(errs...).Error()
 	}
+	st.Reason = tools.Cap(st.Reason, MaxReasonBytes)
 	if err := writeJSON(filepath.Join(e.opts.Dir, StatusFile), st); err != nil {
 		errs = append(errs, err)
 	}
@@ -108,7 +116,11 @@ func (e *run) export(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("create workspace export: %w", err)
 	}
-	m, err := e.deps.Runtime.ExportWorkspace(ctx, e.opts.ID, f, DefaultExportBytes)
+	limit := e.deps.ExportBytes
+	if limit <= 0 {
+		limit = DefaultExportBytes
+	}
+	m, err := e.deps.Runtime.ExportWorkspace(ctx, e.opts.ID, f, limit)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -116,7 +128,11 @@ func (e *run) export(ctx context.Context) (string, error) {
 		err = cerr
 	}
 	if err != nil {
-		return "", fmt.Errorf("export workspace: %w", err)
+		// A partial tar is never left for the API to serve.
+		if rmErr := os.Remove(p); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
+			err = errors.Join(err, fmt.Errorf("remove partial export: %w", rmErr))
+		}
+		return "", fmt.Errorf("export workspace (cap %d bytes): %w", limit, err)
 	}
 	if m == nil {
 		m = []sandbox.FileInfo{}

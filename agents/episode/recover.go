@@ -11,6 +11,7 @@ import (
 
 	"github.com/mass-dev/mass/agents/ledger"
 	"github.com/mass-dev/mass/agents/record"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // Recover closes the record of an episode whose daemon died mid-run: it
@@ -23,10 +24,14 @@ func Recover(ctx context.Context, d Deps, id, dir string) error {
 	ctx, cancel := context.WithTimeout(ctx, finishTimeout)
 	defer cancel()
 	var errs []error
-	if err := d.Runtime.KillEpisode(ctx, id); err != nil {
+	if err := retryCleanup(ctx, d.Log, "kill containers of "+id, d.CleanupBudget, func(ctx context.Context) error {
+		return d.Runtime.KillEpisode(ctx, id)
+	}); err != nil {
 		errs = append(errs, fmt.Errorf("kill containers: %w", err))
 	}
-	if err := d.Runtime.RemoveWorkspace(ctx, id); err != nil {
+	if err := retryCleanup(ctx, d.Log, "remove workspace of "+id, d.CleanupBudget, func(ctx context.Context) error {
+		return d.Runtime.RemoveWorkspace(ctx, id)
+	}); err != nil {
 		errs = append(errs, fmt.Errorf("remove workspace: %w", err))
 	}
 	st := Status{EpisodeID: id, Exit: ExitFailed, Failure: FailInfra,
@@ -80,4 +85,39 @@ func Recover(ctx context.Context, d Deps, id, dir string) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// CloseOrphans writes run_status.json (via Recover) for every episode under
+// lay that has an episode.json but no run_status.json and is not running in
+// this process: an episode cut off by a crash whose job is not retried (it
+// reached its attempt cap, or was cancelled while interrupted) is closed
+// all the same, so its ledger verifies. Meant for start-up, before jobs
+// resume. It returns how many it closed.
+func CloseOrphans(ctx context.Context, d Deps, lay datadir.Layout) (int, error) {
+	ents, err := os.ReadDir(lay.Episodes())
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("list episodes: %w", err)
+	}
+	n := 0
+	var errs []error
+	for _, e := range ents {
+		id, dir := e.Name(), lay.Episode(e.Name())
+		if !e.IsDir() || Running(id) {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, EpisodeFile)); err != nil {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, StatusFile)); err == nil {
+			continue
+		}
+		if err := Recover(ctx, d, id, dir); err != nil {
+			errs = append(errs, fmt.Errorf("close episode %s: %w", id, err))
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mass-dev/mass/agents/audit"
 	"github.com/mass-dev/mass/agents/ledger"
 	"github.com/mass-dev/mass/agents/record"
+	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/sandbox"
 )
 
@@ -74,6 +75,19 @@ func TestRecoverCreatesNoFiles(t *testing.T) {
 		f.Close()
 	}
 
+	// Defect 7: killed right after episode_started, the ledger exists and
+	// holds no record yet; Recover pinned the genesis hash as the head and
+	// the verifier, expecting "", reported tampering.
+	emptyLedger := func(t *testing.T, dir string) {
+		w, err := ledger.Create(filepath.Join(dir, LedgerFile), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	for _, tc := range []struct {
 		name       string
 		setup      []func(*testing.T, string)
@@ -94,6 +108,13 @@ func TestRecoverCreatesNoFiles(t *testing.T) {
 			wantFiles:  []string{RequestsFile, EpisodeFile, ManifestsDir, StatusFile},
 			modelCalls: 2,
 			ledgerSeq:  -1,
+		},
+		{
+			name:       "with an empty ledger",
+			setup:      []func(*testing.T, string){info, recording, emptyLedger},
+			wantFiles:  []string{RequestsFile, EpisodeFile, LedgerFile, ManifestsDir, StatusFile},
+			modelCalls: 2,
+			ledgerSeq:  0,
 		},
 		{
 			name:       "mid-run with a torn ledger tail",
@@ -170,5 +191,37 @@ func TestRecoverCreatesNoFiles(t *testing.T) {
 				t.Errorf("ledger status = %+v, want %d records verified against ledger_head", lst, tc.ledgerSeq)
 			}
 		})
+	}
+}
+
+// An episode whose job reached its attempt cap is not retried, so nothing
+// closed it: CloseOrphans does at start-up.
+func TestCloseOrphansClosesUnretriedEpisodes(t *testing.T) {
+	lay := datadir.New(t.TempDir())
+	const id = "ep-orphan"
+	dir := lay.Episode(id)
+	if err := os.MkdirAll(filepath.Join(dir, ManifestsDir), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeJSON(filepath.Join(dir, EpisodeFile), Info{EpisodeID: id, Model: "fake", Started: time.Now().UTC()}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := ledger.Create(filepath.Join(dir, LedgerFile), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	n, err := CloseOrphans(t.Context(), Deps{Runtime: goneRuntime{}, Log: quiet}, lay)
+	if err != nil || n != 1 {
+		t.Fatalf("CloseOrphans = %d, %v; want 1", n, err)
+	}
+	if _, err := ReadStatus(dir); err != nil {
+		t.Fatal(err)
+	}
+	if ls, err := audit.VerifyLedger(t.Context(), audit.DirSource{Dir: dir}, id); err != nil || !ls.Verified || !ls.HeadChecked {
+		t.Errorf("ledger after CloseOrphans: %+v, %v", ls, err)
+	}
+	if n, _ := CloseOrphans(t.Context(), Deps{Runtime: goneRuntime{}, Log: quiet}, lay); n != 0 {
+		t.Errorf("second pass closed %d, want 0", n)
 	}
 }

@@ -48,6 +48,13 @@ type Deps struct {
 	Log      *slog.Logger
 	// Loop overrides the loop-detection thresholds (tests).
 	Loop loop.Config
+	// CleanupBudget bounds the retries of removing an episode's
+	// containers and volumes; 0 means DefaultCleanupBudget. What is left
+	// then is the periodic reaper's (Reap).
+	CleanupBudget time.Duration
+	// ExportBytes caps the workspace export; 0 means DefaultExportBytes.
+	// Task inputs are capped below it (taskspec.MaxInputBytes).
+	ExportBytes int64
 	// AgentWallTime bounds each agent of a task that sets no
 	// limits.agent_wall_time; 0 means only the episode clock applies.
 	AgentWallTime time.Duration
@@ -87,6 +94,8 @@ func Run(ctx context.Context, d Deps, o Options) (Status, error) {
 	if o.Task == nil {
 		return Status{}, fmt.Errorf("episode %s: no task", o.ID)
 	}
+	live.Store(o.ID, struct{}{})
+	defer live.Delete(o.ID)
 	client, err := d.Models(o.Model)
 	if err != nil {
 		return Status{}, fmt.Errorf("episode %s: model %q: %w", o.ID, o.Model, err)
@@ -158,7 +167,7 @@ func (e *run) execute(ctx context.Context) Status {
 	}
 	e.prog.stage("running")
 	res, err := e.runAgent(ectx, "orchestrator", record.RoleOrchestrator, "", e.info.TeacherPrompt)
-	st.Final = res.Final
+	st.setFinal(res.Final)
 	if err != nil {
 		e.classify(ctx, ectx, &st, err)
 		return st

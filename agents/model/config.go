@@ -40,6 +40,8 @@ type Config struct {
 	MaxRetries int `json:"max_retries,omitempty" yaml:"max_retries"`
 	// Backoff is the first retry delay, doubled per retry up to 30s; 0 means DefaultBackoff.
 	Backoff time.Duration `json:"backoff,omitempty" yaml:"backoff"`
+	// MaxResponseBytes caps one reply's HTTP body; 0 means MaxResponseBytes.
+	MaxResponseBytes int64 `json:"max_response_bytes,omitempty" yaml:"max_response_bytes"`
 	// DryRun marks the built-in scripted model; it is shown wherever the
 	// model is named. Not settable in massd.yaml.
 	DryRun bool `json:"dry_run,omitempty" yaml:"-"`
@@ -102,8 +104,8 @@ func (c Config) Validate() error {
 	if c.Model == "" {
 		return fmt.Errorf("model %s: model (the id the endpoint serves) is empty", c.Name)
 	}
-	if c.MaxConcurrency < 0 || (c.MaxTokens != nil && *c.MaxTokens < 0) || c.MaxRetries < 0 || c.Timeout < 0 || c.Backoff < 0 {
-		return fmt.Errorf("model %s: max_concurrency, max_tokens, max_retries, timeout and backoff must not be negative", c.Name)
+	if c.MaxConcurrency < 0 || (c.MaxTokens != nil && *c.MaxTokens < 0) || c.MaxRetries < 0 || c.Timeout < 0 || c.Backoff < 0 || c.MaxResponseBytes < 0 {
+		return fmt.Errorf("model %s: max_concurrency, max_tokens, max_retries, timeout, backoff and max_response_bytes must not be negative", c.Name)
 	}
 	return nil
 }

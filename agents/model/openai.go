@@ -44,7 +44,11 @@ func New(cfg Config, log *slog.Logger) (*OpenAI, error) {
 	oc := openai.DefaultConfig(key)
 	oc.BaseURL = cfg.BaseURL
 	// top_k has no field in go-openai; the transport adds it to the JSON body.
-	oc.HTTPClient = &http.Client{Transport: &bodyExtender{base: http.DefaultTransport, fields: map[string]any{"top_k": s.TopK}}}
+	maxReply := cfg.MaxResponseBytes
+	if maxReply == 0 {
+		maxReply = MaxResponseBytes
+	}
+	oc.HTTPClient = &http.Client{Transport: &bodyExtender{base: http.DefaultTransport, fields: map[string]any{"top_k": s.TopK}, maxReply: maxReply}}
 	n := cfg.MaxConcurrency
 	if n == 0 {
 		n = DefaultConcurrency
@@ -151,7 +155,11 @@ func (c *OpenAI) once(ctx context.Context, creq openai.ChatCompletionRequest) (R
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if creq.Stream {
-		return c.stream(actx, creq)
+		r, err := c.stream(actx, creq)
+		if err == nil {
+			err = checkReply(r)
+		}
+		return r, err
 	}
 	out, err := c.api.CreateChatCompletion(actx, creq)
 	if err != nil {
@@ -163,13 +171,18 @@ func (c *OpenAI) once(ctx context.Context, creq openai.ChatCompletionRequest) (R
 	ch := out.Choices[0]
 	msg := ch.Message
 	msg.Role = openai.ChatMessageRoleAssistant
-	return Response{Message: msg, FinishReason: string(ch.FinishReason), Usage: out.Usage}, nil
+	r := Response{Message: msg, FinishReason: string(ch.FinishReason), Usage: out.Usage}
+	return r, checkReply(r)
 }
 
 var errNoChoices = errors.New("response has no choices")
 
 // stream assembles a streamed completion into one message.
+// A stream that ends before a finish_reason and the [DONE] line is
+// errTruncatedStream, never a partial success.
 func (c *OpenAI) stream(ctx context.Context, creq openai.ChatCompletionRequest) (Response, error) {
+	end := &streamEnd{}
+	ctx = context.WithValue(ctx, streamEndKey{}, end)
 	st, err := c.api.CreateChatCompletionStream(ctx, creq)
 	if err != nil {
 		return Response{}, err
@@ -180,6 +193,7 @@ func (c *OpenAI) stream(ctx context.Context, creq openai.ChatCompletionRequest) 
 		content []byte
 		reason  []byte
 		calls   []openai.ToolCall
+		args    [][]byte // each call's arguments, grown in place (not string +=)
 	)
 	for {
 		chunk, err := st.Recv()
@@ -206,6 +220,7 @@ func (c *OpenAI) stream(ctx context.Context, creq openai.ChatCompletionRequest) 
 				}
 				for len(calls) <= i {
 					calls = append(calls, openai.ToolCall{Type: openai.ToolTypeFunction})
+					args = append(args, nil)
 				}
 				if tc.ID != "" {
 					calls[i].ID = tc.ID
@@ -214,12 +229,21 @@ func (c *OpenAI) stream(ctx context.Context, creq openai.ChatCompletionRequest) 
 					calls[i].Type = tc.Type
 				}
 				calls[i].Function.Name += tc.Function.Name
-				calls[i].Function.Arguments += tc.Function.Arguments
+				if args[i] = append(args[i], tc.Function.Arguments...); len(args[i]) > MaxToolArgBytes {
+					return Response{}, fmt.Errorf("tool call %s passes %d bytes of arguments (MaxToolArgBytes): %w", calls[i].Function.Name, MaxToolArgBytes, errCap)
+				}
 			}
 			if ch.FinishReason != "" {
 				r.FinishReason = string(ch.FinishReason)
 			}
 		}
+	}
+	for i := range calls {
+		calls[i].Function.Arguments = string(args[i])
+	}
+	if r.FinishReason == "" || !end.done.Load() {
+		return Response{}, fmt.Errorf("%w (finish_reason %q, [DONE] seen %v, %d content bytes so far)",
+			errTruncatedStream, r.FinishReason, end.done.Load(), len(content))
 	}
 	r.Message.Content = string(content)
 	r.Message.ReasoningContent = string(reason)
@@ -245,7 +269,10 @@ func retryable(err error) bool {
 			return false
 		}
 	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, errNoChoices) {
+	if errors.Is(err, errCap) {
+		return false
+	}
+	if errors.Is(err, errTruncatedStream) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, errNoChoices) {
 		return true
 	}
 	var ne net.Error

@@ -13,11 +13,20 @@ import (
 // bodyExtender adds fields that go-openai has no struct field for (top_k) to
 // the JSON body of every POST, so the real go-openai request path is kept.
 type bodyExtender struct {
-	base   http.RoundTripper
-	fields map[string]any
+	base     http.RoundTripper
+	fields   map[string]any
+	maxReply int64
 }
 
+// RoundTrip also caps the response body and watches a stream for [DONE]
+// (capResponse).
 func (t *bodyExtender) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.roundTrip(r)
+	capResponse(r.Context(), resp, t.maxReply)
+	return resp, err
+}
+
+func (t *bodyExtender) roundTrip(r *http.Request) (*http.Response, error) {
 	if r.Method != http.MethodPost || r.Body == nil || len(t.fields) == 0 {
 		return t.base.RoundTrip(r)
 	}

@@ -41,6 +41,16 @@ type Health struct {
 	DataDir  string         `json:"data_dir"`
 	Kinds    []string       `json:"kinds"`
 	Jobs     map[string]int `json:"jobs"` // count by state
+	// Disk is the data dir's free space; Status is "low_disk" while it is
+	// below the threshold (new jobs and task uploads are refused, 503).
+	Disk *DiskHealth `json:"disk,omitempty"`
+}
+
+// DiskHealth is the data dir's file system in healthz.
+type DiskHealth struct {
+	FreeBytes    int64 `json:"free_bytes"`
+	MinFreeBytes int64 `json:"min_free_bytes"`
+	Low          bool  `json:"low"`
 }
 
 // Progress is a job's live stage and counters; job kinds report it

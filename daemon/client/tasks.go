@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/taskspec"
 )
@@ -56,19 +58,32 @@ func writeTaskTar(w io.Writer, specPath, dir string, files []string) error {
 	if _, err := tw.Write(spec); err != nil {
 		return err
 	}
+	root, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	for _, rel := range files {
-		if err := addFile(tw, filepath.Join(dir, filepath.FromSlash(rel)), rel); err != nil {
+		if err := addFile(tw, root, rel); err != nil {
 			return err
 		}
 	}
 	return tw.Close()
 }
 
-func addFile(tw *tar.Writer, path, name string) error {
-	f, err := os.Open(path)
+// addFile opens name below root refusing any symbolic link on the way
+// (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS), so a link swapped in after
+// the spec was validated cannot send a host file, and appends it to tw.
+func addFile(tw *tar.Writer, root *os.File, name string) error {
+	path := filepath.Join(root.Name(), filepath.FromSlash(name))
+	fd, err := unix.Openat2(int(root.Fd()), filepath.FromSlash(name), &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOFOLLOW,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
 	if err != nil {
-		return err
+		return fmt.Errorf("open %s (no symbolic links allowed on the path): %w", path, err)
 	}
+	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {

@@ -121,6 +121,9 @@ func validateModel(name string, m *Model, bad badFunc) {
 	if m.Backoff < 0 {
 		bad(f+".backoff", "%v must be positive, e.g. 500ms", m.Backoff)
 	}
+	if m.MaxResponseBytes < 0 {
+		bad(f+".max_response_bytes", "%d must not be negative; 0 means the 16 MiB default", m.MaxResponseBytes)
+	}
 	if m.Temperature != nil && (*m.Temperature < 0 || *m.Temperature > 2) {
 		bad(f+".temperature", "%v must be between 0 and 2", *m.Temperature)
 	}

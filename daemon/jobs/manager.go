@@ -34,17 +34,21 @@ type Options struct {
 	Concurrency int
 	Layout      datadir.Layout // where job work dirs and task dirs live
 	Logger      *slog.Logger
+	// MinFreeBytes: new jobs are refused while the data dir's disk has
+	// less free; 0 means DefaultMinFreeBytes, negative turns the check off.
+	MinFreeBytes int64
 }
 
 // Manager queues, runs, cancels and recovers jobs. It knows nothing of HTTP.
 // Its methods are safe for concurrent use.
 type Manager struct {
-	store  *store.Store
-	kinds  map[string]Kind
-	conc   int
-	layout datadir.Layout
-	log    *slog.Logger
-	hub    hub
+	store   *store.Store
+	kinds   map[string]Kind
+	conc    int
+	layout  datadir.Layout
+	minFree int64
+	log     *slog.Logger
+	hub     hub
 
 	runCtx    context.Context
 	runCancel context.CancelCauseFunc
@@ -70,7 +74,13 @@ func NewManager(o Options) (*Manager, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	m := &Manager{
+	switch {
+	case o.MinFreeBytes == 0:
+		o.MinFreeBytes = DefaultMinFreeBytes
+	case o.MinFreeBytes < 0:
+		o.MinFreeBytes = 0
+	}
+	m := &Manager{minFree: o.MinFreeBytes,
 		store: o.Store, kinds: map[string]Kind{}, conc: o.Concurrency, layout: o.Layout,
 		log:  o.Logger.With("component", "jobs"),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), loopDone: make(chan struct{}),
@@ -150,7 +160,8 @@ func (m *Manager) dispatch() {
 	}
 	for _, j := range queued {
 		now := time.Now()
-		ok, err := m.store.Claim(ctx, j.ID, now)
+		ok, err := m.store.Claim(ctx, j.ID, now, store.EventInput{
+			Type: "started", Message: fmt.Sprintf("attempt %d", j.Attempt), Fields: map[string]any{"attempt": j.Attempt}})
 		if err != nil {
 			m.log.Error("claim job", "job", j.ID, "err", err)
 			continue
@@ -159,6 +170,7 @@ func (m *Manager) dispatch() {
 			continue
 		}
 		j.State, j.Started = api.StateRunning, &now
+		m.hub.notify(j.ID)
 		k, known := m.kinds[j.Kind]
 		if !known {
 			m.finish(j, api.StateFailed, fmt.Sprintf("kind %q is not available in this massd", j.Kind), false)
@@ -200,7 +212,6 @@ func (m *Manager) run(ctx context.Context, j api.Job, k Kind) (state, msg string
 	if err := os.MkdirAll(job.WorkDir, 0o750); err != nil {
 		return api.StateFailed, fmt.Sprintf("create work dir: %v", err), false
 	}
-	rep.Event("started", fmt.Sprintf("attempt %d", j.Attempt), map[string]any{"attempt": j.Attempt})
 	log.Info("job started")
 	err := safeRun(ctx, k, job, rep)
 	switch cause := context.Cause(ctx); {
@@ -224,14 +235,35 @@ func safeRun(ctx context.Context, k Kind, job Job, rep Reporter) (err error) {
 	return k.Run(ctx, job, rep)
 }
 
+// finish records how an attempt ended. A failed write (a full disk) is
+// retried with backoff until it succeeds, so the job reaches its terminal
+// state with its reason once space returns; during shutdown it gives up
+// after a few tries and the next start records the job interrupted.
 func (m *Manager) finish(j api.Job, state, msg string, again bool) {
 	ev := store.EventInput{Type: state, Message: msg, Fields: map[string]any{"attempt": j.Attempt}}
-	if _, _, err := m.store.Finish(context.Background(), j.ID, state, msg, time.Now(), again, ev); err != nil {
-		m.log.Error("record job end", "job", j.ID, "state", state, "err", err)
+	delay := finishRetryMin
+	for try := 1; ; try++ {
+		_, _, err := m.store.Finish(context.Background(), j.ID, state, msg, time.Now(), again, ev)
+		if err == nil {
+			break
+		}
+		m.log.Error("record job end; retrying", "job", j.ID, "state", state, "try", try, "err", err)
+		select {
+		case <-m.stop:
+			if try >= 3 {
+				return
+			}
+		default:
+		}
+		time.Sleep(delay)
+		delay = min(2*delay, finishRetryMax)
 	}
 	m.log.Info("job finished", "job", j.ID, "state", state, "msg", msg)
 	m.hub.notify(j.ID)
 }
+
+// Backoff between tries to record a job's end.
+var finishRetryMin, finishRetryMax = 100 * time.Millisecond, 5 * time.Second
 
 // Submit validates and queues a job.
 func (m *Manager) Submit(ctx context.Context, req api.JobRequest) (api.Job, error) {
@@ -261,15 +293,15 @@ func (m *Manager) Submit(ctx context.Context, req api.JobRequest) (api.Job, erro
 	if closed {
 		return api.Job{}, fmt.Errorf("massd is shutting down: %w", api.ErrUnavailable)
 	}
+	if err := m.CheckDisk(); err != nil {
+		return api.Job{}, err
+	}
 	id := NewID()
 	j := api.Job{
 		ID: id, Kind: req.Kind, TaskID: req.TaskID, State: api.StateQueued, Attempt: 1,
 		Params: req.Params, Created: time.Now().UTC(), WorkDir: m.layout.Job(id),
 	}
-	if err := m.store.CreateJob(ctx, j); err != nil {
-		return api.Job{}, err
-	}
-	if _, err := m.store.AppendEvent(ctx, id, "queued", "", nil, time.Now()); err != nil {
+	if err := m.store.CreateJob(ctx, j, store.EventInput{Type: "queued"}); err != nil {
 		return api.Job{}, err
 	}
 	m.poke()

@@ -10,6 +10,13 @@ import (
 	"github.com/mass-dev/mass/daemon/store"
 )
 
+// MaxAutoAttempts caps the attempts a job gets from automatic requeues
+// after interruptions; past it the job is left interrupted for an
+// operator (massctl job retry). Requeued jobs also queue behind jobs with
+// fewer attempts (store.Queued), so repeated crashes are spread over the
+// queue instead of hitting the oldest jobs every time.
+const MaxAutoAttempts = 3
+
 // recover marks jobs left "running" by a crash as interrupted and applies
 // each kind's OnInterrupt policy to every interrupted job not yet handled
 // (crashed now, or drained by a graceful shutdown).
@@ -32,6 +39,10 @@ func (m *Manager) recover(ctx context.Context) error {
 		if !ok {
 			policy = Fail
 		}
+		capped := policy != Fail && j.Attempt >= MaxAutoAttempts
+		if capped {
+			policy = Fail
+		}
 		switch policy {
 		case Retry, Resume:
 			if policy == Retry {
@@ -47,7 +58,10 @@ func (m *Manager) recover(ctx context.Context) error {
 			m.log.Info("job requeued", "job", j.ID, "policy", policy, "attempt", attempt)
 		default:
 			msg := "left interrupted for an operator"
-			if !ok {
+			switch {
+			case capped:
+				msg = fmt.Sprintf("left interrupted: attempt %d reached the cap of %d automatic attempts; massctl job retry %s", j.Attempt, MaxAutoAttempts, j.ID)
+			case !ok:
 				msg = fmt.Sprintf("left interrupted: kind %q is not available in this massd", j.Kind)
 			}
 			if err := m.store.Settle(ctx, j.ID, now, store.EventInput{Type: "settled", Message: msg}); err != nil {

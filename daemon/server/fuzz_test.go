@@ -19,13 +19,19 @@ func FuzzUntar(f *testing.F) {
 	tw.Close()
 	f.Add(buf.Bytes())
 	f.Add([]byte("not a tar"))
+	f.Add(sparseTar(f, 1<<40))
+	lim := untarLimits{Entries: 50, Bytes: 64 << 10}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		root := t.TempDir()
 		dst := filepath.Join(root, "in")
 		if err := os.Mkdir(dst, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		untar(bytes.NewReader(data), dst)
+		untar(bytes.NewReader(data), dst, lim)
+		// What was written stays under the caps, whatever the headers claim.
+		if n, entries := dirBytes(t, dst); n > lim.Bytes || entries > lim.Entries {
+			t.Fatalf("untar wrote %d bytes in %d entries; caps %d bytes, %d entries", n, entries, lim.Bytes, lim.Entries)
+		}
 		// Nothing may appear outside dst, and nothing inside may be a link.
 		entries, _ := os.ReadDir(root)
 		if len(entries) != 1 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/daemon/jobs"
 )
 
 // latencyBuckets are the API latency histogram's upper bounds, in seconds.
@@ -135,4 +136,15 @@ func (m *metrics) write(b *strings.Builder, jobs map[string]int, version string,
 		fmt.Fprintf(b, "mass_api_request_duration_seconds_sum{route=%q} %g\n", r, h.sum)
 		fmt.Fprintf(b, "mass_api_request_duration_seconds_count{route=%q} %d\n", r, h.n)
 	}
+}
+
+func writeDisk(b *strings.Builder, d jobs.Disk) {
+	low := 0
+	if d.Low {
+		low = 1
+	}
+	fmt.Fprintf(b, "# HELP mass_data_dir_free_bytes Free bytes on the data dir's file system.\n# TYPE mass_data_dir_free_bytes gauge\n")
+	fmt.Fprintf(b, "mass_data_dir_free_bytes %d\n", d.FreeBytes)
+	fmt.Fprintf(b, "# HELP mass_data_dir_low_disk 1 while free space is below the threshold and new work is refused.\n# TYPE mass_data_dir_low_disk gauge\n")
+	fmt.Fprintf(b, "mass_data_dir_low_disk %d\n", low)
 }

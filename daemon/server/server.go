@@ -83,10 +83,27 @@ func New(o Options) *Server {
 	for _, r := range routes {
 		s.mux.Handle(r.pattern, s.wrap(r.h))
 	}
-	s.mux.Handle("/", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
-		return fmt.Errorf("no route %s %s; see the API reference in README.md: %w", r.Method, r.URL.Path, api.ErrNotFound)
-	}))
+	s.mux.Handle("/", s.wrap(s.noRoute))
 	return s
+}
+
+// noRoute answers 405 with an Allow header when the path exists under
+// other methods, else 404.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) error {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "/" && pattern != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		return writeJSON(w, http.StatusMethodNotAllowed, api.ErrorBody{
+			Error: fmt.Sprintf("%s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(allow, " or ")), Code: "method_not_allowed"})
+	}
+	return fmt.Errorf("no route %s %s; see the API reference in README.md: %w", r.Method, r.URL.Path, api.ErrNotFound)
 }
 
 // Handler serves the API without authentication (for the 0600 unix socket).
@@ -100,6 +117,9 @@ func (s *Server) TokenHandler(token string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := []byte(r.Header.Get("Authorization"))
 		if token == "" || subtle.ConstantTimeCompare(got, want) != 1 {
+			// Checked before any body is read; closing the connection
+			// keeps the server from draining the body either.
+			w.Header().Set("Connection", "close")
 			writeError(w, fmt.Errorf("missing or wrong bearer token: %w", api.ErrUnauthorized))
 			return
 		}
@@ -135,6 +155,10 @@ func decodeJSON(r *http.Request, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("request body: %v: %w", err, api.ErrInvalid)
 	}
+	// One JSON value, nothing after it but white space.
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return fmt.Errorf("request body: trailing data after the JSON value: %w", api.ErrInvalid)
+	}
 	return nil
 }
 
@@ -155,10 +179,17 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, api.Health{
+	h := api.Health{
 		Status: "ok", Version: s.o.Version, DaemonID: s.o.DaemonID, Started: s.started,
 		DataDir: s.o.Layout.Root, Kinds: s.o.Jobs.KindNames(), Jobs: counts,
-	})
+	}
+	if d, err := s.o.Jobs.Disk(); err == nil {
+		h.Disk = &api.DiskHealth{FreeBytes: d.FreeBytes, MinFreeBytes: d.MinFreeBytes, Low: d.Low}
+		if d.Low {
+			h.Status = "low_disk"
+		}
+	}
+	return writeJSON(w, http.StatusOK, h)
 }
 
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
@@ -169,6 +200,11 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	var b strings.Builder
 	s.metrics.write(&b, counts, s.o.Version, s.started)
+	if s.o.Jobs != nil {
+		if d, err := s.o.Jobs.Disk(); err == nil {
+			writeDisk(&b, d)
+		}
+	}
 	_, err = io.WriteString(w, b.String())
 	return err
 }

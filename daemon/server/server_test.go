@@ -163,6 +163,7 @@ func TestAddTaskUpload(t *testing.T) {
 		{"missing input", tarOf(t, entry{name: "spec.yaml", typ: tar.TypeReg, body: specDoc}), 400, "inputs[0].path"},
 		{"bad spec", tarOf(t, entry{name: "spec.yaml", typ: tar.TypeReg, body: "id: x\n"}), 400, "prompt"},
 		{"not tar", bytes.NewBufferString("hello"), 400, "read task upload"},
+		{"file then dir", tarOf(t, entry{name: "spec.yaml", typ: tar.TypeReg, body: specDoc}, entry{name: "data", typ: tar.TypeReg, body: "x"}, entry{name: "data/a.csv", typ: tar.TypeReg, body: "y"}), 400, "collides"},
 		{"ok", tarOf(t, entry{name: "spec.yaml", typ: tar.TypeReg, body: specDoc}, entry{name: "data/a.csv", typ: tar.TypeReg, body: "a,b\n"}), 201, `"id":"up1"`},
 		{"duplicate", tarOf(t, entry{name: "spec.yaml", typ: tar.TypeReg, body: specDoc}, entry{name: "data/a.csv", typ: tar.TypeReg, body: "a,b\n"}), 409, "already exists"},
 	}
@@ -240,7 +241,7 @@ func TestJobsAPIAndMetrics(t *testing.T) {
 		{"POST", "/v1/jobs/" + j.ID + "/cancel", "", 409},
 		{"GET", "/v1/jobs?limit=x", "", 400},
 		{"GET", "/v1/nothing", "", 404},
-		{"DELETE", "/v1/jobs/" + j.ID, "", 404},
+		{"DELETE", "/v1/jobs/" + j.ID, "", 405},
 	} {
 		if rec := do(t, h, tt.method, tt.path, strings.NewReader(tt.body)); rec.Code != tt.want {
 			t.Errorf("%s %s: code = %d, want %d (%s)", tt.method, tt.path, rec.Code, tt.want, rec.Body)

@@ -27,10 +27,10 @@ func TestDuplicateIsConflict(t *testing.T) {
 		t.Errorf("second CreateTask = %v, want a conflict", err)
 	}
 	job := api.Job{ID: "j1", Kind: "wait", State: api.StateQueued, Attempt: 1, Created: time.Now()}
-	if err := s.CreateJob(ctx, job); err != nil {
+	if err := s.CreateJob(ctx, job, EventInput{Type: "queued"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateJob(ctx, job); !errors.Is(err, api.ErrConflict) {
+	if err := s.CreateJob(ctx, job, EventInput{Type: "queued"}); !errors.Is(err, api.ErrConflict) {
 		t.Errorf("second CreateJob = %v, want a conflict", err)
 	}
 	if isDuplicate(errors.New("UNIQUE constraint failed: tasks.id")) {

@@ -49,10 +49,18 @@ func nullRaw(b []byte) any {
 	return string(b)
 }
 
-// CreateJob inserts a queued job.
-func (s *Store) CreateJob(ctx context.Context, j api.Job) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO jobs (id, kind, task_id, state, attempt, params, created, work_dir) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		j.ID, j.Kind, j.TaskID, j.State, j.Attempt, nullRaw(j.Params), nanos(j.Created), j.WorkDir)
+// CreateJob inserts a queued job and its first event (ev, normally
+// "queued") in one transaction: a job whose event cannot be written (a
+// full disk) is not created either.
+func (s *Store) CreateJob(ctx context.Context, j api.Job, ev EventInput) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO jobs (id, kind, task_id, state, attempt, params, created, work_dir) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			j.ID, j.Kind, j.TaskID, j.State, j.Attempt, nullRaw(j.Params), nanos(j.Created), j.WorkDir); err != nil {
+			return err
+		}
+		_, err := appendEventTx(ctx, tx, j.ID, ev.Type, ev.Message, ev.Fields, j.Created)
+		return err
+	})
 	if err != nil && isDuplicate(err) {
 		return fmt.Errorf("job %s already exists: %w", j.ID, api.ErrConflict)
 	}
@@ -106,20 +114,34 @@ func (s *Store) queryJobs(ctx context.Context, q string, args ...any) ([]api.Job
 	return out, rows.Err()
 }
 
-// Queued lists queued jobs, oldest first.
+// Queued lists queued jobs in dispatch order: fewest attempts first, then
+// oldest, so a job that keeps being interrupted does not stay in front.
 func (s *Store) Queued(ctx context.Context, limit int) ([]api.Job, error) {
-	return s.queryJobs(ctx, `SELECT `+jobCols+` FROM jobs WHERE state = ? ORDER BY created, id LIMIT ?`, api.StateQueued, limit)
+	return s.queryJobs(ctx, `SELECT `+jobCols+` FROM jobs WHERE state = ? ORDER BY attempt, created, id LIMIT ?`, api.StateQueued, limit)
 }
 
-// Claim moves a queued job to running; false if it was no longer queued.
-func (s *Store) Claim(ctx context.Context, id string, now time.Time) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE jobs SET state = ?, started = ?, finished = NULL, error = '' WHERE id = ? AND state = ?`,
-		api.StateRunning, nanos(now), id, api.StateQueued)
+// Claim moves a queued job to running and appends ev (its "started"
+// event) in the same transaction, so no attempt runs without one; false
+// (and nothing written) if the job was no longer queued.
+func (s *Store) Claim(ctx context.Context, id string, now time.Time, ev EventInput) (bool, error) {
+	ok := false
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE jobs SET state = ?, started = ?, finished = NULL, error = '' WHERE id = ? AND state = ?`,
+			api.StateRunning, nanos(now), id, api.StateQueued)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return nil
+		}
+		ok = true
+		_, err = appendEventTx(ctx, tx, id, ev.Type, ev.Message, ev.Fields, now)
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("claim job %s: %w", id, err)
 	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	return ok, nil
 }
 
 // Finish moves a running job to a final state and appends ev in the same

@@ -19,7 +19,7 @@ func TestJobsFilter(t *testing.T) {
 		{ID: "c", Kind: "episode", TaskID: "t2"},
 	} {
 		j.State, j.Attempt, j.Created = api.StateQueued, 1, base.Add(time.Duration(i)*time.Second)
-		if err := s.CreateJob(ctx, j); err != nil {
+		if err := s.CreateJob(ctx, j, EventInput{Type: "queued"}); err != nil {
 			t.Fatal(err)
 		}
 	}

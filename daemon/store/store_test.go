@@ -56,7 +56,7 @@ func TestMigrateReopen(t *testing.T) {
 func TestEventsConcurrentSeq(t *testing.T) {
 	s := open(t, filepath.Join(t.TempDir(), "massd.db"))
 	ctx := context.Background()
-	if err := s.CreateJob(ctx, api.Job{ID: "j1", Kind: "wait", State: api.StateQueued, Attempt: 1, Created: time.Now()}); err != nil {
+	if err := s.CreateJob(ctx, api.Job{ID: "j1", Kind: "wait", State: api.StateQueued, Attempt: 1, Created: time.Now()}, EventInput{Type: "queued"}); err != nil {
 		t.Fatal(err)
 	}
 	const workers, each = 8, 25
@@ -78,7 +78,7 @@ func TestEventsConcurrentSeq(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(evs), workers*each; got != want {
+	if got, want := len(evs), workers*each+1; got != want { // + queued
 		t.Fatalf("got %d events, want %d", got, want)
 	}
 	for i, ev := range evs {
@@ -86,7 +86,7 @@ func TestEventsConcurrentSeq(t *testing.T) {
 			t.Fatalf("event %d has seq %d, want %d", i, got, want)
 		}
 	}
-	tail, err := s.Events(ctx, "j1", 195, 0)
+	tail, err := s.Events(ctx, "j1", 196, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,14 +100,14 @@ func TestInterruptAndRequeue(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now()
 	for _, id := range []string{"a", "b"} {
-		if err := s.CreateJob(ctx, api.Job{ID: id, Kind: "wait", State: api.StateQueued, Attempt: 1, Created: now}); err != nil {
+		if err := s.CreateJob(ctx, api.Job{ID: id, Kind: "wait", State: api.StateQueued, Attempt: 1, Created: now}, EventInput{Type: "queued"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if ok, err := s.Claim(ctx, "a", now); !ok || err != nil {
+	if ok, err := s.Claim(ctx, "a", now, EventInput{Type: "started"}); !ok || err != nil {
 		t.Fatalf("claim = %v, %v", ok, err)
 	}
-	if ok, _ := s.Claim(ctx, "a", now); ok {
+	if ok, _ := s.Claim(ctx, "a", now, EventInput{Type: "started"}); ok {
 		t.Fatal("claimed a running job twice")
 	}
 	got, err := s.InterruptRunning(ctx, now, "daemon stopped")

@@ -42,21 +42,23 @@ func Load(p string) (*Spec, error) {
 
 // Validate checks the spec's values and, when s.Dir is set, that every input
 // and the workflow file exist below s.Dir as regular files or directories
-// (symbolic links are refused so a copy never leaves the spec's directory).
+// (a symbolic link anywhere on a path is refused, so a copy never leaves the
+// spec's directory), and that their bytes together stay within
+// MaxInputBytes.
 func Validate(s *Spec) Errors {
 	errs := s.check()
 	if s.Dir == "" || len(errs) > 0 {
 		return errs
 	}
 	exists := func(field, rel string, wantFile bool) {
-		st, err := os.Lstat(filepath.Join(s.Dir, filepath.FromSlash(rel)))
+		st, err := lstatBeneath(s.Dir, rel)
 		switch {
+		case errors.Is(err, errSymlink):
+			errs = append(errs, &FieldError{Line: s.line(field), Field: field, Msg: fmt.Sprintf("%v; copy the real files there", err)})
 		case errors.Is(err, fs.ErrNotExist):
 			errs = append(errs, &FieldError{Line: s.line(field), Field: field, Msg: fmt.Sprintf("%q does not exist next to the spec (%s)", rel, s.Dir)})
 		case err != nil:
 			errs = append(errs, &FieldError{Line: s.line(field), Field: field, Msg: err.Error()})
-		case st.Mode()&fs.ModeSymlink != 0:
-			errs = append(errs, &FieldError{Line: s.line(field), Field: field, Msg: fmt.Sprintf("%q is a symbolic link; copy the real file there", rel)})
 		case wantFile && !st.Mode().IsRegular():
 			errs = append(errs, &FieldError{Line: s.line(field), Field: field, Msg: fmt.Sprintf("%q must be a regular file", rel)})
 		case !st.Mode().IsRegular() && !st.IsDir():
@@ -72,25 +74,45 @@ func Validate(s *Spec) Errors {
 	if s.Workflow != "" {
 		exists("workflow", s.Workflow, true)
 	}
+	if len(errs) > 0 {
+		return errs
+	}
+	if _, total, err := s.walk(); err != nil {
+		errs = append(errs, &FieldError{Line: s.line("inputs"), Field: "inputs", Msg: err.Error()})
+	} else if total > MaxInputBytes {
+		errs = append(errs, &FieldError{Line: s.line("inputs"), Field: "inputs", Msg: fmt.Sprintf("the task's files hold %d bytes; the limit is %d (half the workspace export cap)", total, MaxInputBytes)})
+	}
 	return errs
 }
 
 // Files lists the spec-relative paths of every regular file the task needs
-// (inputs and hidden paths expanded recursively, plus the workflow file), in a stable order.
-// Symbolic links and other special files inside input directories are errors.
+// (inputs and hidden paths expanded recursively, plus the workflow file), in
+// a stable order. Symbolic links (anywhere on a path) and other special
+// files are errors.
 func (s *Spec) Files() ([]string, error) {
+	out, _, err := s.walk()
+	return out, err
+}
+
+// walk lists the task's files as Files does and adds up their sizes.
+func (s *Spec) walk() ([]string, int64, error) {
 	if s.Dir == "" {
-		return nil, fmt.Errorf("spec %s has no directory: %w", s.ID, fs.ErrInvalid)
+		return nil, 0, fmt.Errorf("spec %s has no directory: %w", s.ID, fs.ErrInvalid)
 	}
 	var out []string
+	var total int64
 	seen := map[string]bool{}
-	add := func(rel string) {
+	add := func(rel string, size int64) {
 		if !seen[rel] {
 			seen[rel] = true
 			out = append(out, rel)
+			total += size
 		}
 	}
 	for _, in := range append(append([]Input{}, s.Inputs...), s.HiddenPaths...) {
+		if _, err := lstatBeneath(s.Dir, in.Path); err != nil {
+			return nil, 0, fmt.Errorf("input %s: %w", in.Path, err)
+		}
 		root := filepath.Join(s.Dir, filepath.FromSlash(in.Path))
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -104,17 +126,25 @@ func (s *Spec) Files() ([]string, error) {
 				if err != nil {
 					return err
 				}
-				add(filepath.ToSlash(rel))
+				info, err := d.Info()
+				if err != nil {
+					return err
+				}
+				add(filepath.ToSlash(rel), info.Size())
 				return nil
 			}
 			return fmt.Errorf("input %s: %s is not a regular file or directory", in.Path, p)
 		})
 		if err != nil {
-			return nil, fmt.Errorf("list inputs: %w", err)
+			return nil, 0, fmt.Errorf("list inputs: %w", err)
 		}
 	}
 	if s.Workflow != "" {
-		add(filepath.ToSlash(filepath.Clean(s.Workflow)))
+		st, err := lstatBeneath(s.Dir, s.Workflow)
+		if err != nil {
+			return nil, 0, fmt.Errorf("workflow %s: %w", s.Workflow, err)
+		}
+		add(filepath.ToSlash(filepath.Clean(s.Workflow)), st.Size())
 	}
-	return out, nil
+	return out, total, nil
 }

@@ -2,7 +2,9 @@ package taskspec
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -26,11 +28,18 @@ func Parse(data []byte) (*Spec, error) {
 		return nil, Errors{{Msg: "spec is empty; it needs at least id, prompt and limits"}}
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
 		return nil, Errors{{Line: yamlErrLine(err), Msg: "not valid YAML or JSON: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
 		return nil, Errors{{Msg: "expected exactly one document"}}
+	}
+	// A second document (after "---", or anything after a JSON object) is
+	// refused rather than ignored.
+	var more yaml.Node
+	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
+		return nil, Errors{{Line: more.Line, Msg: "expected exactly one document; found more after it (a second YAML document or trailing text)"}}
 	}
 	d := &decoder{}
 	s := &Spec{}

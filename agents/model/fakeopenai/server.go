@@ -160,6 +160,9 @@ func (s *Server) chat(w http.ResponseWriter, hr *http.Request) {
 		}
 	}
 	u := usage(req, rep)
+	if rep.Usage != nil {
+		u = *rep.Usage
+	}
 	if req.Stream {
 		s.stream(w, req, id, rep, calls, finish, u)
 		return

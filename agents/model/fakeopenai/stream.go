@@ -20,7 +20,12 @@ func (s *Server) stream(w http.ResponseWriter, req *Request, id string, rep Repl
 	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
 	created := time.Now().Unix()
+	sent := 0
 	send := func(choices []map[string]any, usage *Usage) {
+		if rep.CutStream > 0 && sent >= rep.CutStream {
+			return
+		}
+		sent++
 		ev := map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": req.Model, "choices": choices}
 		if usage != nil {
 			ev["usage"] = usage
@@ -33,16 +38,16 @@ func (s *Server) stream(w http.ResponseWriter, req *Request, id string, rep Repl
 	}
 	delta := func(d map[string]any) { send([]map[string]any{{"index": 0, "delta": d, "finish_reason": nil}}, nil) }
 	delta(map[string]any{"role": "assistant", "content": ""})
-	for _, part := range split(rep.Reasoning) {
+	for _, part := range split(rep.Reasoning, rep.ChunkBytes) {
 		delta(map[string]any{"reasoning_content": part})
 	}
-	for _, part := range split(rep.Content) {
+	for _, part := range split(rep.Content, rep.ChunkBytes) {
 		delta(map[string]any{"content": part})
 	}
 	for i, c := range calls {
 		delta(map[string]any{"tool_calls": []map[string]any{{"index": i, "id": c.ID, "type": "function",
 			"function": map[string]any{"name": c.Function.Name, "arguments": ""}}}})
-		for _, part := range split(c.Function.Arguments) {
+		for _, part := range split(c.Function.Arguments, rep.ChunkBytes) {
 			delta(map[string]any{"tool_calls": []map[string]any{{"index": i, "function": map[string]any{"arguments": part}}}})
 		}
 	}
@@ -50,17 +55,24 @@ func (s *Server) stream(w http.ResponseWriter, req *Request, id string, rep Repl
 	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
 		send([]map[string]any{}, &u)
 	}
+	if rep.CutStream > 0 && sent >= rep.CutStream {
+		return // the stream ends cleanly, but early
+	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	if fl != nil {
 		fl.Flush()
 	}
 }
 
-// split cuts s into pieces of about chunkBytes without breaking a rune.
-func split(s string) []string {
+// split cuts s into pieces of about size (0: chunkBytes) without
+// breaking a rune.
+func split(s string, size int) []string {
+	if size <= 0 {
+		size = chunkBytes
+	}
 	var out []string
 	for len(s) > 0 {
-		n := min(chunkBytes, len(s))
+		n := min(size, len(s))
 		for n < len(s) && !utf8.RuneStart(s[n]) {
 			n++
 		}

@@ -121,6 +121,13 @@ type Reply struct {
 	Delay time.Duration
 	// Hangup closes the connection without an answer.
 	Hangup bool
+	// CutStream, when positive and the request streams, ends the response
+	// (cleanly) after that many SSE events: no finish_reason, no [DONE].
+	CutStream int
+	// ChunkBytes is how much text one SSE delta carries; 0 means 16.
+	ChunkBytes int
+	// Usage, when set, is reported instead of the computed accounting.
+	Usage *Usage
 }
 
 // Policy chooses the reply to a request. It is called concurrently.
