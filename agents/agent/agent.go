@@ -112,7 +112,7 @@ func Run(ctx context.Context, c Config, system, user string) (Result, error) {
 		for i, tc := range msg.ToolCalls {
 			calls[i] = [2]string{tc.Function.Name, tc.Function.Arguments}
 		}
-		if h := det.Turn(msg.Content, calls); h != nil {
+		if h := det.Turn(msg.ReasoningContent, msg.Content, calls); h != nil {
 			res.Halt, res.Stop = h, StopLoop
 			log.Warn("loop halt", "rule", h.Rule, "detail", h.Detail)
 			if _, err := c.Ledger.Append(ledger.Record{Agent: c.ID, Tool: ledger.ToolLoopHalt, Error: h.Error(),
