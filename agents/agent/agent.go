@@ -212,7 +212,7 @@ func normalizeToolCalls(tcs []openai.ToolCall, turn int) {
 func (c Config) callTools(ctx context.Context, clock *wallClock, tcs []openai.ToolCall, res *Result) error {
 	for _, tc := range tcs {
 		t := time.Now()
-		if tc.Function.Name == tools.Agent {
+		if tools.Canonical(tc.Function.Name) == tools.Agent {
 			clock.pause() // the sub-agent's own wall time bounds it
 		}
 		out, err := c.Env.Call(ctx, tc.Function.Name, tc.Function.Arguments)
