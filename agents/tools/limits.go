@@ -16,6 +16,13 @@ const MaxShellTimeoutMS = 600000
 // cannot outlive the call yet; the model is told to run in the foreground.
 var errBackground = errors.New("run_shell_command: is_background is not available in this sandbox: every process ends with its call. Run the command in the foreground with a timeout (at most 600000 ms) instead")
 
+// shellLauncher runs $1 as `bash -c "$1"`, as qwen-code does, and under
+// sh only in an image without bash (the busybox test image).
+const shellLauncher = `if command -v bash >/dev/null 2>&1; then exec bash -c "$1"; fi; exec sh -c "$1"`
+
+// shellArgv is the argv that runs a run_shell_command command.
+func shellArgv(cmd string) []string { return []string{"/bin/sh", "-c", shellLauncher, "mass-shell", cmd} }
+
 var rePages = regexp.MustCompile(`^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$`)
 
 // checkPages validates a read_file pages range: "N" or "N-M", 1-indexed,

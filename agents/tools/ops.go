@@ -153,7 +153,7 @@ func (e *Env) grep(ctx context.Context, a Args, o *outcome) error {
 func (e *Env) shell(ctx context.Context, a Args, o *outcome) error {
 	cmd := a.String("command")
 	dir := dirArg(a, "directory")
-	req := sandbox.ExecRequest{Argv: []string{"bash", "-c", cmd}, Dir: dir}
+	req := sandbox.ExecRequest{Argv: shellArgv(cmd), Dir: dir}
 	if ms, ok := a.Int("timeout"); ok {
 		req.Timeout = time.Duration(ms) * time.Millisecond
 	}
