@@ -21,7 +21,9 @@ var errBackground = errors.New("run_shell_command: is_background is not availabl
 const shellLauncher = `if command -v bash >/dev/null 2>&1; then exec bash -c "$1"; fi; exec sh -c "$1"`
 
 // shellArgv is the argv that runs a run_shell_command command.
-func shellArgv(cmd string) []string { return []string{"/bin/sh", "-c", shellLauncher, "mass-shell", cmd} }
+func shellArgv(cmd string) []string {
+	return []string{"/bin/sh", "-c", shellLauncher, "mass-shell", cmd}
+}
 
 var rePages = regexp.MustCompile(`^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$`)
 
