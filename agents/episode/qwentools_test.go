@@ -1,13 +1,18 @@
 package episode
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mass-dev/mass/agents/model/fakeopenai"
+	"github.com/mass-dev/mass/agents/model/scripted"
+	"github.com/mass-dev/mass/agents/prompts"
 	"github.com/mass-dev/mass/sandbox/image"
 )
 
@@ -110,5 +115,37 @@ func TestQwenToolShapes(t *testing.T) {
 	}
 	if byTool["edit"] != 1 || byTool["grep_search"] != 2 || byTool["agent"] != 1 {
 		t.Errorf("ledger tools = %v", byTool)
+	}
+}
+
+// A directive supplied in place of ours reaches the orchestrator verbatim
+// and the scripted orchestrator's agent calls run under it; a bad one is
+// refused before anything starts.
+func TestSuppliedDirective(t *testing.T) {
+	directive := "## Team rules (test fixture)\n\n1. Delegate through `agent` with `run_in_background: false`.\n"
+	workflow := `[{"agent_id":"coder","role":"coder","instruction":"write it"}]`
+	d, srv := fakeModel(t, scripted.Policy, nil)
+	spec := testTask(t, 2*time.Minute)
+	dir := filepath.Join(t.TempDir(), "ep")
+	st, err := Run(context.Background(), d, Options{Task: spec, TaskID: spec.ID, Model: "fake", Workflow: workflow, Directive: directive, Dir: dir})
+	if err != nil || !st.Success {
+		t.Fatalf("episode: %v (%s: %s)", err, st.Failure, st.Reason)
+	}
+	first := srv.Requests()[0].FirstUser()
+	if !strings.HasSuffix(first, workflow+"\n\n"+directive) || strings.Contains(first, "Execution directive") {
+		t.Errorf("orchestrator's first message = %q, want task, workflow and the supplied directive only", first)
+	}
+	agents := 0
+	for _, r := range ledgerRecords(t, dir) {
+		if r.Tool == "agent" && r.OK {
+			agents++
+		}
+	}
+	if agents < 2 {
+		t.Errorf("%d successful agent calls, want the scripted orchestrator's two", agents)
+	}
+	_, err = Run(context.Background(), d, Options{Task: spec, TaskID: spec.ID, Model: "fake", Workflow: workflow, Directive: " \n", Dir: filepath.Join(t.TempDir(), "ep2")})
+	if !errors.Is(err, prompts.ErrDirective) {
+		t.Errorf("blank directive: err = %v, want ErrDirective", err)
 	}
 }
