@@ -28,6 +28,8 @@ func App(version string) *cli.App {
 			taskCommand(),
 			jobCommand(),
 			runCommand(),
+			searchCommand(),
+			workflowCommand(),
 			auditCommand(),
 			sandboxCommand(),
 			imageCommand(),

@@ -64,6 +64,7 @@ type Options struct {
 	// teacher prompt, verbatim (e.g. the reference's teacher_directive.txt).
 	Directive string
 	Model     string
+	Seed      *int   // sampling seed of every model call; nil: the model's configured seed
 	Dir       string // episode directory; created
 	// Observe receives progress; it must not block.
 	Observe func(Progress)
