@@ -114,7 +114,7 @@ func Run(ctx context.Context, c Config, system, user string) (Result, error) {
 		for i, tc := range msg.ToolCalls {
 			calls[i] = [2]string{tc.Function.Name, tc.Function.Arguments}
 		}
-		if h := det.Turn(msg.Content, calls); h != nil {
+		if h := det.Turn(msg.ReasoningContent, msg.Content, calls); h != nil {
 			res.Halt, res.Stop = h, StopLoop
 			log.Warn("loop halt", "rule", h.Rule, "detail", h.Detail)
 			if _, err := c.Ledger.Append(ledger.Record{Agent: c.ID, Tool: ledger.ToolLoopHalt, Error: h.Error(),
@@ -220,7 +220,7 @@ func normalizeToolCalls(tcs []openai.ToolCall, turn int) {
 func (c Config) callTools(ctx context.Context, clock *wallClock, tcs []openai.ToolCall, res *Result) error {
 	for _, tc := range tcs {
 		t := time.Now()
-		if tc.Function.Name == tools.Agent {
+		if tools.Canonical(tc.Function.Name) == tools.Agent {
 			clock.pause() // the sub-agent's own wall time bounds it
 		}
 		out, err := c.Env.Call(ctx, tc.Function.Name, tc.Function.Arguments)

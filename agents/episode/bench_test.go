@@ -32,8 +32,8 @@ func mixedTools(n int) fakeopenai.Policy {
 		case 2:
 			c = fakeopenai.Call{Name: "run_shell_command", Arguments: fmt.Sprintf(`{"command":"echo %d"}`, i)}
 		case 3:
-			c = fakeopenai.Call{Name: "list_directory", Arguments: fmt.Sprintf(`{"path":"/workspace/b/../b/%s"}`, fmt.Sprint(i))}
-			c.Arguments = `{"path":"/workspace/b"}`
+			// Distinct arguments: past 100 calls, a call repeated 6 times halts the run.
+			c = fakeopenai.Call{Name: "list_directory", Arguments: fmt.Sprintf(`{"path":"/workspace/b","ignore":["none-%d"]}`, i)}
 			if i%8 == 7 {
 				c = fakeopenai.Call{Name: "glob", Arguments: fmt.Sprintf(`{"pattern":"f%d*.py","path":"/workspace/b"}`, i)}
 			}

@@ -163,9 +163,9 @@ func TestLoopHalts(t *testing.T) {
 		rule string
 	}{
 		{"five identical calls", script(calls(ls), calls(ls), calls(ls), calls(ls), calls(ls), calls(ls)), loop.Config{}, loop.RuleConsecutive},
-		{"same call six times in a turn", script(calls(ls, ls, ls, sh("true"), ls, ls, ls)), loop.Config{}, loop.RuleSameInTurn},
+		{"same call six times in a run", script(calls(ls, ls, ls, sh("true")), calls(ls, ls, ls)), loop.Config{Heuristics: true}, loop.RuleGlobalDuplicate},
 		{"per-turn cap", script(calls(many...)), loop.Config{CallsPerTurn: 4}, loop.RuleTurnCap},
-		{"chanting", script(fakeopenai.Reply{Content: chant}), loop.Config{}, loop.RuleChanting},
+		{"chanting", script(fakeopenai.Reply{Content: chant}), loop.Config{Heuristics: true}, loop.RuleChanting},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -67,9 +67,12 @@ type Options struct {
 	Task     *taskspec.Spec
 	TaskID   string
 	Workflow string // workflow text; empty runs the bare task
-	Model    string
-	Seed     *int   // sampling seed of every model call; nil: the model's configured seed
-	Dir      string // episode directory; created
+	// Directive, when set, replaces mass's execution directive in the
+	// teacher prompt, verbatim (e.g. the reference's teacher_directive.txt).
+	Directive string
+	Model     string
+	Seed      *int   // sampling seed of every model call; nil: the model's configured seed
+	Dir       string // episode directory; created
 	// Observe receives progress; it must not block.
 	Observe func(Progress)
 }
@@ -108,8 +111,12 @@ func Run(ctx context.Context, d Deps, o Options) (Status, error) {
 	if strings.TrimSpace(o.Workflow) != "" {
 		mode = episodefmt.ModeWorkflow
 	}
+	teacher, err := prompts.TeacherWith(o.Task.Prompt, o.Workflow, o.Directive)
+	if err != nil {
+		return Status{}, fmt.Errorf("episode %s: %w", o.ID, err)
+	}
 	info := Info{EpisodeID: o.ID, TaskID: o.TaskID, Mode: mode, Model: client.Name(), DryRun: dry,
-		Prompt: o.Task.Prompt, Workflow: o.Workflow, TeacherPrompt: prompts.Teacher(o.Task.Prompt, o.Workflow),
+		Prompt: o.Task.Prompt, Workflow: o.Workflow, TeacherPrompt: teacher,
 		ProtectedPaths: o.Task.ProtectedPaths, HiddenPaths: o.Task.HiddenDests(), Graded: o.Task.Grader != nil, Started: time.Now().UTC(), DaemonID: d.DaemonID, JobID: o.JobID}
 	if err := writeJSON(filepath.Join(o.Dir, EpisodeFile), info); err != nil {
 		return Status{}, err

@@ -1,37 +1,71 @@
 // Package loop detects an agent that repeats itself, with qwen-code's
-// always-on rules: identical consecutive tool calls, the same call many
-// times in one turn, a per-turn tool-call cap, and repeated content.
+// loop-detection rules and thresholds. Like qwen-code's headless mode, the
+// whole run of one agent is one turn: counts never reset between model
+// calls. The always-on guards (identical consecutive calls, git-inspection
+// stagnation, the adaptive per-turn call cap) always run; the heuristic
+// guards (global duplicates, alternating calls, read-file loops, action
+// stagnation, chanting, repeated thoughts) run only when Config.Heuristics
+// is set, as qwen-code runs them only with skipLoopDetection false (its CLI
+// default is true).
 package loop
 
 import (
-	"crypto/sha256"
 	"fmt"
 )
 
-// Defaults, after qwen-code's loop detection service.
+// Defaults, after qwen-code's LoopDetectionService.
 const (
-	DefaultConsecutiveCalls = 5  // identical tool calls in a row
-	DefaultSameCallPerTurn  = 6  // the same call within one turn
-	DefaultCallsPerTurn     = 64 // tool calls in one assistant message
-	DefaultChunkSize        = 50 // content chunk compared for chanting
-	DefaultChantThreshold   = 10 // occurrences of one chunk that count as chanting
+	DefaultConsecutiveCalls  = 5   // TOOL_CALL_LOOP_THRESHOLD
+	DefaultGlobalDuplicates  = 6   // GLOBAL_DUPLICATE_THRESHOLD
+	DefaultCallsPerTurn      = 100 // DEFAULT_MAX_TOOL_CALLS_PER_TURN (soft)
+	DefaultHardMultiplier    = 10  // ADAPTIVE_CAP_HARD_MULTIPLIER
+	DefaultShellStagnation   = 8   // SHELL_COMMAND_STAGNATION_THRESHOLD
+	DefaultAlternatingCycles = 3   // ALTERNATING_PATTERN_CYCLES
+	DefaultFileReadThreshold = 8   // FILE_READ_THRESHOLD
+	DefaultFileReadWindow    = 15  // FILE_READ_WINDOW
+	DefaultStagnation        = 8   // STAGNATION_THRESHOLD
+	DefaultChunkSize         = 50  // CONTENT_CHUNK_SIZE
+	DefaultChantThreshold    = 10  // CONTENT_LOOP_THRESHOLD
+	DefaultContentHistory    = 1000
+	DefaultThoughtRepeat     = 3 // THOUGHT_REPEAT_THRESHOLD
 )
 
-// Rules name what tripped; they go into the ledger's loop_halt record.
+// Rules name what tripped (qwen-code's LoopType, lower case); they go into
+// the ledger's loop_halt record.
 const (
-	RuleConsecutive = "consecutive_identical_calls"
-	RuleSameInTurn  = "same_call_in_turn"
-	RuleTurnCap     = "tool_calls_per_turn"
-	RuleChanting    = "repeated_content"
+	RuleConsecutive     = "consecutive_identical_tool_calls"
+	RuleShellStagnation = "shell_command_stagnation"
+	RuleTurnCap         = "turn_tool_call_cap"
+	RuleGlobalDuplicate = "global_tool_call_duplicate"
+	RuleAlternating     = "alternating_tool_call_pattern"
+	RuleReadFileLoop    = "read_file_loop"
+	RuleStagnation      = "action_stagnation"
+	RuleChanting        = "chanting_identical_sentences"
+	RuleThoughts        = "repetitive_thoughts"
 )
 
-// Config sets the thresholds; zero fields take the defaults.
+// Config sets the thresholds; zero fields take the defaults. A CallsPerTurn
+// given explicitly is a hard cap (qwen-code's model.maxToolCallsPerTurn);
+// the default is adaptive: past it a run halts only when some call repeated
+// GlobalDuplicates times, and always past CallsPerTurn×HardMultiplier.
 type Config struct {
-	ConsecutiveCalls int
-	SameCallPerTurn  int
-	CallsPerTurn     int
-	ChunkSize        int
-	ChantThreshold   int
+	// Heuristics turns on the opt-in guards (qwen-code skipLoopDetection=false).
+	Heuristics        bool
+	ConsecutiveCalls  int
+	GlobalDuplicates  int
+	CallsPerTurn      int
+	HardMultiplier    int
+	ShellStagnation   int
+	AlternatingCycles int
+	FileReadThreshold int
+	FileReadWindow    int
+	Stagnation        int
+	ChunkSize         int
+	ChantThreshold    int
+	ContentHistory    int
+	ThoughtRepeat     int
+
+	explicitCap bool
 }
 
 // Halt says why an agent was stopped.
@@ -42,15 +76,13 @@ type Halt struct {
 
 func (h *Halt) Error() string { return fmt.Sprintf("loop detected (%s): %s", h.Rule, h.Detail) }
 
-// Detector follows one agent. It is not safe for concurrent use: one agent
-// loop owns it.
+// Detector follows one agent run. It is not safe for concurrent use: one
+// agent loop owns it.
 type Detector struct {
-	cfg      Config
-	last     [32]byte
-	run      int
-	turn     map[[32]byte]int
-	chunks   map[string][]int
-	contentN int
+	cfg     Config
+	calls   callState
+	content contentState
+	thought []string
 }
 
 // New returns a detector with cfg's thresholds.
@@ -60,91 +92,39 @@ func New(cfg Config) *Detector {
 			*v = d
 		}
 	}
+	cfg.explicitCap = cfg.CallsPerTurn > 0
 	def(&cfg.ConsecutiveCalls, DefaultConsecutiveCalls)
-	def(&cfg.SameCallPerTurn, DefaultSameCallPerTurn)
+	def(&cfg.GlobalDuplicates, DefaultGlobalDuplicates)
 	def(&cfg.CallsPerTurn, DefaultCallsPerTurn)
+	def(&cfg.HardMultiplier, DefaultHardMultiplier)
+	def(&cfg.ShellStagnation, DefaultShellStagnation)
+	def(&cfg.AlternatingCycles, DefaultAlternatingCycles)
+	def(&cfg.FileReadThreshold, DefaultFileReadThreshold)
+	def(&cfg.FileReadWindow, DefaultFileReadWindow)
+	def(&cfg.Stagnation, DefaultStagnation)
 	def(&cfg.ChunkSize, DefaultChunkSize)
 	def(&cfg.ChantThreshold, DefaultChantThreshold)
-	return &Detector{cfg: cfg, chunks: map[string][]int{}}
+	def(&cfg.ContentHistory, DefaultContentHistory)
+	def(&cfg.ThoughtRepeat, DefaultThoughtRepeat)
+	return &Detector{cfg: cfg, calls: newCallState(), content: newContentState()}
 }
 
-// Turn checks one assistant message: its content and its tool calls (name
-// and argument text). It returns a Halt when the agent must stop.
-func (d *Detector) Turn(content string, calls [][2]string) *Halt {
-	if h := d.content(content); h != nil {
-		return h
+// Turn checks one assistant message: its reasoning, its content and its
+// tool calls (name and argument text), in the order a stream delivers
+// them. It returns a Halt when the agent must stop.
+func (d *Detector) Turn(reasoning, content string, calls [][2]string) *Halt {
+	if d.cfg.Heuristics {
+		if h := d.thoughts(reasoning); h != nil {
+			return h
+		}
+		if h := d.chant(content); h != nil {
+			return h
+		}
 	}
-	if len(calls) > d.cfg.CallsPerTurn {
-		return &Halt{Rule: RuleTurnCap, Detail: fmt.Sprintf("%d tool calls in one turn (cap %d)", len(calls), d.cfg.CallsPerTurn)}
-	}
-	d.turn = map[[32]byte]int{}
 	for _, c := range calls {
-		k := key(c[0], c[1])
-		d.turn[k]++
-		if d.turn[k] >= d.cfg.SameCallPerTurn {
-			return &Halt{Rule: RuleSameInTurn, Detail: fmt.Sprintf("%s called %d times with the same arguments in one turn", c[0], d.turn[k])}
-		}
-		if k == d.last {
-			d.run++
-		} else {
-			d.last, d.run = k, 1
-		}
-		if d.run >= d.cfg.ConsecutiveCalls {
-			return &Halt{Rule: RuleConsecutive, Detail: fmt.Sprintf("%s called %d times in a row with the same arguments", c[0], d.run)}
+		if h := d.call(c[0], c[1]); h != nil {
+			return h
 		}
 	}
 	return nil
-}
-
-// content tracks fixed-size chunks of the agent's text. A chunk seen
-// ChantThreshold times, with its occurrences packed closely (mean gap at
-// most 1.5 chunk sizes), is chanting. Chunks of fewer than minDistinct
-// distinct bytes (separators, table rules) are ignored.
-func (d *Detector) content(s string) *Halt {
-	cs := d.cfg.ChunkSize
-	for i := 0; i+cs <= len(s); i++ {
-		c := s[i : i+cs]
-		pos := d.contentN + i
-		if !varied(c) {
-			continue // rules, separators and padding repeat by design
-		}
-		ps := append(d.chunks[c], pos)
-		if len(ps) > d.cfg.ChantThreshold {
-			ps = ps[1:]
-		}
-		d.chunks[c] = ps
-		if len(ps) >= d.cfg.ChantThreshold {
-			span := ps[len(ps)-1] - ps[0]
-			if span <= (len(ps)-1)*cs*3/2 {
-				return &Halt{Rule: RuleChanting, Detail: fmt.Sprintf("the same %d-byte passage repeated %d times: %q", cs, len(ps), c)}
-			}
-		}
-	}
-	d.contentN += len(s) + 1
-	if len(d.chunks) > 1<<16 {
-		d.chunks = map[string][]int{}
-	}
-	return nil
-}
-
-// varied reports whether a chunk has enough distinct bytes to be prose or code.
-func varied(c string) bool {
-	var seen [256]bool
-	n := 0
-	for i := 0; i < len(c); i++ {
-		if !seen[c[i]] {
-			seen[c[i]] = true
-			if n++; n >= minDistinct {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// minDistinct is how many distinct bytes a chunk needs to count for chanting.
-const minDistinct = 8
-
-func key(name, args string) [32]byte {
-	return sha256.Sum256([]byte(name + "\x00" + args))
 }

@@ -31,10 +31,30 @@ func TestParse(t *testing.T) {
 		{"alias absolute_path", ReadFile, `{"absolute_path":"/workspace/a"}`, ""},
 		{"alias twice", ReadFile, `{"file_path":"/workspace/a","path":"/workspace/b"}`, "only once"},
 		{"huge number", ReadFile, `{"file_path":"a","offset":1e400}`, "out of range"},
+		{"legacy replace", "replace", `{"file_path":"a","old_string":"x","new_string":"y"}`, ""},
+		{"legacy task without subagent_type", "task", `{"description":"d","prompt":"p","run_in_background":false}`, ""},
+		{"pages range", ReadFile, `{"file_path":"a","pages":"2-4"}`, ""},
+		{"pages open-ended", ReadFile, `{"file_path":"a","pages":"3-"}`, "must be a page or a range"},
+		{"pages backwards", ReadFile, `{"file_path":"a","pages":"4-2"}`, "must not run backwards"},
+		{"pages zero", ReadFile, `{"file_path":"a","pages":"0"}`, "count from 1"},
+		{"timeout too long", Shell, `{"command":"ls","timeout":600001}`, "between 1 and 600000"},
+		{"timeout zero", Shell, `{"command":"ls","timeout":0}`, "between 1 and 600000"},
+		{"empty command", Shell, `{"command":"  "}`, "must not be empty"},
+		{"grep limit zero", Grep, `{"pattern":"x","limit":0}`, "positive"},
+		{"ignore not strings", ListDir, `{"path":"/w","ignore":[1]}`, `"ignore[0]" must be a string`},
+		{"filter option unknown", ListDir, `{"path":"/w","file_filtering_options":{"respect_all":true}}`, `unknown parameter "file_filtering_options.respect_all"`},
+		{"todo missing id", TodoWrite, `{"todos":[{"content":"c","status":"pending"}]}`, `missing required parameter "todos[0].id"`},
+		{"todo bad status", TodoWrite, `{"todos":[{"id":"1","content":"c","status":"done"}]}`, "must be one of pending"},
+		{"todo empty content", TodoWrite, `{"todos":[{"id":"1","content":" ","status":"pending"}]}`, "must not be empty"},
+		{"todo duplicate ids", TodoWrite, `{"todos":[{"id":"1","content":"a","status":"pending"},{"id":"1","content":"b","status":"pending"}]}`, "must be unique"},
+		{"todo null item", TodoWrite, `{"todos":[null]}`, "must not be null"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := Parse(tt.tool, tt.args)
+			spec, a, err := Parse(tt.tool, tt.args)
+			if err == nil {
+				err = Validate(spec, a)
+			}
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("Parse: %v", err)
@@ -138,7 +158,11 @@ func FuzzParse(f *testing.F) {
 		{Edit, `{"file_path":"a","old_string":"x","new_string":"y","replace_all":false}`},
 		{Shell, `{"command":"ls","timeout":1000}`},
 		{Agent, `{"description":"d","prompt":"p","subagent_type":"general-purpose"}`},
-		{Grep, `{"pattern":"(","glob":"*.py"}`},
+		{Grep, `{"pattern":"(","glob":"*.py","limit":3}`},
+		{TodoWrite, `{"todos":[{"id":"1","content":"c","status":"pending"}]}`},
+		{ListDir, `{"path":"/w","ignore":["*.log"],"file_filtering_options":{"respect_git_ignore":false}}`},
+		{"task", `{"description":"d","prompt":"p","run_in_background":true}`},
+		{ReadFile, `{"file_path":"a","pages":"1-2"}`},
 		{"nope", `{`},
 		{ReadFile, `{"file_path":"a","offset":-1e308}`},
 	}
@@ -147,6 +171,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, name, args string) {
 		spec, a, err := Parse(name, args)
+		if err == nil {
+			err = Validate(spec, a)
+		}
 		if err != nil {
 			if !errors.Is(err, ErrArgs) {
 				t.Fatalf("error %v does not wrap ErrArgs", err)
@@ -159,4 +186,13 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestIgnoreMatcher(t *testing.T) {
+	m := ignoreMatcher([]string{"*.log", "tmp?", "a[1].txt"})
+	for name, want := range map[string]bool{"x.log": true, "x.log.1": false, "tmp1": true, "tmp12": false, "a[1].txt": true, "a1.txt": false, "main.py": false} {
+		if got := m(name); got != want {
+			t.Errorf("ignore(%q) = %v, want %v", name, got, want)
+		}
+	}
 }

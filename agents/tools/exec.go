@@ -76,7 +76,16 @@ func (e *Env) Call(ctx context.Context, name, arguments string) (Result, error) 
 	sum := sha256.Sum256([]byte(arguments))
 	o := outcome{rec: ledger.Record{Agent: e.Agent, Tool: name, ArgsSHA256: hex.EncodeToString(sum[:])}}
 	spec, args, err := Parse(name, arguments)
-	if err == nil && name == Agent && e.Delegate == nil {
+	if err == nil {
+		o.rec.Tool = spec.Name
+		if spec.Name != name {
+			o.detail = map[string]any{"called_as": name}
+		}
+	}
+	if err == nil {
+		err = Validate(spec, args)
+	}
+	if err == nil && spec.Name == Agent && e.Delegate == nil {
 		err = fmt.Errorf("%w: the agent tool is only available to the orchestrator", ErrArgs)
 	}
 	if err == nil {
@@ -94,10 +103,10 @@ func (e *Env) Call(ctx context.Context, name, arguments string) (Result, error) 
 	if err != nil {
 		o.rec.Error = err.Error()
 		o.text = "Error: " + err.Error()
-		if errors.Is(err, sandbox.ErrDenied) && isWrite(name) {
+		if errors.Is(err, sandbox.ErrDenied) && isWrite(o.rec.Tool) {
 			if _, lerr := e.Ledger.Append(ledger.Record{Agent: e.Agent, Tool: ledger.ToolProtectedWriteDenied,
 				ArgsSHA256: o.rec.ArgsSHA256, Path: o.rec.Path, Error: err.Error(),
-				Detail: mustJSON(map[string]any{"attempted_tool": name})}); lerr != nil {
+				Detail: mustJSON(map[string]any{"attempted_tool": o.rec.Tool})}); lerr != nil {
 				return Result{}, fmt.Errorf("ledger: %w", lerr)
 			}
 		}
@@ -114,6 +123,35 @@ func (e *Env) Call(ctx context.Context, name, arguments string) (Result, error) 
 		text = "(empty result)"
 	}
 	return Result{Text: text, OK: err == nil, Record: rec}, nil
+}
+
+// delegate serves the agent tool. run_in_background is recorded; the
+// sub-agent runs to completion either way (the sequencing is the team's).
+func (e *Env) delegate(ctx context.Context, a Args, o *outcome) error {
+	typ := a.String("subagent_type")
+	if typ == "" {
+		typ = DefaultSubagent
+	}
+	report, id, err := e.Delegate(ctx, a.String("description"), a.String("prompt"), typ)
+	o.setDetail("subagent", id)
+	o.setDetail("description", a.String("description"))
+	o.setDetail("subagent_type", typ)
+	if a.Has("run_in_background") {
+		o.setDetail("run_in_background", a.Bool("run_in_background"))
+	}
+	if err != nil {
+		return fmt.Errorf("sub-agent %s: %w", id, err)
+	}
+	o.text = report
+	return nil
+}
+
+// setDetail adds one key to the ledger detail of the call.
+func (o *outcome) setDetail(k string, v any) {
+	if o.detail == nil {
+		o.detail = map[string]any{}
+	}
+	o.detail[k] = v
 }
 
 func isWrite(tool string) bool { return tool == WriteFile || tool == Edit || tool == Shell }
@@ -139,14 +177,10 @@ func (e *Env) run(ctx context.Context, spec Spec, a Args, o *outcome) error {
 		return e.glob(ctx, a, o)
 	case Grep:
 		return e.grep(ctx, a, o)
+	case TodoWrite:
+		return e.todos(a, o)
 	case Agent:
-		report, id, err := e.Delegate(ctx, a.String("description"), a.String("prompt"), a.String("subagent_type"))
-		o.detail = map[string]any{"subagent": id, "description": a.String("description"), "subagent_type": a.String("subagent_type")}
-		if err != nil {
-			return fmt.Errorf("sub-agent %s: %w", id, err)
-		}
-		o.text = report
-		return nil
+		return e.delegate(ctx, a, o)
 	}
 	return fmt.Errorf("%w: unknown tool %q", ErrArgs, spec.Name)
 }

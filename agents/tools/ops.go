@@ -33,7 +33,7 @@ func (e *Env) write(ctx context.Context, tool string, a Args, o *outcome) error 
 		return err
 	}
 	o.rec.Bytes, o.rec.SHA256Before, o.rec.SHA256After = ch.Bytes, ch.SHA256Before, ch.SHA256After
-	o.detail = map[string]any{"created": ch.Created}
+	o.merge(map[string]any{"created": ch.Created})
 	switch {
 	case tool == Edit:
 		o.detail["replacements"] = ch.Replacements
@@ -54,8 +54,11 @@ func (e *Env) read(ctx context.Context, a Args, o *outcome) error {
 	o.rec.Path = p
 	off, _ := a.Int("offset")
 	lim, _ := a.Int("limit")
-	if off < 0 || lim < 0 {
-		return fmt.Errorf("%w: read_file: offset and limit must not be negative", ErrArgs)
+	if a.Has("pages") {
+		o.setDetail("pages", a.String("pages"))
+		if strings.EqualFold(path.Ext(p), ".pdf") {
+			return fmt.Errorf("read_file: %s: PDF pages cannot be extracted in this sandbox (text files only)", p)
+		}
 	}
 	r, err := e.Sandbox.Files().Read(ctx, p, int(off), int(lim))
 	if err != nil {
@@ -63,7 +66,7 @@ func (e *Env) read(ctx context.Context, a Args, o *outcome) error {
 	}
 	o.rec.Bytes = int64(len(r.Content))
 	o.rec.SHA256Before, o.rec.SHA256After = r.SHA256, r.SHA256
-	o.detail = map[string]any{"offset": off, "limit": lim, "total_lines": r.TotalLines, "truncated": r.Truncated}
+	o.merge(map[string]any{"offset": off, "limit": lim, "total_lines": r.TotalLines, "truncated": r.Truncated})
 	o.text = r.Content
 	if r.Truncated {
 		o.text = fmt.Sprintf("[File content truncated: showing lines from %d of %d total lines; use offset and limit to read more.]\n%s", off, r.TotalLines, r.Content)
@@ -78,17 +81,23 @@ func (e *Env) list(ctx context.Context, a Args, o *outcome) error {
 	if err != nil {
 		return err
 	}
+	ignore := ignoreMatcher(a.Strings("ignore"))
 	var b strings.Builder
 	fmt.Fprintf(&b, "Directory listing for %s:\n", p)
+	shown := 0
 	for _, en := range ents {
 		name := path.Base(en.Path)
+		if ignore(name) {
+			continue
+		}
+		shown++
 		if en.Type == "dir" {
 			fmt.Fprintf(&b, "[DIR] %s\n", name)
 		} else {
 			fmt.Fprintf(&b, "%s\n", name)
 		}
 	}
-	o.detail = map[string]any{"entries": len(ents)}
+	o.merge(map[string]any{"entries": len(ents), "shown": shown})
 	o.text = b.String()
 	return nil
 }
@@ -100,7 +109,7 @@ func (e *Env) glob(ctx context.Context, a Args, o *outcome) error {
 	if err != nil {
 		return err
 	}
-	o.detail = map[string]any{"pattern": a.String("pattern"), "matches": len(paths)}
+	o.merge(map[string]any{"pattern": a.String("pattern"), "matches": len(paths)})
 	if len(paths) == 0 {
 		o.text = fmt.Sprintf("No files found matching pattern %q within %s", a.String("pattern"), dir)
 		return nil
@@ -116,13 +125,19 @@ func (e *Env) grep(ctx context.Context, a Args, o *outcome) error {
 	if err != nil {
 		return err
 	}
-	o.detail = map[string]any{"pattern": a.String("pattern"), "matches": len(ms)}
+	o.merge(map[string]any{"pattern": a.String("pattern"), "matches": len(ms)})
 	if len(ms) == 0 {
 		o.text = fmt.Sprintf("No matches found for pattern %q in %s", a.String("pattern"), dir)
 		return nil
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Found %d match(es) for pattern %q in %s:\n---\n", len(ms), a.String("pattern"), dir)
+	if lim, ok := a.Int("limit"); ok {
+		if int64(len(ms)) > lim {
+			fmt.Fprintf(&b, "(showing the first %d; raise limit or narrow the pattern for more)\n", lim)
+			ms = ms[:lim]
+		}
+	}
 	last := ""
 	for _, m := range ms {
 		if m.Path != last {
@@ -138,15 +153,20 @@ func (e *Env) grep(ctx context.Context, a Args, o *outcome) error {
 func (e *Env) shell(ctx context.Context, a Args, o *outcome) error {
 	cmd := a.String("command")
 	dir := dirArg(a, "directory")
-	req := sandbox.ExecRequest{Argv: []string{"sh", "-c", cmd}, Dir: dir}
+	req := sandbox.ExecRequest{Argv: shellArgv(cmd), Dir: dir}
 	if ms, ok := a.Int("timeout"); ok {
-		if ms <= 0 {
-			return fmt.Errorf("%w: run_shell_command: timeout must be a positive number of milliseconds", ErrArgs)
-		}
 		req.Timeout = time.Duration(ms) * time.Millisecond
 	}
+	if a.Bool("is_background") {
+		o.rec.Path = dir
+		o.merge(map[string]any{"command": Cap(cmd, 4096), "is_background": true})
+		return errBackground
+	}
 	o.rec.Path = dir
-	o.detail = map[string]any{"command": Cap(cmd, 4096)}
+	o.merge(map[string]any{"command": Cap(cmd, 4096)})
+	if a.Has("is_background") {
+		o.detail["is_background"] = false
+	}
 	r, err := e.Sandbox.Exec(ctx, req)
 	if err != nil {
 		return err
