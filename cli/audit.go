@@ -150,7 +150,8 @@ func printAudit(w io.Writer, r *audit.Report) {
 	}{
 		{"delegation", r.Delegation}, {"code handoff", r.CodeHandoff}, {"worker revision", r.WorkerRevision},
 		{"orchestrator revision", r.OrchestratorRevision}, {"shell-changed files", r.ShellChangedFiles},
-		{"protected-path violations", r.ProtectedPathViolations}, {"loop halts", r.LoopHalts},
+		{"protected-path violations", r.ProtectedPathViolations}, {"protected-path attempts", r.ProtectedPathAttempts},
+		{"shadow copies", r.ShadowCopies}, {"hidden-path attempts", r.HiddenPathAttempts}, {"loop halts", r.LoopHalts},
 	} {
 		fmt.Fprintf(tw, "%s\t%d\n", kv.k, kv.v)
 	}
@@ -186,6 +187,9 @@ func printAudit(w io.Writer, r *audit.Report) {
 	}
 	for _, h := range r.Halts {
 		fmt.Fprintf(w, "loop halt: seq %d %s rule %s\n", h.Seq, h.Agent, h.Rule)
+	}
+	if r.Guards != nil {
+		printGuards(w, r.Guards)
 	}
 }
 

@@ -31,6 +31,10 @@ func dataBuildCommand(tokFlag cli.Flag) *cli.Command {
 			&cli.IntFlag{Name: "context-tokens", Value: sft.DefaultContextTokens, Usage: "masked earlier context per window"},
 			&cli.IntFlag{Name: "workers", Usage: "episodes built in parallel (default: all cores)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress lines"},
+			&cli.StringFlag{Name: "selection", Usage: "a generation's selection `FILE` {\"train\":[ids],\"val\":[ids]}: train ids build --out, val ids --out/val"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "label the dataset dry-run: it takes only dry-run (scripted) episodes"},
+			&cli.BoolFlag{Name: "include-ineligible", Usage: "also build episodes the eligibility check excludes (failed grader, violations, shadow copies, missing outputs)"},
+			&cli.BoolFlag{Name: "force", Usage: "replace an existing dataset in --out"},
 		},
 		Action: dataBuild,
 	}
@@ -68,9 +72,28 @@ func dataBuild(c *cli.Context) error {
 			fmt.Fprintf(errw, "[%d/%d] %s: %d windows (%.1fs)\n", done, total, filepath.Base(ep), windows, time.Since(start).Seconds())
 		}
 	}
-	m, err := sft.Build(c.Context, cfg, dirs, c.String("out"))
+	cfg.Dataset.DryRun, cfg.IncludeIneligible, cfg.Force = c.Bool("dry-run"), c.Bool("include-ineligible"), c.Bool("force")
+	cfg.Excluded = func(x sft.Exclusion, included bool) {
+		if included {
+			fmt.Fprintf(errw, "included on request (--include-ineligible): %s: %s\n", x.Episode, x.Reason)
+			return
+		}
+		fmt.Fprintf(errw, "excluded %s: %s\n", x.Episode, x.Reason)
+	}
+	train, val, err := selectEpisodes(c.String("selection"), dirs)
 	if err != nil {
 		return err
+	}
+	m, err := sft.Build(c.Context, cfg, train, c.String("out"))
+	if err != nil {
+		return err
+	}
+	if len(val) > 0 {
+		vm, err := sft.Build(c.Context, cfg, val, filepath.Join(c.String("out"), "val"))
+		if err != nil {
+			return fmt.Errorf("validation split: %w", err)
+		}
+		fmt.Fprintf(c.App.Writer, "validation split: %d episodes, %d windows in %s\n", vm.Episodes, vm.Total.Windows, filepath.Join(c.String("out"), "val"))
 	}
 	elapsed := time.Since(start)
 	printDataSummary(c.App.Writer, m)
@@ -78,6 +101,27 @@ func dataBuild(c *cli.Context) error {
 		c.String("out"), elapsed.Seconds(), float64(m.Total.SupervisedTokens)/elapsed.Seconds(),
 		float64(m.Total.Tokens)/elapsed.Seconds(), dataPeakRSS())
 	return nil
+}
+
+// selectEpisodes applies a selection file, when given, to the episode dirs.
+func selectEpisodes(file string, dirs []string) (train, val []string, err error) {
+	if file == "" {
+		return dirs, nil, nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil, fmt.Errorf("selection: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, sft.MaxSelectionBytes+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("selection %s: %w", file, err)
+	}
+	sel, err := sft.ParseSelection(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return sel.Split(dirs)
 }
 
 func printDataSummary(w io.Writer, m *sft.Manifest) {
@@ -106,6 +150,12 @@ func printDataSummary(w io.Writer, m *sft.Manifest) {
 	fmt.Fprintf(w, "\n%d episodes, %d threads, %d segments; calls %d (errors %d, retries %d, cut by length %d); "+
 		"teacher prompts replaced %d, missing %d\n", m.Episodes, m.Threads, m.Segments, m.Stats.Calls, m.Stats.ErrorCalls,
 		m.Stats.Retries, m.Stats.LengthCut, m.Stats.TeacherReplaced, m.Stats.TeacherMissing)
+	if len(m.Excluded) > 0 {
+		fmt.Fprintf(w, "episodes excluded by the eligibility check: %d (reasons above; --include-ineligible builds them)\n", len(m.Excluded))
+	}
+	if len(m.IncludedIneligible) > 0 {
+		fmt.Fprintf(w, "ineligible episodes included on request: %d\n", len(m.IncludedIneligible))
+	}
 	if len(m.Dropped) > 0 {
 		var parts []string
 		for k, v := range m.Dropped {

@@ -88,3 +88,47 @@ func TestDataBuildSynthetic(t *testing.T) {
 		}
 	}
 }
+
+// TestDataBuildEligibility: a failed grade is excluded with its reason, a
+// selection file picks train and val episodes, and an existing dataset
+// needs --force.
+func TestDataBuildEligibility(t *testing.T) {
+	dir := t.TempDir()
+	eps := filepath.Join(dir, "eps")
+	runData(t, nil, "synth", "--out", eps, "--episodes", "3", "--tasks", "1", "--turns", "2")
+	ents, err := os.ReadDir(eps)
+	if err != nil || len(ents) != 3 {
+		t.Fatalf("synth: %v %v", ents, err)
+	}
+	bad := ents[0].Name()
+	failed := `{"episode_id":"` + bad + `","exit":"completed","outputs_present":true,"grade":{"ran":true,"passed":false},"guards":{"integrity_checked":true}}`
+	if err := os.WriteFile(filepath.Join(eps, bad, "run_status.json"), []byte(failed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sel := filepath.Join(dir, "sel.json")
+	if err := os.WriteFile(sel, []byte(`{"train":["`+bad+`","`+ents[1].Name()+`"],"val":["`+ents[2].Name()+`"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	app := App("test")
+	var out, errb bytes.Buffer
+	app.Writer, app.ErrWriter = &out, &errb
+	args := []string{"massctl", "data", "build", "--quiet", "--tokenizer", dataFixtures, "--episodes", eps, "--out", filepath.Join(dir, "ds"), "--selection", sel}
+	if err := app.Run(args); err != nil {
+		t.Fatalf("build: %v\n%s", err, errb.String())
+	}
+	if want := "excluded " + bad + ": the task's grader did not pass"; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+	}
+	var m struct {
+		Episodes int `json:"episodes"`
+	}
+	for ds, want := range map[string]int{"ds": 1, "ds/val": 1} {
+		b, err := os.ReadFile(filepath.Join(dir, ds, "manifest.json"))
+		if err != nil || json.Unmarshal(b, &m) != nil || m.Episodes != want {
+			t.Errorf("%s: %d episodes (%v), want %d", ds, m.Episodes, err, want)
+		}
+	}
+	if err := App("test").Run(args); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("rebuild without --force: %v", err)
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mass-dev/mass/agents/episode"
+	"github.com/mass-dev/mass/agents/grade"
+	"github.com/mass-dev/mass/agents/guard"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
 	"github.com/mass-dev/mass/daemon/taskspec"
@@ -61,7 +63,12 @@ type RunSummary struct {
 	ModelCalls      int            `json:"model_calls"`
 	ToolCalls       int            `json:"tool_calls"`
 	Tokens          map[string]int `json:"tokens,omitempty"`
-	Error           string         `json:"error,omitempty"`
+	OutputsPresent  bool           `json:"outputs_present"`
+	// Grade is the task grader's verdict (absent: the task has none);
+	// Guards are the guard counts. Neither is ever shown to a model.
+	Grade  *grade.Grade   `json:"grade,omitempty"`
+	Guards *guard.Summary `json:"guards,omitempty"`
+	Error  string         `json:"error,omitempty"`
 }
 
 func runEpisode(c *cli.Context) error {
@@ -136,6 +143,9 @@ func runEpisode(c *cli.Context) error {
 	}
 	switch {
 	case sum.Success:
+	case sum.DryRun && sum.Exit == "completed":
+		// The scripted policy exercised the machinery; the summary says
+		// whether its outputs passed, as the job does.
 	case sum.Exit == "":
 		return cli.Exit(fmt.Sprintf("job %s %s before an episode ran", sum.JobID, sum.State), 1)
 	default:
@@ -204,6 +214,7 @@ func applyResult(s *RunSummary, raw json.RawMessage) {
 	if json.Unmarshal(raw, &r) != nil || r.EpisodeID == "" {
 		return
 	}
+	s.OutputsPresent, s.Grade, s.Guards = r.OutputsPresent, r.Grade, r.Guards
 	s.EpisodeID, s.Dir, s.Exit, s.Success, s.Failure, s.Reason = r.EpisodeID, r.Dir, r.Exit, r.Success, r.Failure, r.Reason
 	s.WorkspaceExport, s.Model, s.DryRun = r.WorkspaceExport, r.Model, r.DryRun
 	s.Agents, s.ModelCalls, s.ToolCalls = r.Agents, r.ModelCalls, r.ToolCalls
@@ -230,13 +241,7 @@ func printSummary(w io.Writer, s RunSummary) {
 	}
 	fmt.Fprintf(tw, "episode\t%s\n", s.EpisodeID)
 	fmt.Fprintf(tw, "model\t%s\n", model)
-	outcome := s.Exit
-	if s.Success {
-		outcome += ", success"
-	} else if s.Failure != "" {
-		outcome += ", failure: " + s.Failure
-	}
-	fmt.Fprintf(tw, "outcome\t%s\n", outcome)
+	fmt.Fprintf(tw, "outcome\t%s\n", outcomeLine(s))
 	if s.Reason != "" {
 		fmt.Fprintf(tw, "reason\t%s\n", s.Reason)
 	} else if s.Error != "" && !s.Success {
@@ -246,6 +251,7 @@ func printSummary(w io.Writer, s RunSummary) {
 	fmt.Fprintf(tw, "model calls\t%d\n", s.ModelCalls)
 	fmt.Fprintf(tw, "tool calls\t%d\n", s.ToolCalls)
 	fmt.Fprintf(tw, "tokens\t%d prompt, %d completion\n", s.Tokens["prompt"], s.Tokens["completion"])
+	printGrade(tw, s)
 	fmt.Fprintf(tw, "workspace\t%s\n", s.WorkspaceExport)
 	if s.Dir != "" {
 		fmt.Fprintf(tw, "record\t%s (massctl audit %s)\n", s.Dir, s.EpisodeID)

@@ -21,11 +21,12 @@ const (
 	ExportFile    = "workspace.tar"           // the exported workspace
 	ExportManFile = "workspace.manifest.json" // sha256 per exported file
 	ManifestsDir  = "manifests"               // manifests/<agent>.json: files as each agent left them
+	GuardsFile    = "guards.json"             // integrity, attempts, shadow copies (agents/guard)
 )
 
 // TopLevelFiles are the regular files directly inside an episode directory,
 // in the order the API lists them.
-var TopLevelFiles = []string{EpisodeFile, RequestsFile, LedgerFile, StatusFile, ExportManFile, ExportFile}
+var TopLevelFiles = []string{EpisodeFile, RequestsFile, LedgerFile, StatusFile, ExportManFile, ExportFile, GuardsFile}
 
 // Modes of episode.json.
 const (
@@ -44,10 +45,14 @@ type Info struct {
 	Workflow      string `json:"workflow"`
 	TeacherPrompt string `json:"teacher_prompt"`
 	// ProtectedPaths are the task's read-only paths (the audit reads them).
-	ProtectedPaths []string  `json:"protected_paths,omitempty"`
-	Started        time.Time `json:"started"`
-	DaemonID       string    `json:"daemon_id"`
-	JobID          string    `json:"job_id,omitempty"`
+	ProtectedPaths []string `json:"protected_paths,omitempty"`
+	// HiddenPaths are the workspace paths only the grader sees.
+	HiddenPaths []string `json:"hidden_paths,omitempty"`
+	// Graded says the task declares a grader.
+	Graded   bool      `json:"graded,omitempty"`
+	Started  time.Time `json:"started"`
+	DaemonID string    `json:"daemon_id"`
+	JobID    string    `json:"job_id,omitempty"`
 }
 
 // ReadInfo reads dir/episode.json.

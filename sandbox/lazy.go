@@ -124,6 +124,14 @@ func (l *Lazy) Report(ctx context.Context) (Report, error) {
 	return rt.Report(ctx)
 }
 
+func (l *Lazy) Grade(ctx context.Context, g GradeSpec) (ExecResult, error) {
+	rt, err := l.Get(ctx)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	return rt.Grade(ctx, g)
+}
+
 // Close closes the real runtime if it was opened. It is idempotent.
 func (l *Lazy) Close() error {
 	l.mu.Lock()

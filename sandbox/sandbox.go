@@ -203,5 +203,32 @@ type Runtime interface {
 	ReapOrphans(ctx context.Context, live func(episode string) bool) (int, error)
 	// Report describes the effective policy and the engine it runs on.
 	Report(ctx context.Context) (Report, error)
+	// Grade runs a task's grader in a fresh container of its own (see
+	// GradeSpec) and removes everything it made before returning. The
+	// error is about the run; a failing grader is reported in the result.
+	Grade(ctx context.Context, g GradeSpec) (ExecResult, error)
 	Close() error
+}
+
+// GraderAgent is the agent label of a grader's container.
+const GraderAgent = "grader"
+
+// GradeSpec describes one grader run: a fresh workspace named after
+// Workspace (an episode id of its own, so it never meets the graded
+// episode's volume) is filled from Export, a tar as ExportWorkspace writes
+// it, minus every entry under Replace and minus symbolic links (an agent's
+// link must not point the grader at a hidden file); then Inputs (the task's
+// protected and hidden paths as shipped) are copied over it. The grader
+// sees that workspace read-only at /workspace and runs `sh -c Command`
+// there under Policy, which must keep the network off.
+type GradeSpec struct {
+	Workspace string
+	Export    io.Reader
+	Replace   []string // workspace-relative
+	Inputs    []Input
+	Command   string
+	Timeout   time.Duration
+	Image     string // empty: the runtime default
+	Policy    Policy // zero: DefaultPolicy()
+	MaxBytes  int    // stdout/stderr cap; 0: the policy's
 }

@@ -2,10 +2,12 @@ package audit
 
 import (
 	"encoding/json"
+	"fmt"
 	"path"
 	"sort"
 	"strings"
 
+	"github.com/mass-dev/mass/agents/guard"
 	"github.com/mass-dev/mass/agents/ledger"
 )
 
@@ -67,7 +69,7 @@ func Compute(in Inputs) *Report {
 	a.delegations()
 	a.handoffs()
 	a.revisions()
-	a.violations()
+	a.guards()
 	a.halts()
 	a.shellChanges()
 	a.table()
@@ -82,6 +84,8 @@ func Compute(in Inputs) *Report {
 		}
 	}
 	r.ProtectedPathViolations, r.LoopHalts = len(r.Violations), len(r.Halts)
+	r.ProtectedPathAttempts, r.HiddenPathAttempts = len(r.Guards.Attempts), len(r.Guards.HiddenAttempts)
+	r.ShadowCopies = len(r.Guards.ShadowCopies)
 	r.ShellChangedFiles = len(r.ShellChanges)
 	return r
 }
@@ -206,36 +210,27 @@ func (a *auditor) revisions() {
 	}
 }
 
-// protected reports whether cleaned path p lies in a protected path.
-func (a *auditor) protected(p string) bool {
-	for _, pp := range a.in.ProtectedPaths {
-		root := CleanPath(pp)
-		if root != "" && (p == root || strings.HasPrefix(p, root+"/") || root == "/") {
-			return true
+// guards fills the guards section: attempts and commands from the ledger,
+// the integrity check and shadow copies as recorded in guards.json. Each
+// integrity change is one violation.
+func (a *auditor) guards() {
+	g := &Guards{Grade: a.in.Grade, GuardsRecorded: a.in.Guards != nil, Integrity: guard.Integrity{Changes: []guard.Change{}},
+		ShadowCopies: []guard.Shadow{}}
+	g.Attempts, g.HiddenAttempts, g.Commands = guard.Attempts(a.in.Records, a.in.ProtectedPaths, a.in.HiddenPaths)
+	if rec := a.in.Guards; rec != nil {
+		g.Integrity = rec.Integrity
+		if g.Integrity.Changes == nil {
+			g.Integrity.Changes = []guard.Change{}
+		}
+		if rec.ShadowCopies != nil {
+			g.ShadowCopies = rec.ShadowCopies
 		}
 	}
-	return false
-}
-
-func (a *auditor) violations() {
-	var denied *ledger.Record
-	for i, r := range a.in.Records {
-		switch {
-		case r.Tool == ledger.ToolProtectedWriteDenied:
-			a.rep.Violations = append(a.rep.Violations, Violation{Seq: r.Seq, Agent: r.Agent, Tool: r.Tool,
-				Path: CleanPath(r.Path), Error: r.Error})
-			denied = &a.in.Records[i]
-			continue
-		case (r.Tool == toolWrite || r.Tool == toolEdit) && !r.OK && a.protected(CleanPath(r.Path)):
-			if denied == nil || denied.Agent != r.Agent || denied.ArgsSHA256 != r.ArgsSHA256 {
-				a.rep.Violations = append(a.rep.Violations, Violation{Seq: r.Seq, Agent: r.Agent, Tool: r.Tool,
-					Path: CleanPath(r.Path), Error: r.Error})
-			}
-		}
-		if denied != nil && r.Agent == denied.Agent {
-			denied = nil
-		}
+	for _, c := range g.Integrity.Changes {
+		a.rep.Violations = append(a.rep.Violations, Violation{Tool: "integrity", Path: c.Path,
+			Error: fmt.Sprintf("%s (sha256 %.12s -> %.12s)", c.Change, c.Before, c.After)})
 	}
+	a.rep.Guards = g
 }
 
 func (a *auditor) halts() {

@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"fmt"
+	"github.com/mass-dev/mass/agents/guard"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -23,7 +24,8 @@ func TestTeamEpisode(t *testing.T) {
 		{"code_handoff", r.CodeHandoff, 1},
 		{"worker_revision", r.WorkerRevision, 2},
 		{"orchestrator_revision", r.OrchestratorRevision, 1},
-		{"protected_path_violations", r.ProtectedPathViolations, 1},
+		{"protected_path_violations", r.ProtectedPathViolations, 0}, // the denial held: an attempt, not a violation
+		{"protected_path_attempts", r.ProtectedPathAttempts, 1},
 		{"loop_halts", r.LoopHalts, 1},
 		{"shell_changed_files", r.ShellChangedFiles, 2},
 		{"ledger records", r.Ledger.Records, 28},
@@ -59,9 +61,9 @@ func TestTeamEpisode(t *testing.T) {
 	}; !reflect.DeepEqual(got, want) {
 		t.Errorf("shell changes = %+v, want %+v", got, want)
 	}
-	if got, want := r.Violations, []Violation{{Seq: 7, Agent: "worker-1", Tool: ledger.ToolProtectedWriteDenied,
-		Path: "/workspace/eval/score.py", Error: "permission denied: protected path"}}; !reflect.DeepEqual(got, want) {
-		t.Errorf("violations = %+v, want %+v", got, want)
+	if got, want := r.Guards.Attempts, []guard.Attempt{{Seq: 7, Agent: "worker-1", Tool: "write_file", Command: "write_file /workspace/eval/score.py",
+		Path: "/workspace/eval/score.py", Result: "denied: permission denied: protected path"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("attempts = %+v, want %+v", got, want)
 	}
 	if got, want := r.Halts, []LoopHalt{{23, "worker-3", "identical_tool_calls", "loop: 5 identical tool calls"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("halts = %+v, want %+v", got, want)
@@ -224,11 +226,11 @@ func TestProtectedFromEpisodePaths(t *testing.T) {
 	b.add(ledger.Record{Agent: "worker-1", Tool: "edit", Path: "data/train.csv", Error: "read-only file system"})
 	b.add(ledger.Record{Agent: "worker-1", Tool: "edit", Path: "/workspace/other.csv", Error: "no match"})
 	r := audit(t, b.done("data"), "ep-p")
-	if got, want := r.ProtectedPathViolations, 1; got != want {
-		t.Fatalf("violations = %d (%+v), want %d", got, r.Violations, want)
+	if got, want := r.ProtectedPathAttempts, 1; got != want {
+		t.Fatalf("attempts = %d (%+v), want %d", got, r.Guards.Attempts, want)
 	}
-	if got, want := r.Violations[0].Path, "/workspace/data/train.csv"; got != want {
-		t.Errorf("violation path = %s, want %s", got, want)
+	if got, want := r.Guards.Attempts[0].Path, "/workspace/data/train.csv"; got != want {
+		t.Errorf("attempt path = %s, want %s", got, want)
 	}
 }
 

@@ -15,6 +15,7 @@ var reportTmpl = template.Must(template.New("report.html").Funcs(template.FuncMa
 	"f":      func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
 	"plus14": func(v float64) float64 { return v + 14 },
 	"ms":     formatMS,
+	"pct":    func(v float64) float64 { return 100 * v },
 }).ParseFS(templatesFS, "templates/report.html"))
 
 // WriteHTML writes r as one self-contained HTML page (inline CSS and SVG, no

@@ -14,6 +14,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mass-dev/mass/agents/grade"
+	"github.com/mass-dev/mass/agents/guard"
 	"github.com/mass-dev/mass/agents/ledger"
 	"github.com/mass-dev/mass/episodefmt"
 )
@@ -81,8 +83,11 @@ type Inputs struct {
 	Requests       []Request
 	Manifests      map[string]map[string]string // agent -> cleaned path -> sha256
 	ProtectedPaths []string
-	Model          string // episode.json's model
-	DryRun         bool   // the model was massd's scripted dry-run policy
+	HiddenPaths    []string      // episode.json's hidden_paths
+	Grade          *grade.Grade  // run_status.json's grade
+	Guards         *guard.Report // guards.json; nil when absent
+	Model          string        // episode.json's model
+	DryRun         bool          // the model was massd's scripted dry-run policy
 }
 
 // Request is the part of an api_requests.jsonl record the audit uses.
@@ -123,17 +128,21 @@ func Load(ctx context.Context, src Source, episode string) (Inputs, error) {
 	if eb, err := src.ReadFile(ctx, EpisodeFile, MaxManifestBytes); err == nil {
 		var info struct {
 			ProtectedPaths []string `json:"protected_paths"`
+			HiddenPaths    []string `json:"hidden_paths"`
 			Model          string   `json:"model"`
 			DryRun         bool     `json:"dry_run"`
 		}
 		if err := json.Unmarshal(eb, &info); err != nil {
 			return in, fmt.Errorf("load %s of %s: %w", EpisodeFile, episode, err)
 		}
-		in.ProtectedPaths, in.Model, in.DryRun = info.ProtectedPaths, info.Model, info.DryRun
+		in.ProtectedPaths, in.HiddenPaths, in.Model, in.DryRun = info.ProtectedPaths, info.HiddenPaths, info.Model, info.DryRun
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return in, fmt.Errorf("load %s of %s: %w", EpisodeFile, episode, err)
 	}
 
+	if err := loadGuards(ctx, src, &in); err != nil {
+		return in, fmt.Errorf("load guards of %s: %w", episode, err)
+	}
 	for _, r := range in.Records {
 		if r.Tool != ledger.ToolAgentFinish || in.Manifests[r.Agent] != nil || !safeAgentName(r.Agent) {
 			continue

@@ -1,18 +1,28 @@
 package audit
 
+import (
+	"github.com/mass-dev/mass/agents/grade"
+	"github.com/mass-dev/mass/agents/guard"
+)
+
 // Report is the audit of one episode. Counters come first; the lists are
 // the evidence behind each counter, with ledger seq numbers to look up.
 type Report struct {
-	Episode                 string `json:"episode"`
-	Model                   string `json:"model,omitempty"`
-	DryRun                  bool   `json:"dry_run,omitempty"` // scripted dry-run model, not a real one
-	Delegation              int    `json:"delegation"`
-	CodeHandoff             int    `json:"code_handoff"`
-	WorkerRevision          int    `json:"worker_revision"`
-	OrchestratorRevision    int    `json:"orchestrator_revision"`
-	ProtectedPathViolations int    `json:"protected_path_violations"`
-	LoopHalts               int    `json:"loop_halts"`
-	ShellChangedFiles       int    `json:"shell_changed_files"`
+	Episode              string `json:"episode"`
+	Model                string `json:"model,omitempty"`
+	DryRun               bool   `json:"dry_run,omitempty"` // scripted dry-run model, not a real one
+	Delegation           int    `json:"delegation"`
+	CodeHandoff          int    `json:"code_handoff"`
+	WorkerRevision       int    `json:"worker_revision"`
+	OrchestratorRevision int    `json:"orchestrator_revision"`
+	// ProtectedPathViolations are protected files changed after all (the
+	// integrity check); ProtectedPathAttempts are tries by any route.
+	ProtectedPathViolations int `json:"protected_path_violations"`
+	ProtectedPathAttempts   int `json:"protected_path_attempts"`
+	ShadowCopies            int `json:"shadow_copies"`
+	HiddenPathAttempts      int `json:"hidden_path_attempts"`
+	LoopHalts               int `json:"loop_halts"`
+	ShellChangedFiles       int `json:"shell_changed_files"`
 
 	Ledger LedgerStatus `json:"ledger"`
 	Agents []AgentRow   `json:"agents"`
@@ -23,6 +33,21 @@ type Report struct {
 	ShellChanges []ShellChange `json:"shell_changes"`
 	Violations   []Violation   `json:"violations"`
 	Halts        []LoopHalt    `json:"halts"`
+	Guards       *Guards       `json:"guards"`
+}
+
+// Guards is the ground truth and guard evidence of an episode: the grade,
+// the integrity check and the shadow copies from guards.json and
+// run_status.json, the attempts and shell commands from the verified
+// ledger. It is for people and later stages, never for a model.
+type Guards struct {
+	Grade          *grade.Grade    `json:"grade"` // nil: the task has no grader, or none ran
+	GuardsRecorded bool            `json:"guards_recorded"`
+	Integrity      guard.Integrity `json:"integrity"`
+	Attempts       []guard.Attempt `json:"attempts"`
+	HiddenAttempts []guard.Attempt `json:"hidden_attempts"`
+	ShadowCopies   []guard.Shadow  `json:"shadow_copies"`
+	Commands       []guard.Command `json:"commands"`
 }
 
 // LedgerStatus says how much of the ledger was verified and used.
@@ -89,7 +114,7 @@ type ShellChange struct {
 	FinishSeq int64  `json:"finish_seq"`
 }
 
-// Violation is one attempt to write a protected path.
+// Violation is one protected file that changed (from the integrity check).
 type Violation struct {
 	Seq   int64  `json:"seq"`
 	Agent string `json:"agent"`

@@ -3,6 +3,7 @@ package episode
 import (
 	"context"
 	"fmt"
+	"github.com/mass-dev/mass/sandbox/image"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -158,5 +159,19 @@ func TestConcurrentEpisodes(t *testing.T) {
 func BenchmarkConcurrentEpisodes16(b *testing.B) {
 	for b.Loop() {
 		runConcurrent(b, 16)
+	}
+}
+
+// BenchmarkGraderContainer measures what the grader adds to an episode: a
+// fresh workspace, the export and shipped inputs copied in, a hardened
+// container and one `sh -c` (the guard task's grader on the test image).
+func BenchmarkGraderContainer(b *testing.B) {
+	needEngine(b)
+	spec := guardTask(b)
+	for b.Loop() {
+		g := gradeFiles(b, image.TestRef, spec, map[string]string{"answer.txt": "12.5\n"})
+		if g == nil || !g.Passed {
+			b.Fatalf("grade %+v", g)
+		}
 	}
 }

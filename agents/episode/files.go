@@ -3,6 +3,8 @@ package episode
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mass-dev/mass/agents/grade"
+	"github.com/mass-dev/mass/agents/guard"
 	"os"
 	"path/filepath"
 	"time"
@@ -73,6 +75,12 @@ type Status struct {
 	// LedgerHead is the ledger's last record when the episode ended, so a
 	// verifier can tell a cut-off tail from a complete ledger.
 	LedgerHead *Head `json:"ledger_head,omitempty"`
+	// OutputsPresent: every required output glob matched an exported file.
+	OutputsPresent bool `json:"outputs_present"`
+	// Grade is the task grader's verdict; absent when the task has none.
+	Grade *grade.Grade `json:"grade,omitempty"`
+	// Guards counts guards.json; absent when the check could not run.
+	Guards *guard.Summary `json:"guards,omitempty"`
 }
 
 // Head names a ledger's last record.

@@ -15,8 +15,9 @@ import (
 // finishTimeout bounds the export and cleanup after the episode ended.
 const finishTimeout = 5 * time.Minute
 
-// finish stops every container, exports the workspace, removes it, and
-// writes run_status.json; it runs even when the episode's context ended.
+// finish stops every container, exports the workspace, removes it, runs
+// the grader and the guard checks, settles success and writes
+// run_status.json; it runs even when the episode's context ended.
 func (e *run) finish(st *Status) error {
 	ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
 	defer cancel()
@@ -26,18 +27,11 @@ func (e *run) finish(st *Status) error {
 		errs = append(errs, fmt.Errorf("kill episode containers: %w", err))
 	}
 	exp, err := e.export(ctx)
+	exported := err == nil
 	if err != nil {
 		errs = append(errs, err)
 	} else {
 		st.WorkspaceExport = exp
-		switch {
-		case st.Success && e.info.DryRun:
-			// The scripted policy only exercises the machinery; it never
-			// attempts the task, so its outputs are not checked.
-			st.Reason = "dry-run model: the task's required outputs were not checked"
-		case st.Success:
-			e.checkOutputs(st)
-		}
 	}
 	if err := e.deps.Runtime.RemoveWorkspace(ctx, e.opts.ID); err != nil {
 		errs = append(errs, fmt.Errorf("remove workspace: %w", err))
@@ -49,7 +43,6 @@ func (e *run) finish(st *Status) error {
 	if st.LastToolCalls == nil {
 		st.LastToolCalls = []ToolCall{}
 	}
-	st.Finished = time.Now().UTC()
 	if err := e.rec.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close recording: %w", err))
 	}
@@ -58,6 +51,18 @@ func (e *run) finish(st *Status) error {
 	if err := e.led.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close ledger: %w", err))
 	}
+	if exported && st.Exit != ExitCancelled {
+		st.Grade = e.gradeWorkspace(context.Background())
+	}
+	if g, err := e.checkGuards(exported); err != nil {
+		errs = append(errs, err)
+	} else {
+		st.Guards = g
+	}
+	if exported {
+		e.settle(st)
+	}
+	st.Finished = time.Now().UTC()
 	if len(errs) > 0 && st.Exit == ExitCompleted {
 		// The team finished but the record is incomplete: not a usable episode.
 		st.Exit, st.Success, st.Failure = ExitFailed, false, FailInfra
@@ -68,6 +73,32 @@ func (e *run) finish(st *Status) error {
 	}
 	e.prog.stage("done")
 	return errors.Join(errs...)
+}
+
+// settle decides success: the team completed, every required output
+// exists and, where the task declares a grader, it passed. A dry-run
+// episode is checked the same way and says that it is one.
+func (e *run) settle(st *Status) {
+	missing := e.missingOutput()
+	st.OutputsPresent = missing == ""
+	if st.Exit != ExitCompleted {
+		return
+	}
+	switch {
+	case missing != "":
+		st.Success, st.Reason = false, fmt.Sprintf("required output %q is missing from the workspace", missing)
+	case st.Grade != nil && !st.Grade.Passed:
+		st.Success, st.Reason = false, "grader did not pass: "+st.Grade.Reason
+	default:
+		st.Success = true
+	}
+	if e.info.DryRun {
+		if st.Success {
+			st.Reason = "dry run (scripted policy, no real model); its outputs passed the task's checks"
+		} else {
+			st.Reason = "dry run (scripted policy, no real model); " + st.Reason
+		}
+	}
 }
 
 // export writes workspace.tar and workspace.manifest.json.
@@ -97,9 +128,9 @@ func (e *run) export(ctx context.Context) (string, error) {
 	return p, nil
 }
 
-// checkOutputs marks a completed episode unsuccessful when a required
-// output glob matches no exported file.
-func (e *run) checkOutputs(st *Status) {
+// missingOutput returns the first required output glob that matches no
+// exported file, or "".
+func (e *run) missingOutput() string {
 	for _, g := range e.opts.Task.RequiredOutputs {
 		found := false
 		for _, f := range e.exported {
@@ -109,9 +140,8 @@ func (e *run) checkOutputs(st *Status) {
 			}
 		}
 		if !found {
-			st.Success = false
-			st.Reason = fmt.Sprintf("required output %q is missing from the workspace", g)
-			return
+			return g
 		}
 	}
+	return ""
 }

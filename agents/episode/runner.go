@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/agents/agent"
+	"github.com/mass-dev/mass/agents/guard"
 	"github.com/mass-dev/mass/agents/ledger"
 	"github.com/mass-dev/mass/agents/loop"
 	"github.com/mass-dev/mass/agents/model"
@@ -99,7 +100,7 @@ func Run(ctx context.Context, d Deps, o Options) (Status, error) {
 	}
 	info := Info{EpisodeID: o.ID, TaskID: o.TaskID, Mode: mode, Model: client.Name(), DryRun: dry,
 		Prompt: o.Task.Prompt, Workflow: o.Workflow, TeacherPrompt: prompts.Teacher(o.Task.Prompt, o.Workflow),
-		ProtectedPaths: o.Task.ProtectedPaths, Started: time.Now().UTC(), DaemonID: d.DaemonID, JobID: o.JobID}
+		ProtectedPaths: o.Task.ProtectedPaths, HiddenPaths: o.Task.HiddenDests(), Graded: o.Task.Grader != nil, Started: time.Now().UTC(), DaemonID: d.DaemonID, JobID: o.JobID}
 	if err := writeJSON(filepath.Join(o.Dir, EpisodeFile), info); err != nil {
 		return Status{}, err
 	}
@@ -133,6 +134,7 @@ type run struct {
 	workers  int
 	manifest map[string]string // path -> sha256 after the last finished agent
 	exported []sandbox.FileInfo
+	shipped  []guard.File // protected files as shipped, hashed before the episode
 }
 
 func (e *run) execute(ctx context.Context) Status {
@@ -145,14 +147,9 @@ func (e *run) execute(ctx context.Context) Status {
 	defer cancel()
 
 	e.prog.stage("workspace")
-	inputs := make([]sandbox.Input, 0, len(e.opts.Task.Inputs))
-	for _, in := range e.opts.Task.Inputs {
-		dest := in.Dest
-		if dest == "" {
-			dest = filepath.Base(in.Path)
-		}
-		inputs = append(inputs, sandbox.Input{HostPath: filepath.Join(e.opts.Task.Dir, filepath.FromSlash(in.Path)), Dest: dest})
-	}
+	// Hidden paths are never among the inputs: no agent's volume holds them.
+	inputs := e.hostInputs(e.opts.Task.Inputs)
+	e.hashShipped()
 	ws := sandbox.WorkspaceSpec{Episode: e.opts.ID, Protected: e.opts.Task.ProtectedPaths}
 	if err := e.deps.Runtime.CreateWorkspace(ectx, ws, inputs); err != nil {
 		e.classify(ctx, ectx, &st, fmt.Errorf("create workspace: %w", err))
@@ -165,7 +162,7 @@ func (e *run) execute(ctx context.Context) Status {
 		e.classify(ctx, ectx, &st, err)
 		return st
 	}
-	st.Exit, st.Success = ExitCompleted, true
+	st.Exit = ExitCompleted // success is settled after the export, grader and guards
 	return st
 }
 

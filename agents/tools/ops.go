@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mass-dev/mass/agents/guard"
 	"github.com/mass-dev/mass/sandbox"
 )
 
@@ -155,6 +156,10 @@ func (e *Env) shell(ctx context.Context, a Args, o *outcome) error {
 	o.detail["truncated"] = r.Truncated
 	o.detail["stdout_bytes"] = len(r.Stdout)
 	o.detail["stderr_bytes"] = len(r.Stderr)
+	if d := guard.Denied(r.Stderr); len(d) > 0 {
+		// The guards judge a write attempt on a protected path by this.
+		o.detail["denied"] = d
+	}
 	o.text = fmt.Sprintf("Command: %s\nDirectory: %s\nStdout: %s\nStderr: %s\nExit Code: %d",
 		cmd, dir, orEmpty(r.Stdout), orEmpty(r.Stderr), r.ExitCode)
 	if r.TimedOut {

@@ -66,6 +66,7 @@ func (s *Spec) check() Errors {
 		}
 		dests[path.Clean(dest)] = true
 	}
+	s.checkGuards(bad, dests)
 	for i, g := range s.RequiredOutputs {
 		f := fmt.Sprintf("required_outputs[%d]", i)
 		if msg := relPathProblem(g); msg != "" {

@@ -66,6 +66,9 @@ func Validate(s *Spec) Errors {
 	for i, in := range s.Inputs {
 		exists(fmt.Sprintf("inputs[%d].path", i), in.Path, false)
 	}
+	for i, in := range s.HiddenPaths {
+		exists(fmt.Sprintf("hidden_paths[%d].path", i), in.Path, false)
+	}
 	if s.Workflow != "" {
 		exists("workflow", s.Workflow, true)
 	}
@@ -73,7 +76,7 @@ func Validate(s *Spec) Errors {
 }
 
 // Files lists the spec-relative paths of every regular file the task needs
-// (inputs expanded recursively, plus the workflow file), in a stable order.
+// (inputs and hidden paths expanded recursively, plus the workflow file), in a stable order.
 // Symbolic links and other special files inside input directories are errors.
 func (s *Spec) Files() ([]string, error) {
 	if s.Dir == "" {
@@ -87,7 +90,7 @@ func (s *Spec) Files() ([]string, error) {
 			out = append(out, rel)
 		}
 	}
-	for _, in := range s.Inputs {
+	for _, in := range append(append([]Input{}, s.Inputs...), s.HiddenPaths...) {
 		root := filepath.Join(s.Dir, filepath.FromSlash(in.Path))
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {

@@ -118,7 +118,7 @@ func (d *decoder) fields(n *yaml.Node, path string, known []string, set func(key
 }
 
 func (d *decoder) spec(n *yaml.Node, s *Spec) {
-	known := []string{"id", "prompt", "inputs", "required_outputs", "protected_paths", "split", "limits", "workflow"}
+	known := []string{"id", "prompt", "inputs", "required_outputs", "protected_paths", "split", "limits", "workflow", "hidden_paths", "grader"}
 	d.fields(n, "", known, func(k string, v *yaml.Node) {
 		switch k {
 		case "id":
@@ -139,6 +139,12 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 			d.limits(v, &s.Limits)
 		case "workflow":
 			s.Workflow = d.str(v, k)
+		case "hidden_paths":
+			d.seq(v, k, func(i int, e *yaml.Node) {
+				s.HiddenPaths = append(s.HiddenPaths, d.input(e, fmt.Sprintf("hidden_paths[%d]", i)))
+			})
+		case "grader":
+			s.Grader = d.grader(v)
 		}
 	})
 	s.lines = d.lines

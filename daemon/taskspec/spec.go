@@ -18,6 +18,11 @@ type Spec struct {
 	Split           string   `json:"split,omitempty" yaml:"split,omitempty"`                       // "train" (default) or "test"
 	Limits          Limits   `json:"limits" yaml:"limits"`
 	Workflow        string   `json:"workflow,omitempty" yaml:"workflow,omitempty"` // path of the initial workflow file, relative to the spec
+	// HiddenPaths are inputs no agent container ever sees: they are left
+	// out of the workspace volume and mounted only in the grader's container.
+	HiddenPaths []Input `json:"hidden_paths,omitempty" yaml:"hidden_paths,omitempty"`
+	// Grader, when set, decides whether the episode passed (see grader.go).
+	Grader *Grader `json:"grader,omitempty" yaml:"grader,omitempty"`
 
 	// Dir is the directory the spec was loaded from; relative paths resolve against it.
 	Dir string `json:"-" yaml:"-"`

@@ -32,6 +32,16 @@ var _ sandbox.Sandbox = (*box)(nil)
 // Create starts an agent container on the episode's workspace with every
 // Policy field applied (see hostConfig).
 func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (sandbox.Sandbox, error) {
+	b, err := r.create(ctx, spec, false)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// create starts a container; readOnly mounts the workspace read-only (the
+// grader's).
+func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) (*box, error) {
 	if !sandbox.ValidID(spec.Episode) || !sandbox.ValidID(spec.Agent) || strings.HasPrefix(spec.Agent, "_") {
 		return nil, fmt.Errorf("create sandbox: episode %q / agent %q: %w", spec.Episode, spec.Agent, sandbox.ErrInvalid)
 	}
@@ -59,6 +69,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (sandbox.Sandbo
 	if err != nil {
 		return nil, err
 	}
+	hc.Mounts[0].ReadOnly = readOnly
 	image := spec.Image
 	if image == "" {
 		image = r.cfg.Image

@@ -1,6 +1,7 @@
 // Package sandboxtest is the conformance suite every sandbox.Runtime must
 // pass: workspace lifecycle, exec caps and timeouts, file operations,
-// protected paths, export, listing, cancellation and orphan reaping.
+// protected paths, export, listing, cancellation, orphan reaping and the
+// grader's container.
 package sandboxtest
 
 import (
@@ -99,6 +100,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Policy", func(t *testing.T) { testPolicy(t, h) })
 	t.Run("Report", func(t *testing.T) { testReport(t, h) })
 	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, h) })
+	t.Run("Grade", func(t *testing.T) { testGrade(t, h) })
 }
 
 func testExec(t *testing.T, h Harness) {

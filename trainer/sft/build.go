@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sort"
 
+	"github.com/mass-dev/mass/agents/eligibility"
 	"github.com/mass-dev/mass/trainer/chat"
 	"github.com/mass-dev/mass/trainer/tokenizer"
 )
@@ -25,6 +26,15 @@ type BuildConfig struct {
 	// Progress, if set, is called after each episode is written.
 	Progress func(done, total int, episode string, windows int)
 	Logger   *slog.Logger
+	// Dataset labels the dataset for the eligibility predicate (dry-run or
+	// not); IncludeIneligible builds excluded episodes too (they are listed
+	// in the manifest as included_ineligible). Excluded, if set, hears
+	// each episode the predicate excludes, with whether it was included.
+	Dataset           eligibility.Dataset
+	IncludeIneligible bool
+	Excluded          func(x Exclusion, included bool)
+	// Force replaces an existing dataset in the output directory.
+	Force bool
 }
 
 // FindEpisodes expands paths into episode directories: a path holding episode.json is an
@@ -65,9 +75,11 @@ type episodeResult struct {
 	err      error
 }
 
-// Build renders and windows the episodes and writes rows.jsonl, windows.bin and
-// manifest.json into outDir. Files are written under temporary names and renamed only when
-// everything succeeded, so a failed build leaves no partial dataset.
+// Build renders and windows the episodes the eligibility predicate admits
+// (all of them with IncludeIneligible) and writes rows.jsonl, windows.bin
+// and manifest.json into outDir. An existing dataset there is refused
+// unless Force. Files are written under temporary names and renamed only
+// when everything succeeded, so a failed build leaves no partial dataset.
 func Build(ctx context.Context, cfg BuildConfig, episodeDirs []string, outDir string) (*Manifest, error) {
 	if cfg.Tokenizer == nil || cfg.Template == nil {
 		return nil, errors.New("build: tokenizer and template are required")
@@ -75,119 +87,181 @@ func Build(ctx context.Context, cfg BuildConfig, episodeDirs []string, outDir st
 	if cfg.Window.MaxTokens <= 0 || cfg.Window.ContextTokens < 0 {
 		return nil, fmt.Errorf("build: bad window config %+v", cfg.Window)
 	}
+	if err := checkOverwrite(outDir, cfg.Force); err != nil {
+		return nil, err
+	}
+	keep, excluded := Select(episodeDirs, cfg.Dataset)
+	m := newManifest()
+	m.DryRun, m.Excluded = cfg.Dataset.DryRun, excluded
+	if cfg.IncludeIneligible {
+		keep, m.Excluded, m.IncludedIneligible = episodeDirs, []Exclusion{}, excluded
+	}
+	for _, x := range excluded {
+		if cfg.Excluded != nil {
+			cfg.Excluded(x, cfg.IncludeIneligible)
+		}
+	}
+	m.Tokenizer, m.Template, m.TemplateHash = cfg.TokenizerDir, string(cfg.Template.Family), cfg.Template.SHA256
+	m.MaxTokens, m.ContextTokens = cfg.Window.MaxTokens, cfg.Window.ContextTokens
+	out, err := createOutputs(outDir)
+	if err != nil {
+		return nil, err
+	}
+	defer out.discard()
+	if err := collect(ctx, &cfg, keep, out, m); err != nil {
+		return nil, err
+	}
+	if err := out.install(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// outputs are a build's files under temporary names.
+type outputs struct {
+	dir         string
+	rowsF, binF *os.File
+	bw          *BinaryWriter
+	jw          *rowsWriter
+}
+
+func createOutputs(outDir string) (*outputs, error) {
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create dataset dir: %w", err)
+	}
+	o := &outputs{dir: outDir}
+	var err error
+	if o.rowsF, err = os.CreateTemp(outDir, ".rows-*.tmp"); err != nil {
+		return nil, fmt.Errorf("create rows: %w", err)
+	}
+	if o.binF, err = os.CreateTemp(outDir, ".bin-*.tmp"); err != nil {
+		o.discard()
+		return nil, fmt.Errorf("create windows.bin: %w", err)
+	}
+	if o.bw, err = NewBinaryWriter(o.binF); err != nil {
+		o.discard()
+		return nil, err
+	}
+	o.jw = newRowsWriter(o.rowsF)
+	return o, nil
+}
+
+// discard removes what is left of the temporary files (nothing after install).
+func (o *outputs) discard() {
+	for _, f := range []*os.File{o.rowsF, o.binF} {
+		if f != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}
+}
+
+// collect builds the episodes in parallel and writes their rows in order.
+func collect(ctx context.Context, cfg *BuildConfig, dirs []string, o *outputs, m *Manifest) error {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return nil, fmt.Errorf("create dataset dir: %w", err)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results, sem := startWorkers(ctx, cfg, dirs)
+	for i, dir := range dirs {
+		res := <-results[i]
+		if res.err != nil {
+			return fmt.Errorf("episode %s: %w", dir, res.err) // cancel ends the producer
+		}
+		<-sem // a slot frees only when its rows are written: memory stays bounded
+		for k := range res.rows {
+			if err := o.jw.write(&res.rows[k]); err != nil {
+				return err
+			}
+			if err := o.bw.Write(&res.rows[k]); err != nil {
+				return err
+			}
+			m.add(&res.rows[k])
+		}
+		m.addEpisode(&res)
+		log.Debug("episode built", "episode", dir, "windows", len(res.rows))
+		if cfg.Progress != nil {
+			cfg.Progress(i+1, len(dirs), dir, len(res.rows))
+		}
 	}
-	rowsF, err := os.CreateTemp(outDir, ".rows-*.tmp")
-	if err != nil {
-		return nil, fmt.Errorf("create rows: %w", err)
-	}
-	defer os.Remove(rowsF.Name())
-	defer rowsF.Close()
-	binF, err := os.CreateTemp(outDir, ".bin-*.tmp")
-	if err != nil {
-		return nil, fmt.Errorf("create windows.bin: %w", err)
-	}
-	defer os.Remove(binF.Name())
-	defer binF.Close()
-	bw, err := NewBinaryWriter(binF)
-	if err != nil {
-		return nil, err
-	}
-	jw := newRowsWriter(rowsF)
+	return nil
+}
 
-	m := newManifest()
-	m.Tokenizer, m.Template, m.TemplateHash = cfg.TokenizerDir, string(cfg.Template.Family), cfg.Template.SHA256
-	m.MaxTokens, m.ContextTokens = cfg.Window.MaxTokens, cfg.Window.ContextTokens
-
+// startWorkers builds at most cfg.Workers episodes at a time; result i
+// arrives on channel i, and the caller frees a slot of sem per result.
+func startWorkers(ctx context.Context, cfg *BuildConfig, dirs []string) ([]chan episodeResult, chan struct{}) {
 	workers := cfg.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	results := make([]chan episodeResult, len(episodeDirs))
+	results := make([]chan episodeResult, len(dirs))
 	for i := range results {
 		results[i] = make(chan episodeResult, 1)
 	}
 	sem := make(chan struct{}, workers)
 	go func() {
-		for i, dir := range episodeDirs {
+		for i, dir := range dirs {
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
-				for ; i < len(episodeDirs); i++ {
+				for ; i < len(dirs); i++ {
 					results[i] <- episodeResult{err: ctx.Err()}
 				}
 				return
 			}
 			go func(i int, dir string) {
-				results[i] <- buildEpisode(&cfg, dir)
+				results[i] <- buildEpisode(cfg, dir)
 			}(i, dir)
 		}
 	}()
-	for i, dir := range episodeDirs {
-		res := <-results[i]
-		<-sem
-		if res.err != nil {
-			return nil, fmt.Errorf("episode %s: %w", dir, res.err)
-		}
-		for k := range res.rows {
-			if err := jw.write(&res.rows[k]); err != nil {
-				return nil, err
-			}
-			if err := bw.Write(&res.rows[k]); err != nil {
-				return nil, err
-			}
-			m.add(&res.rows[k])
-		}
-		m.Episodes++
-		m.Threads += res.threads
-		m.Segments += res.segments
-		addStats(&m.Stats, &res.stats)
-		for k, v := range res.dropped {
-			m.Dropped[k] += v
-		}
-		if len(res.rows) > 0 {
-			m.taskCounts(res.rows[0].Task).Episodes++
-		}
-		log.Debug("episode built", "episode", dir, "windows", len(res.rows))
-		if cfg.Progress != nil {
-			cfg.Progress(i+1, len(episodeDirs), dir, len(res.rows))
-		}
+	return results, sem
+}
+
+func (m *Manifest) addEpisode(res *episodeResult) {
+	m.Episodes++
+	m.Threads += res.threads
+	m.Segments += res.segments
+	addStats(&m.Stats, &res.stats)
+	for k, v := range res.dropped {
+		m.Dropped[k] += v
 	}
-	if err := jw.flush(); err != nil {
-		return nil, err
+	if len(res.rows) > 0 {
+		m.taskCounts(res.rows[0].Task).Episodes++
 	}
-	if err := bw.Flush(); err != nil {
-		return nil, err
+}
+
+// install flushes, syncs and renames the files into place and writes the manifest.
+func (o *outputs) install(m *Manifest) error {
+	if err := o.jw.flush(); err != nil {
+		return err
 	}
-	for _, f := range []*os.File{rowsF, binF} {
+	if err := o.bw.Flush(); err != nil {
+		return err
+	}
+	for _, f := range []*os.File{o.rowsF, o.binF} {
 		if err := f.Chmod(0o644); err != nil {
-			return nil, fmt.Errorf("chmod %s: %w", f.Name(), err)
+			return fmt.Errorf("chmod %s: %w", f.Name(), err)
 		}
 		if err := f.Sync(); err != nil {
-			return nil, fmt.Errorf("sync %s: %w", f.Name(), err)
+			return fmt.Errorf("sync %s: %w", f.Name(), err)
 		}
 	}
 	mb, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return nil, fmt.Errorf("encode manifest: %w", err)
+		return fmt.Errorf("encode manifest: %w", err)
 	}
-	if err := os.Rename(rowsF.Name(), filepath.Join(outDir, "rows.jsonl")); err != nil {
-		return nil, fmt.Errorf("install rows.jsonl: %w", err)
+	if err := os.Rename(o.rowsF.Name(), filepath.Join(o.dir, "rows.jsonl")); err != nil {
+		return fmt.Errorf("install rows.jsonl: %w", err)
 	}
-	if err := os.Rename(binF.Name(), filepath.Join(outDir, "windows.bin")); err != nil {
-		return nil, fmt.Errorf("install windows.bin: %w", err)
+	if err := os.Rename(o.binF.Name(), filepath.Join(o.dir, "windows.bin")); err != nil {
+		return fmt.Errorf("install windows.bin: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(outDir, "manifest.json"), append(mb, '\n'), 0o644); err != nil {
-		return nil, fmt.Errorf("write manifest: %w", err)
+	if err := os.WriteFile(filepath.Join(o.dir, "manifest.json"), append(mb, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write manifest: %w", err)
 	}
-	return m, nil
+	return nil
 }
 
 func buildEpisode(cfg *BuildConfig, dir string) episodeResult {

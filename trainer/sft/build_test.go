@@ -99,6 +99,9 @@ func writeKnownEpisode(t *testing.T, dir string) {
 	if err := os.WriteFile(filepath.Join(dir, "episode.json"), meta, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := WriteCleanStatus(dir, "ep-known"); err != nil {
+		t.Fatal(err)
+	}
 	sys := msg("system", "You are the orchestrator.")
 	u1 := msg("user", teacher)
 	a1 := asst("Delegating ORCH-ONE.", "echo step-one")
@@ -339,6 +342,7 @@ func TestBuildRejectsBadEpisode(t *testing.T) {
 	for name, body := range map[string]string{
 		"episode.json":       `{"episode_id":"x","task_id":"t"}`,
 		"api_requests.jsonl": "{\"seq\":1}\n{not json\n",
+		"run_status.json":    `{"exit":"completed","outputs_present":true,"guards":{"integrity_checked":true}}`,
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)

@@ -45,6 +45,12 @@ type Manifest struct {
 	// Dropped counts segments left out, by reason.
 	Dropped map[string]int    `json:"dropped,omitempty"`
 	Files   map[string]string `json:"files"`
+	// DryRun labels a dataset of dry-run (scripted) episodes.
+	DryRun bool `json:"dry_run,omitempty"`
+	// Excluded are the episodes the eligibility predicate kept out;
+	// IncludedIneligible those it would have, built on explicit request.
+	Excluded           []Exclusion `json:"excluded"`
+	IncludedIneligible []Exclusion `json:"included_ineligible,omitempty"`
 }
 
 func newManifest() *Manifest {

@@ -40,10 +40,15 @@ func SynthPrompts(task string) (prompt, workflow, teacher string) {
 	return prompt, workflow, teacher
 }
 
-// WriteSyntheticEpisode writes dir/episode.json and dir/api_requests.jsonl.
+// WriteSyntheticEpisode writes dir/episode.json, dir/api_requests.jsonl
+// and a run_status.json of a clean, completed episode (so the eligibility
+// predicate admits it).
 func WriteSyntheticEpisode(dir string, s SynthSpec) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create episode dir: %w", err)
+	}
+	if err := WriteCleanStatus(dir, s.EpisodeID); err != nil {
+		return err
 	}
 	prompt, workflow, teacher := SynthPrompts(s.TaskID)
 	meta := map[string]any{"episode_id": s.EpisodeID, "task_id": s.TaskID, "mode": "workflow", "model": "synthetic",
@@ -156,4 +161,16 @@ func (g *synth) record(agent, role, parent string, msgs []chat.Message, resp cha
 	if _, err := g.w.Write(b); err != nil {
 		g.err = fmt.Errorf("write api_requests: %w", err)
 	}
+}
+
+// WriteCleanStatus writes the run_status.json of a completed episode whose
+// outputs exist and whose guards found nothing (tests and benchmarks).
+func WriteCleanStatus(dir, episode string) error {
+	st := map[string]any{"episode_id": episode, "exit": "completed", "success": true, "outputs_present": true,
+		"guards": map[string]any{"integrity_checked": true}}
+	b, _ := json.Marshal(st)
+	if err := os.WriteFile(filepath.Join(dir, "run_status.json"), b, 0o644); err != nil {
+		return fmt.Errorf("write run_status.json: %w", err)
+	}
+	return nil
 }

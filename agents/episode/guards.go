@@ -1,0 +1,144 @@
+package episode
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mass-dev/mass/agents/audit"
+	"github.com/mass-dev/mass/agents/grade"
+	"github.com/mass-dev/mass/agents/guard"
+	"github.com/mass-dev/mass/agents/ledger"
+	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/sandbox"
+)
+
+// GuardsFile is the guard record (integrity, attempts, shadow copies).
+const GuardsFile = guard.FileName
+
+// hostInputs maps task inputs onto host paths.
+func (e *run) hostInputs(list []taskspec.Input) []sandbox.Input {
+	out := make([]sandbox.Input, 0, len(list))
+	for _, in := range list {
+		out = append(out, sandbox.Input{HostPath: filepath.Join(e.opts.Task.Dir, filepath.FromSlash(in.Path)), Dest: in.DestPath()})
+	}
+	return out
+}
+
+// hashShipped records the protected files as shipped, before any agent runs.
+func (e *run) hashShipped() {
+	f, err := guard.Shipped(e.hostInputs(e.opts.Task.Inputs), e.opts.Task.ProtectedPaths)
+	if err != nil {
+		e.log.Warn("hash protected files", "err", err)
+		return
+	}
+	e.shipped = f
+}
+
+// gradeWorkspace runs the task's grader on the exported workspace in a
+// container of its own; the grade never reaches a model.
+func (e *run) gradeWorkspace(ctx context.Context) *grade.Grade {
+	g := e.opts.Task.Grader
+	if g == nil {
+		return nil
+	}
+	e.prog.stage("grading")
+	start := time.Now()
+	f, err := os.Open(filepath.Join(e.opts.Dir, ExportFile))
+	if err != nil {
+		return &grade.Grade{Reason: fmt.Sprintf("no workspace export to grade: %v", err)}
+	}
+	defer f.Close()
+	inputs := e.hostInputs(e.opts.Task.Inputs)
+	var keep []sandbox.Input
+	for _, in := range inputs {
+		if guard.Under(guard.Clean(in.Dest), e.opts.Task.ProtectedPaths) != "" || coveredInput(in.Dest, e.opts.Task.ProtectedPaths) {
+			keep = append(keep, in)
+		}
+	}
+	keep = append(keep, e.hostInputs(e.opts.Task.HiddenPaths)...)
+	replace := append(append([]string{}, e.opts.Task.ProtectedPaths...), e.opts.Task.HiddenDests()...)
+	pol := e.deps.Policy
+	if pol.Runtime == "" {
+		pol = sandbox.DefaultPolicy()
+	}
+	gctx, cancel := context.WithTimeout(ctx, g.EffectiveTimeout()+2*time.Minute)
+	defer cancel()
+	res, err := e.deps.Runtime.Grade(gctx, sandbox.GradeSpec{Workspace: e.opts.ID + "-grade", Export: f, Replace: replace,
+		Inputs: keep, Command: g.Command, Timeout: g.EffectiveTimeout(), Image: e.deps.Image, Policy: pol})
+	if err != nil {
+		return &grade.Grade{Duration: time.Since(start).Seconds(), Reason: "the grader could not run: " + err.Error()}
+	}
+	gr := grade.FromRun(res.ExitCode, res.TimedOut, res.Stdout, res.Stderr, time.Since(start).Seconds())
+	return &gr
+}
+
+// coveredInput reports an input that holds a protected path (input "data"
+// with protected "data/labels.csv"): it is copied whole, the export's
+// other files under it are kept.
+func coveredInput(dest string, protected []string) bool {
+	d := guard.Clean(dest)
+	for _, p := range protected {
+		if strings.HasPrefix(guard.Clean(p), d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkGuards computes guards.json from the closed ledger, the agents'
+// manifests, the export and the shipped protected files.
+func (e *run) checkGuards(exported bool) (*guard.Summary, error) {
+	start := time.Now()
+	lf, err := os.Open(filepath.Join(e.opts.Dir, LedgerFile))
+	if err != nil {
+		return nil, fmt.Errorf("guards: %w", err)
+	}
+	recs, err := ledger.Read(lf)
+	lf.Close()
+	if err != nil {
+		return nil, fmt.Errorf("guards: read ledger: %w", err)
+	}
+	in := guard.Inputs{Records: recs, Protected: e.opts.Task.ProtectedPaths, Hidden: e.opts.Task.HiddenDests(),
+		Shipped: e.shipped, Exported: e.exported, Manifests: e.agentManifests(), NoExport: !exported || e.shipped == nil}
+	if !in.NoExport {
+		tf, err := os.Open(filepath.Join(e.opts.Dir, ExportFile))
+		if err != nil {
+			return nil, fmt.Errorf("guards: %w", err)
+		}
+		skip := append(append([]string{}, in.Protected...), in.Hidden...)
+		in.Final, err = guard.ReadExport(tf, skip)
+		tf.Close()
+		if err != nil {
+			return nil, fmt.Errorf("guards: %w", err)
+		}
+	}
+	rep := guard.Check(in)
+	if err := writeJSON(filepath.Join(e.opts.Dir, GuardsFile), rep); err != nil {
+		return nil, err
+	}
+	s := rep.Summary()
+	s.DurationMS = float64(time.Since(start).Microseconds()) / 1000
+	return &s, nil
+}
+
+// agentManifests reads manifests/<agent>.json as absolute path -> sha256.
+func (e *run) agentManifests() map[string]map[string]string {
+	out := map[string]map[string]string{}
+	files, _ := filepath.Glob(filepath.Join(e.opts.Dir, ManifestsDir, "*.json"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		m, err := audit.ParseManifest(b)
+		if err != nil {
+			continue
+		}
+		out[strings.TrimSuffix(filepath.Base(f), ".json")] = m
+	}
+	return out
+}
