@@ -89,7 +89,7 @@ func findBinary(flagValue, name string) (string, error) {
 }
 
 // openRuntime connects to the engine with the given default policy.
-func openRuntime(c *cli.Context, pol sandbox.Policy, img string) (*docker.Runtime, *client.Client, error) {
+func openRuntime(c *cli.Context, pol sandbox.Policy, img string, readableHelper bool) (*docker.Runtime, *client.Client, error) {
 	helper, err := findBinary(c.String("helper"), "mass-sandbox-helper")
 	if err != nil {
 		return nil, nil, err
@@ -100,7 +100,7 @@ func openRuntime(c *cli.Context, pol sandbox.Policy, img string) (*docker.Runtim
 	}
 	rt, err := docker.New(ctxOf(c), docker.Config{
 		DaemonID: fmt.Sprintf("massctl-%d", os.Getpid()), HelperPath: helper, Image: img, Policy: pol,
-		Client: eng, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		ReadableHelper: readableHelper, Client: eng, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 	})
 	if err != nil {
 		eng.Close()
@@ -129,7 +129,7 @@ func ctxOf(c *cli.Context) context.Context {
 func sandboxPolicy(c *cli.Context) error {
 	pol := sandbox.DefaultPolicy()
 	pol.Runtime = c.String("runtime")
-	rt, eng, err := openRuntime(c, pol, "")
+	rt, eng, err := openRuntime(c, pol, "", false)
 	if err != nil {
 		return cli.Exit(err.Error(), 1)
 	}
@@ -196,7 +196,7 @@ func sandboxVerify(c *cli.Context) error {
 		return cli.Exit(err.Error(), 1)
 	}
 	o.Image = img
-	rt, eng, err := openRuntime(c, o.Policy, img)
+	rt, eng, err := openRuntime(c, o.Policy, img, o.ReadableHelper)
 	if err != nil {
 		return cli.Exit(err.Error(), 1)
 	}

@@ -62,10 +62,13 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 		}
 		r.log.Warn("weakened sandbox policy", "episode", spec.Episode, "agent", spec.Agent, "weaknesses", w)
 	}
+	if uid, _, _ := sandbox.ParseUser(pol.User); uid == r.helperUID && uid != 0 && !r.cfg.ReadableHelper {
+		return nil, fmt.Errorf("create sandbox: the helper copy is owned by the agent's uid %d, which could read it (run massd as another user): %w", uid, sandbox.ErrDenied)
+	}
 	if _, err := r.cli.VolumeInspect(ctx, volumeName(spec.Episode)); err != nil {
 		return nil, wrapErr("create sandbox: workspace of "+spec.Episode+" (call CreateWorkspace first)", err)
 	}
-	hc, err := hostConfig(pol, volumeName(spec.Episode), r.cfg.HelperPath)
+	hc, err := hostConfig(pol, volumeName(spec.Episode), r.helperBin)
 	if err != nil {
 		return nil, err
 	}

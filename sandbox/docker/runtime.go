@@ -35,11 +35,14 @@ const DefaultImage = "mass-agent:latest"
 
 // Config configures the Docker runtime.
 type Config struct {
-	DaemonID   string         // value of the mass.daemon label; required
-	HelperPath string         // host path of the static mass-sandbox-helper; required
-	Image      string         // default image; DefaultImage when empty
-	Policy     sandbox.Policy // default policy for workspaces; DefaultPolicy() when zero
-	Strict     bool           // refuse to start when Report has warnings
+	DaemonID   string // value of the mass.daemon label; required
+	HelperPath string // host path of the static mass-sandbox-helper; required
+	// ReadableHelper mounts the helper copy mode 0755 instead of HelperMode:
+	// a weakening, for the probe that shows the start-up race.
+	ReadableHelper bool
+	Image          string         // default image; DefaultImage when empty
+	Policy         sandbox.Policy // default policy for workspaces; DefaultPolicy() when zero
+	Strict         bool           // refuse to start when Report has warnings
 	// DiskMode is DiskTmpfs (default) or DiskMonitor.
 	DiskMode string
 	// MonitorInterval is DiskMonitor's period; DefaultMonitorInterval when 0.
@@ -58,6 +61,11 @@ type Runtime struct {
 	ctx    context.Context // ends at Close; parent of the disk monitors
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	// helperDir holds helperBin, the private copy of the helper that is
+	// mounted into containers; helperUID owns it.
+	helperDir, helperBin string
+	helperUID            int
 
 	mu       sync.Mutex
 	runtimes map[string]bool // OCI runtimes the engine has registered
@@ -107,6 +115,14 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		}
 		r.cli, r.ownCli = c, true
 	}
+	if r.helperDir, r.helperBin, err = installHelper(cfg.HelperPath, cfg.ReadableHelper); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("docker runtime: %w", err)
+	}
+	if r.helperUID, err = helperOwner(r.helperBin); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("docker runtime: %w", err)
+	}
 	if _, err := r.cli.Ping(ctx); err != nil {
 		r.Close()
 		return nil, fmt.Errorf("ping docker engine: %v: %w", err, sandbox.ErrUnavailable)
@@ -137,6 +153,9 @@ func (r *Runtime) Client() *client.Client { return r.cli }
 func (r *Runtime) Close() error {
 	r.cancel()
 	r.wg.Wait()
+	if r.helperDir != "" {
+		os.RemoveAll(r.helperDir)
+	}
 	if r.ownCli {
 		return r.cli.Close()
 	}

@@ -72,7 +72,7 @@ func verify(t *testing.T, o Options) Report {
 	defer cancel()
 	rt, err := docker.New(ctx, docker.Config{
 		DaemonID: testDaemonID(), HelperPath: testHelper, Image: image.TestRef,
-		Policy: o.Policy, Client: testEngine,
+		Policy: o.Policy, Client: testEngine, ReadableHelper: o.ReadableHelper,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 	})
 	if err != nil {

@@ -61,6 +61,9 @@ type Options struct {
 	Policy sandbox.Policy
 	// Env is given to the agent containers (normally empty).
 	Env map[string]string
+	// ReadableHelper mounts the helper binary readable by the agent (a
+	// weakening); the runtime must be made with docker.Config.ReadableHelper.
+	ReadableHelper bool
 	// NoProtect skips mounting the protected path (a weakening).
 	NoProtect bool
 	// Groups to run; AllGroups when empty.
