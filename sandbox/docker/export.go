@@ -21,7 +21,8 @@ const DefaultExportBytes = 16 << 30
 // ExportWorkspace streams /workspace out of the keeper through the engine
 // (CopyFromContainer) and rewrites it into w with workspace-relative names.
 // Regular files, directories and symlinks (as links, never followed) are
-// kept; other entries appear only in the manifest as type "other". The
+// kept, owned 0:0 with setuid/setgid/sticky stripped; other entries appear
+// only in the manifest as type "other". The
 // export fails with ErrTooLarge once file contents pass maxBytes
 // (DefaultExportBytes when 0).
 func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writer, maxBytes int64) ([]sandbox.FileInfo, error) {
@@ -62,8 +63,8 @@ func rewriteExport(src io.Reader, w io.Writer, maxBytes int64) ([]sandbox.FileIn
 		if !ok {
 			continue // the workspace root itself
 		}
-		info := sandbox.FileInfo{Path: name, Mode: uint32(h.Mode) & 0o7777}
-		nh := &tar.Header{Name: name, Mode: h.Mode & 0o7777, ModTime: h.ModTime, Format: tar.FormatPAX}
+		info := sandbox.FileInfo{Path: name, Mode: uint32(h.Mode) & 0o777, Stripped: uint32(h.Mode) & 0o7000}
+		nh := exportHeader(name, h)
 		switch h.Typeflag {
 		case tar.TypeDir:
 			info.Type = "dir"
@@ -102,6 +103,14 @@ func rewriteExport(src io.Reader, w io.Writer, maxBytes int64) ([]sandbox.FileIn
 		out = append(out, info)
 	}
 	return out, tw.Close()
+}
+
+// exportHeader is the normalised header of an export entry: owner 0:0
+// with no names, permission bits only. Setuid, setgid and sticky bits never
+// leave the workspace, so an operator who unpacks an export as root gets no
+// privileged binary an agent planted (F3); FileInfo.Stripped records them.
+func exportHeader(name string, h *tar.Header) *tar.Header {
+	return &tar.Header{Name: name, Mode: h.Mode & 0o777, Uid: 0, Gid: 0, ModTime: h.ModTime, Format: tar.FormatPAX}
 }
 
 // exportName turns an engine tar name ("./a/b", "a/b", "workspace/a") into
