@@ -178,7 +178,7 @@ func (b *box) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecRe
 		// the sweep to that one's end.
 		b.gate.Lock()
 		if b.execs.Load() == 0 {
-			b.sweepAfter(ctx)
+			b.sweepAfter(ctx, res.ExitCode)
 		}
 		b.gate.Unlock()
 	}
@@ -192,12 +192,16 @@ func (b *box) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecRe
 }
 
 // sweepAfter kills every agent process but the file-helper session once a
-// command has ended.
-func (b *box) sweepAfter(ctx context.Context) {
+// command has ended. Where the host cannot sweep (a weakened policy whose
+// main processes share the agent's uid) the helper's orphans sweep runs
+// after a wrapper that was killed, as before.
+func (b *box) sweepAfter(ctx context.Context, exit int) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
 	defer cancel()
 	if !b.hostSweep() {
-		b.killOrphans(ctx)
+		if exit >= 128 {
+			b.killOrphans(ctx)
+		}
 		return
 	}
 	if err := b.sweep(ctx, b.sessionPID(ctx)); err != nil {

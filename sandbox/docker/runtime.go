@@ -40,9 +40,13 @@ type Config struct {
 	// ReadableHelper mounts the helper copy mode 0755 instead of HelperMode:
 	// a weakening, for the probe that shows the start-up race.
 	ReadableHelper bool
-	Image          string         // default image; DefaultImage when empty
-	Policy         sandbox.Policy // default policy for workspaces; DefaultPolicy() when zero
-	Strict         bool           // refuse to start when Report has warnings
+	// EngineMasks leaves the engine's default masked paths, so the kernel's
+	// command line and configuration are readable: a weakening, for the
+	// probe kernel_info_masked.
+	EngineMasks bool
+	Image       string         // default image; DefaultImage when empty
+	Policy      sandbox.Policy // default policy for workspaces; DefaultPolicy() when zero
+	Strict      bool           // refuse to start when Report has warnings
 	// DiskMode is DiskTmpfs (default) or DiskMonitor.
 	DiskMode string
 	// MonitorInterval is DiskMonitor's period; DefaultMonitorInterval when 0.

@@ -56,3 +56,61 @@ func TestExportStripsSetuid(t *testing.T) {
 		t.Errorf("export holds %d of suid, sticky/", seen)
 	}
 }
+
+// TestExportKeepsHardLinks pins F4: both names of a hard-linked file
+// appear in the export and its manifest, each with the content.
+func TestExportKeepsHardLinks(t *testing.T) {
+	b, sb := sessionBox(t)
+	sh(t, sb, "echo shared > one && ln one two")
+	var buf bytes.Buffer
+	m, err := b.r.ExportWorkspace(context.Background(), b.episode, &buf, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, f := range m {
+		if f.Type == "file" {
+			files[f.Path] = f.SHA256
+		}
+	}
+	if files["one"] == "" || files["one"] != files["two"] {
+		t.Errorf("manifest files %v: want one and two with the same content", files)
+	}
+	tr := tar.NewReader(&buf)
+	got := map[string]string{}
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(tr)
+		if h.Typeflag == tar.TypeReg {
+			got[h.Name] = string(body)
+		}
+	}
+	if got["one"] != "shared\n" || got["two"] != "shared\n" {
+		t.Errorf("export regular files %q, want one and two holding %q", got, "shared\n")
+	}
+}
+
+// TestManifestFailsOnHiddenFiles pins F4: files under a directory the
+// agent made unreadable, or past PATH_MAX, make the manifest fail loudly
+// instead of vanishing from the audit.
+func TestManifestFailsOnHiddenFiles(t *testing.T) {
+	for name, script := range map[string]string{
+		"mode-000":  "mkdir -p h/d && echo x > h/d/f && chmod 000 h",
+		"long-path": `d=$(printf 'a%.0s' $(seq 200)); for i in $(seq 25); do mkdir $d && cd $d || exit 1; done; echo x > f`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, sb := sessionBox(t)
+			sh(t, sb, script)
+			m, err := sb.Files().Manifest(context.Background())
+			if err == nil {
+				t.Errorf("manifest of %d entries and no error; the hidden file is missing", len(m))
+			}
+		})
+	}
+}

@@ -73,7 +73,8 @@ func verify(t *testing.T, o Options) Report {
 	rt, err := docker.New(ctx, docker.Config{
 		DaemonID: testDaemonID(), HelperPath: testHelper, Image: image.TestRef,
 		Policy: o.Policy, Client: testEngine, ReadableHelper: o.ReadableHelper,
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		EngineMasks: o.EngineMasks,
+		Logger:      slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 	})
 	if err != nil {
 		t.Fatal(err)

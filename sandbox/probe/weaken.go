@@ -60,6 +60,8 @@ var Weakenings = []Weakening{
 		func(o *Options) { o.NoProtect = true }, []string{"protected_not_writable"}, []string{GroupStatic}},
 	{"readable-helper", "the helper binary mounted mode 0755 (readable by the agent)",
 		func(o *Options) { o.ReadableHelper = true }, []string{"helper_startup_race"}, []string{GroupStatic}},
+	{"engine-masks", "the engine's default masked paths only (kernel command line and config readable)",
+		func(o *Options) { o.EngineMasks = true }, []string{"kernel_info_masked"}, []string{GroupStatic}},
 	{"no-pids-limit", "PidsLimit 0",
 		func(o *Options) { o.Policy.PidsLimit = 0 }, []string{"forkbomb_pids_limit"}, []string{GroupResources}},
 	{"no-memory-limit", "MemoryBytes 0",
