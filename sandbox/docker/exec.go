@@ -85,7 +85,7 @@ func (r *Runtime) execRaw(ctx context.Context, id string, o execOpts) (sandbox.E
 
 // execCreate creates an exec, waiting (up to 20s) while a sweep has the
 // container paused.
-func (r *Runtime) execCreate(ctx context.Context, id string, o container.ExecOptions) (types.IDResponse, error) {
+func (r *Runtime) execCreate(ctx context.Context, id string, o container.ExecOptions) (container.ExecCreateResponse, error) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		ec, err := r.cli.ContainerExecCreate(ctx, id, o)
