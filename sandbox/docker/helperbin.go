@@ -1,8 +1,11 @@
 package docker
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -16,58 +19,80 @@ import (
 // PR_SET_DUMPABLE call and could answer the host in its place).
 const HelperMode = 0o711
 
-// installHelper copies the helper binary src into a fresh private
-// directory as a root-owned (when the daemon is root) file of mode
-// HelperMode, or mode 0755 when readable (a weakening). The directory is
-// removed by Close; mounted copies stay alive in their containers.
-func installHelper(src string, readable bool) (dir, bin string, err error) {
-	in, err := os.Open(src)
+// installHelper places a copy of the helper binary src, root-owned (when
+// the daemon is root) and of mode HelperMode (0755 when readable, a
+// weakening), in a directory of the daemon's own below the temporary
+// directory, named by its content and mode so that every runtime of the
+// same build shares it and nothing is left per run.
+func installHelper(src string, readable bool) (string, error) {
+	data, err := os.ReadFile(src)
 	if err != nil {
-		return "", "", fmt.Errorf("open helper binary: %w", err)
+		return "", fmt.Errorf("read helper binary: %w", err)
 	}
-	defer in.Close()
-	dir, err = os.MkdirTemp("", "mass-helper-")
-	if err != nil {
-		return "", "", fmt.Errorf("make helper dir: %w", err)
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		os.RemoveAll(dir)
-		return "", "", fmt.Errorf("chmod helper dir: %w", err)
-	}
-	bin = filepath.Join(dir, "mass-sandbox-helper")
 	mode := os.FileMode(HelperMode)
 	if readable {
 		mode = 0o755
 	}
-	if err := copyHelper(in, bin, mode); err != nil {
-		os.RemoveAll(dir)
-		return "", "", err
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("mass-helper-%d", os.Geteuid()))
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("make helper dir: %w", err)
 	}
-	return dir, bin, nil
-}
-
-func copyHelper(in io.Reader, bin string, mode os.FileMode) error {
-	out, err := os.OpenFile(bin, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o700)
+	if err := checkOwned(dir, os.Geteuid(), true); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	bin := filepath.Join(dir, fmt.Sprintf("mass-sandbox-helper-%x-%o", sum[:12], mode))
+	if sameHelper(bin, data, mode) {
+		return bin, nil
+	}
+	tmp, err := os.CreateTemp(dir, ".helper-")
 	if err != nil {
-		return fmt.Errorf("create helper copy: %w", err)
+		return "", fmt.Errorf("create helper copy: %w", err)
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return fmt.Errorf("copy helper binary: %w", err)
-	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("close helper copy: %w", err)
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.Write(data)
+	if err := errors.Join(werr, tmp.Close()); err != nil {
+		return "", fmt.Errorf("write helper copy: %w", err)
 	}
 	if os.Geteuid() == 0 {
-		if err := os.Chown(bin, 0, 0); err != nil {
-			return fmt.Errorf("chown helper copy: %w", err)
+		if err := os.Chown(tmp.Name(), 0, 0); err != nil {
+			return "", fmt.Errorf("chown helper copy: %w", err)
 		}
 	}
-	if err := os.Chmod(bin, mode); err != nil {
-		return fmt.Errorf("chmod helper copy: %w", err)
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
+		return "", fmt.Errorf("chmod helper copy: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), bin); err != nil {
+		return "", fmt.Errorf("install helper copy: %w", err)
+	}
+	return bin, nil
+}
+
+// sameHelper reports whether bin is already the wanted copy.
+func sameHelper(bin string, data []byte, mode os.FileMode) bool {
+	st, err := os.Lstat(bin)
+	if err != nil || !st.Mode().IsRegular() || st.Mode().Perm() != mode || checkOwned(bin, os.Geteuid(), false) != nil {
+		return false
+	}
+	have, err := os.ReadFile(bin)
+	return err == nil && bytes.Equal(have, data)
+}
+
+// checkOwned refuses a path that is a link, not owned by uid, or (for a
+// directory) writable by others: nobody else may swap the helper.
+func checkOwned(p string, uid int, dir bool) error {
+	st, err := os.Lstat(p)
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", p, err)
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok || int(sys.Uid) != uid || dir && (!st.IsDir() || st.Mode().Perm()&0o022 != 0) {
+		return fmt.Errorf("%s is not a private directory or file of uid %d: %w", p, uid, errForeignHelper)
 	}
 	return nil
 }
+
+var errForeignHelper = errors.New("helper copy location not owned by this daemon")
 
 // helperOwner is the uid owning the installed helper copy.
 func helperOwner(bin string) (int, error) {

@@ -66,10 +66,10 @@ type Runtime struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	// helperDir holds helperBin, the private copy of the helper that is
-	// mounted into containers; helperUID owns it.
-	helperDir, helperBin string
-	helperUID            int
+	// helperBin is the private copy of the helper mounted into
+	// containers; helperUID owns it.
+	helperBin string
+	helperUID int
 
 	mu       sync.Mutex
 	runtimes map[string]bool // OCI runtimes the engine has registered
@@ -119,7 +119,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		}
 		r.cli, r.ownCli = c, true
 	}
-	if r.helperDir, r.helperBin, err = installHelper(cfg.HelperPath, cfg.ReadableHelper); err != nil {
+	if r.helperBin, err = installHelper(cfg.HelperPath, cfg.ReadableHelper); err != nil {
 		r.Close()
 		return nil, fmt.Errorf("docker runtime: %w", err)
 	}
@@ -157,9 +157,6 @@ func (r *Runtime) Client() *client.Client { return r.cli }
 func (r *Runtime) Close() error {
 	r.cancel()
 	r.wg.Wait()
-	if r.helperDir != "" {
-		os.RemoveAll(r.helperDir)
-	}
 	if r.ownCli {
 		return r.cli.Close()
 	}
