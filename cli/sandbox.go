@@ -89,7 +89,7 @@ func findBinary(flagValue, name string) (string, error) {
 }
 
 // openRuntime connects to the engine with the given default policy.
-func openRuntime(c *cli.Context, pol sandbox.Policy, img string) (*docker.Runtime, *client.Client, error) {
+func openRuntime(c *cli.Context, pol sandbox.Policy, img string, weak ...probe.Options) (*docker.Runtime, *client.Client, error) {
 	helper, err := findBinary(c.String("helper"), "mass-sandbox-helper")
 	if err != nil {
 		return nil, nil, err
@@ -98,7 +98,12 @@ func openRuntime(c *cli.Context, pol sandbox.Policy, img string) (*docker.Runtim
 	if err != nil {
 		return nil, nil, err
 	}
+	var w probe.Options
+	if len(weak) > 0 {
+		w = weak[0]
+	}
 	rt, err := docker.New(ctxOf(c), docker.Config{
+		ReadableHelper: w.ReadableHelper, EngineMasks: w.EngineMasks,
 		DaemonID: fmt.Sprintf("massctl-%d", os.Getpid()), HelperPath: helper, Image: img, Policy: pol,
 		Client: eng, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 	})
@@ -196,7 +201,7 @@ func sandboxVerify(c *cli.Context) error {
 		return cli.Exit(err.Error(), 1)
 	}
 	o.Image = img
-	rt, eng, err := openRuntime(c, o.Policy, img)
+	rt, eng, err := openRuntime(c, o.Policy, img, o)
 	if err != nil {
 		return cli.Exit(err.Error(), 1)
 	}

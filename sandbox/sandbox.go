@@ -84,6 +84,9 @@ type FileInfo struct {
 	Size   int64  `json:"size"`
 	Mode   uint32 `json:"mode"`
 	SHA256 string `json:"sha256,omitempty"` // regular files only
+	// Stripped holds the setuid/setgid/sticky bits the agent set and the
+	// export removed (Mode is what the export holds).
+	Stripped uint32 `json:"stripped,omitempty"`
 }
 
 // FileChange reports the effect of a write or edit.

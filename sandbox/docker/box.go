@@ -6,6 +6,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -25,6 +27,13 @@ type box struct {
 	// ops carries file operations over one long-lived helper session.
 	ops       *fileOps
 	opTimeout time.Duration
+	// execs counts commands in flight; the last to end sweeps, holding
+	// gate so that no command starts during the sweep.
+	execs atomic.Int32
+	gate  sync.RWMutex
+
+	mu    sync.Mutex
+	procs string // host cgroup.procs file of the container, once known
 }
 
 var _ sandbox.Sandbox = (*box)(nil)
@@ -62,14 +71,20 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 		}
 		r.log.Warn("weakened sandbox policy", "episode", spec.Episode, "agent", spec.Agent, "weaknesses", w)
 	}
+	if uid, _, _ := sandbox.ParseUser(pol.User); uid == r.helperUID && uid != 0 && !r.cfg.ReadableHelper {
+		return nil, fmt.Errorf("create sandbox: the helper copy is owned by the agent's uid %d, which could read it (run massd as another user): %w", uid, sandbox.ErrDenied)
+	}
 	if _, err := r.cli.VolumeInspect(ctx, volumeName(spec.Episode)); err != nil {
 		return nil, wrapErr("create sandbox: workspace of "+spec.Episode+" (call CreateWorkspace first)", err)
 	}
-	hc, err := hostConfig(pol, volumeName(spec.Episode), r.cfg.HelperPath)
+	hc, err := hostConfig(pol, volumeName(spec.Episode), r.helperBin)
 	if err != nil {
 		return nil, err
 	}
 	hc.Mounts[0].ReadOnly = readOnly
+	if r.cfg.EngineMasks {
+		hc.MaskedPaths = nil
+	}
 	image := spec.Image
 	if image == "" {
 		image = r.cfg.Image
@@ -148,38 +163,82 @@ func (b *box) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecRe
 		dir = path.Join(sandbox.WorkspaceMount, dir)
 	}
 	argv := append([]string{HelperMount, "exec", "-timeout", timeout.String(), "--"}, req.Argv...)
+	b.gate.RLock()
+	b.execs.Add(1)
 	res, err := b.r.execRaw(ctx, b.id, execOpts{
 		argv: argv, user: b.policy.User, dir: dir, stdin: req.Stdin, maxBytes: maxBytes,
 		hostTimeout: timeout + 5*time.Second,
 		onAbort:     b.killAll,
 	})
+	last := b.execs.Add(-1) == 0
+	b.gate.RUnlock()
+	if last {
+		// Whatever the wrapper's status, nothing the command started may
+		// outlive it (F2); a command still running in another Exec defers
+		// the sweep to that one's end.
+		b.gate.Lock()
+		if b.execs.Load() == 0 {
+			b.sweepAfter(ctx, res.ExitCode)
+		}
+		b.gate.Unlock()
+	}
 	if err != nil {
 		return res, fmt.Errorf("exec in %s/%s: %w", b.episode, b.agent, err)
 	}
 	if res.ExitCode == helper.ExitTimedOut && res.Duration >= timeout {
 		res.TimedOut = true
 	}
-	if res.ExitCode >= 128 {
-		// The wrapper may have been killed by the command; sweep what it left.
-		b.killOrphans(ctx)
-	}
 	return res, nil
 }
 
-// killOrphans kills processes whose exec wrapper died.
-func (b *box) killOrphans(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+// sweepAfter kills every agent process but the file-helper session once a
+// command has ended. Where the host cannot sweep (a weakened policy whose
+// main processes share the agent's uid) the helper's orphans sweep runs
+// after a wrapper that was killed, as before.
+func (b *box) sweepAfter(ctx context.Context, exit int) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
 	defer cancel()
+	if !b.hostSweep() {
+		if exit >= 128 {
+			b.killOrphans(ctx)
+		}
+		return
+	}
+	if err := b.sweep(ctx, b.sessionPID(ctx)); err != nil {
+		b.r.log.Warn("sweep agent processes", "episode", b.episode, "agent", b.agent, "err", err)
+		b.killOrphans(ctx)
+	}
+}
+
+// hostSweep reports whether the host-side sweep applies: it kills by uid,
+// so it cannot tell the agent from the main processes when a weakened
+// policy runs both as the same user.
+func (b *box) hostSweep() bool {
+	return b.policy.ContainerUser() != b.policy.User
+}
+
+// killOrphans kills processes whose exec wrapper died, through the helper
+// (the fallback where the host cannot sweep).
+func (b *box) killOrphans(ctx context.Context) {
 	_, err := b.r.execRaw(ctx, b.id, execOpts{argv: []string{HelperMount, "orphans"}, user: b.policy.User, dir: "/", maxBytes: 4096})
 	if err != nil {
 		b.r.log.Warn("kill orphaned agent processes", "episode", b.episode, "agent", b.agent, "err", err)
 	}
 }
 
-// killAll kills every process of the agent user inside the container; the
-// main processes run under another uid and are out of its reach (unless a
-// weakened policy makes the agent a root with capabilities).
+// killAll kills every process of the agent user inside the container, the
+// file helper included: from the host when it can (sweep), else through the
+// helper's killall. The main processes run under another uid and are out of
+// its reach (unless a weakened policy makes the agent a root with
+// capabilities).
 func (b *box) killAll(ctx context.Context) {
+	if b.hostSweep() {
+		err := b.sweep(ctx, 0)
+		if err == nil {
+			return
+		}
+		b.r.log.Warn("sweep agent processes", "episode", b.episode, "agent", b.agent, "err", err)
+	}
 	_, err := b.r.execRaw(ctx, b.id, execOpts{argv: []string{HelperMount, "killall"}, user: b.policy.User, dir: "/", maxBytes: 4096})
 	if err != nil {
 		b.r.log.Warn("kill agent processes", "episode", b.episode, "agent", b.agent, "err", err)

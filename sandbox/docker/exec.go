@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/docker/docker/api/types"
@@ -55,7 +56,7 @@ func (r *Runtime) execRaw(ctx context.Context, id string, o execOpts) (sandbox.E
 		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: no user given: %w", short(id), sandbox.ErrInvalid)
 	}
 	start := time.Now()
-	ec, err := r.cli.ContainerExecCreate(ctx, id, container.ExecOptions{
+	ec, err := r.execCreate(ctx, id, container.ExecOptions{
 		User: o.user, WorkingDir: o.dir, Cmd: o.argv,
 		AttachStdin: o.stdin != nil, AttachStdout: true, AttachStderr: true,
 	})
@@ -80,6 +81,23 @@ func (r *Runtime) execRaw(ctx context.Context, id string, o execOpts) (sandbox.E
 	}
 	res.Duration = time.Since(start)
 	return res, nil
+}
+
+// execCreate creates an exec, waiting (up to 20s) while a sweep has the
+// container paused.
+func (r *Runtime) execCreate(ctx context.Context, id string, o container.ExecOptions) (container.ExecCreateResponse, error) {
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ec, err := r.cli.ContainerExecCreate(ctx, id, o)
+		if err == nil || !strings.Contains(err.Error(), "is paused") || time.Now().After(deadline) {
+			return ec, err
+		}
+		select {
+		case <-ctx.Done():
+			return ec, err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // collect feeds stdin, reads capped stdout and stderr until the stream

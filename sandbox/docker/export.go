@@ -21,7 +21,8 @@ const DefaultExportBytes = 16 << 30
 // ExportWorkspace streams /workspace out of the keeper through the engine
 // (CopyFromContainer) and rewrites it into w with workspace-relative names.
 // Regular files, directories and symlinks (as links, never followed) are
-// kept; other entries appear only in the manifest as type "other". The
+// kept, owned 0:0 with setuid/setgid/sticky stripped; other entries appear
+// only in the manifest as type "other". The
 // export fails with ErrTooLarge once file contents pass maxBytes
 // (DefaultExportBytes when 0).
 func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writer, maxBytes int64) ([]sandbox.FileInfo, error) {
@@ -36,72 +37,155 @@ func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writ
 		return nil, wrapErr("export workspace "+episode, err)
 	}
 	defer rc.Close()
-	m, err := rewriteExport(rc, w, maxBytes)
-	if err != nil {
-		return m, fmt.Errorf("export workspace %s: %w", episode, err)
+	x := &exporter{tw: tar.NewWriter(w), max: maxBytes}
+	if err := x.copyTar(rc); err != nil {
+		return x.out, fmt.Errorf("export workspace %s: %w", episode, err)
 	}
-	return m, nil
+	// The engine's tar names each further name of a hard-linked file only
+	// as a link; it becomes a copy of its own, fetched by name (F4).
+	for _, l := range x.links {
+		if err := r.exportLink(ctx, episode, x, l); err != nil {
+			return x.out, fmt.Errorf("export workspace %s: hard link %s: %w", episode, l.name, err)
+		}
+	}
+	if err := x.tw.Close(); err != nil {
+		return x.out, fmt.Errorf("export workspace %s: %w", episode, err)
+	}
+	return x.out, nil
+}
+
+// exportLink writes l as a regular file with the content of its target,
+// read again from the keeper.
+func (r *Runtime) exportLink(ctx context.Context, episode string, x *exporter, l hardLink) error {
+	rc, _, err := r.cli.CopyFromContainer(ctx, keeperName(episode), sandbox.WorkspaceMount+"/"+l.target)
+	if err != nil {
+		return wrapErr("read link target "+l.target, err)
+	}
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	h, err := tr.Next()
+	if err != nil {
+		return fmt.Errorf("read link target %s: %w", l.target, err)
+	}
+	if h.Typeflag != tar.TypeReg {
+		return fmt.Errorf("link target %s is no longer a regular file: %w", l.target, sandbox.ErrInvalid)
+	}
+	h.Name = l.name
+	return x.file(h, tr)
 }
 
 // rewriteExport copies a tar from the engine into w, capping content and
-// building the manifest.
+// building the manifest; hard links stay manifest-only "other" entries.
 func rewriteExport(src io.Reader, w io.Writer, maxBytes int64) ([]sandbox.FileInfo, error) {
+	x := &exporter{tw: tar.NewWriter(w), max: maxBytes}
+	if err := x.copyTar(src); err != nil {
+		return x.out, err
+	}
+	for _, l := range x.links {
+		x.out = append(x.out, sandbox.FileInfo{Path: l.name, Type: "other"})
+	}
+	return x.out, x.tw.Close()
+}
+
+// exporter rewrites engine tar entries into the export.
+type exporter struct {
+	tw    *tar.Writer
+	max   int64
+	total int64
+	out   []sandbox.FileInfo
+	links []hardLink
+}
+
+// hardLink is a further name of a file already exported.
+type hardLink struct{ name, target string }
+
+// copyTar rewrites every entry of the engine's tar, setting hard links
+// aside.
+func (x *exporter) copyTar(src io.Reader) error {
 	tr := tar.NewReader(src)
-	tw := tar.NewWriter(w)
-	var total int64
-	var out []sandbox.FileInfo
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if err != nil {
-			return out, fmt.Errorf("read engine tar: %w", err)
+			return fmt.Errorf("read engine tar: %w", err)
 		}
 		name, ok := exportName(h.Name)
 		if !ok {
 			continue // the workspace root itself
 		}
-		info := sandbox.FileInfo{Path: name, Mode: uint32(h.Mode) & 0o7777}
-		nh := &tar.Header{Name: name, Mode: h.Mode & 0o7777, ModTime: h.ModTime, Format: tar.FormatPAX}
-		switch h.Typeflag {
-		case tar.TypeDir:
-			info.Type = "dir"
-			nh.Typeflag, nh.Name = tar.TypeDir, name+"/"
-			if err := tw.WriteHeader(nh); err != nil {
-				return out, err
-			}
-		case tar.TypeSymlink:
-			info.Type = "symlink"
-			nh.Typeflag, nh.Linkname = tar.TypeSymlink, h.Linkname
-			if err := tw.WriteHeader(nh); err != nil {
-				return out, err
-			}
-		case tar.TypeReg:
-			info.Type, info.Size = "file", h.Size
-			total += h.Size
-			if maxBytes > 0 && total > maxBytes {
-				return out, fmt.Errorf("workspace content passes %d bytes at %s: %w", maxBytes, name, sandbox.ErrTooLarge)
-			}
-			nh.Typeflag, nh.Size = tar.TypeReg, h.Size
-			if err := tw.WriteHeader(nh); err != nil {
-				return out, err
-			}
-			hs := sha256.New()
-			n, err := io.Copy(io.MultiWriter(tw, hs), io.LimitReader(tr, h.Size))
-			if err != nil {
-				return out, err
-			}
-			if n != h.Size {
-				return out, fmt.Errorf("short read of %s: %w", name, io.ErrUnexpectedEOF)
-			}
-			info.SHA256 = hex.EncodeToString(hs.Sum(nil))
-		default:
-			info.Type = "other"
+		h.Name = name
+		if err := x.entry(h, tr); err != nil {
+			return err
 		}
-		out = append(out, info)
 	}
-	return out, tw.Close()
+}
+
+func (x *exporter) entry(h *tar.Header, tr io.Reader) error {
+	name := h.Name
+	info := sandbox.FileInfo{Path: name, Mode: uint32(h.Mode) & 0o777, Stripped: uint32(h.Mode) & 0o7000}
+	nh := exportHeader(name, h)
+	switch h.Typeflag {
+	case tar.TypeDir:
+		info.Type = "dir"
+		nh.Typeflag, nh.Name = tar.TypeDir, name+"/"
+		if err := x.tw.WriteHeader(nh); err != nil {
+			return err
+		}
+	case tar.TypeSymlink:
+		info.Type = "symlink"
+		nh.Typeflag, nh.Linkname = tar.TypeSymlink, h.Linkname
+		if err := x.tw.WriteHeader(nh); err != nil {
+			return err
+		}
+	case tar.TypeReg:
+		return x.file(h, tr)
+	case tar.TypeLink:
+		if target, ok := exportName(h.Linkname); ok {
+			x.links = append(x.links, hardLink{name: name, target: target})
+			return nil
+		}
+		info.Type = "other"
+	default:
+		info.Type = "other"
+	}
+	x.out = append(x.out, info)
+	return nil
+}
+
+// file writes one regular file, counting it against the cap.
+func (x *exporter) file(h *tar.Header, body io.Reader) error {
+	name := h.Name
+	info := sandbox.FileInfo{Path: name, Type: "file", Size: h.Size, Mode: uint32(h.Mode) & 0o777, Stripped: uint32(h.Mode) & 0o7000}
+	x.total += h.Size
+	if x.max > 0 && x.total > x.max {
+		return fmt.Errorf("workspace content passes %d bytes at %s: %w", x.max, name, sandbox.ErrTooLarge)
+	}
+	nh := exportHeader(name, h)
+	nh.Typeflag, nh.Size = tar.TypeReg, h.Size
+	if err := x.tw.WriteHeader(nh); err != nil {
+		return err
+	}
+	hs := sha256.New()
+	n, err := io.Copy(io.MultiWriter(x.tw, hs), io.LimitReader(body, h.Size))
+	if err != nil {
+		return err
+	}
+	if n != h.Size {
+		return fmt.Errorf("short read of %s: %w", name, io.ErrUnexpectedEOF)
+	}
+	info.SHA256 = hex.EncodeToString(hs.Sum(nil))
+	x.out = append(x.out, info)
+	return nil
+}
+
+// exportHeader is the normalised header of an export entry: owner 0:0
+// with no names, permission bits only. Setuid, setgid and sticky bits never
+// leave the workspace, so an operator who unpacks an export as root gets no
+// privileged binary an agent planted (F3); FileInfo.Stripped records them.
+func exportHeader(name string, h *tar.Header) *tar.Header {
+	return &tar.Header{Name: name, Mode: h.Mode & 0o777, Uid: 0, Gid: 0, ModTime: h.ModTime, Format: tar.FormatPAX}
 }
 
 // exportName turns an engine tar name ("./a/b", "a/b", "workspace/a") into

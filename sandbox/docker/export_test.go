@@ -47,7 +47,7 @@ func TestRewriteExport(t *testing.T) {
 	for _, f := range m {
 		got = append(got, f.Path+":"+f.Type)
 	}
-	if want := "a:dir,a/f.txt:file,ln:symlink,hard:other,dev:other"; strings.Join(got, ",") != want {
+	if want := "a:dir,a/f.txt:file,ln:symlink,dev:other,hard:other"; strings.Join(got, ",") != want {
 		t.Errorf("manifest %s, want %s", strings.Join(got, ","), want)
 	}
 	// The rewritten tar holds only dirs, files and symlinks, and matches the manifest.

@@ -36,6 +36,16 @@ func newFileOps(start func(context.Context) (*helperSession, error), abort func(
 	return &fileOps{start: start, abort: abort, turn: make(chan struct{}, 1)}
 }
 
+// live is the current helper session, nil if none is alive.
+func (f *fileOps) live() *helperSession {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.cur == nil || f.cur.dead() {
+		return nil
+	}
+	return f.cur
+}
+
 // idempotent ops may be sent twice without changing the workspace.
 func idempotent(op string) bool {
 	switch op {

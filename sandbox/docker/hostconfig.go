@@ -16,6 +16,17 @@ import (
 // HelperMount is where the helper binary appears inside every container.
 const HelperMount = sandbox.HelperMount
 
+// maskedPaths replaces the engine's default masked paths (a set list
+// replaces them, so they are repeated here) and adds the kernel's build
+// configuration, command line and crash-dump layout, which tell an agent
+// exactly which kernel and boot it attacks (F6).
+var maskedPaths = []string{
+	"/proc/asound", "/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/latency_stats",
+	"/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi", "/sys/firmware",
+	"/sys/devices/virtual/powercap", "/proc/interrupts",
+	"/proc/cmdline", "/proc/config.gz", "/sys/kernel/vmcoreinfo",
+}
+
 // hostConfig maps every Policy field onto the engine's HostConfig. The only
 // mounts are the workspace volume and the read-only helper binary.
 func hostConfig(p sandbox.Policy, volumeName, helperPath string) (*container.HostConfig, error) {
@@ -62,6 +73,7 @@ func hostConfig(p sandbox.Policy, volumeName, helperPath string) (*container.Hos
 		Runtime:        p.Runtime,
 		Privileged:     false,
 		LogConfig:      container.LogConfig{Type: "none"},
+		MaskedPaths:    append([]string(nil), maskedPaths...),
 		Mounts: []mount.Mount{
 			{Type: mount.TypeVolume, Source: volumeName, Target: sandbox.WorkspaceMount,
 				VolumeOptions: &mount.VolumeOptions{NoCopy: true}},

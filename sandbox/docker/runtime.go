@@ -35,11 +35,18 @@ const DefaultImage = "mass-agent:latest"
 
 // Config configures the Docker runtime.
 type Config struct {
-	DaemonID   string         // value of the mass.daemon label; required
-	HelperPath string         // host path of the static mass-sandbox-helper; required
-	Image      string         // default image; DefaultImage when empty
-	Policy     sandbox.Policy // default policy for workspaces; DefaultPolicy() when zero
-	Strict     bool           // refuse to start when Report has warnings
+	DaemonID   string // value of the mass.daemon label; required
+	HelperPath string // host path of the static mass-sandbox-helper; required
+	// ReadableHelper mounts the helper copy mode 0755 instead of HelperMode:
+	// a weakening, for the probe that shows the start-up race.
+	ReadableHelper bool
+	// EngineMasks leaves the engine's default masked paths, so the kernel's
+	// command line and configuration are readable: a weakening, for the
+	// probe kernel_info_masked.
+	EngineMasks bool
+	Image       string         // default image; DefaultImage when empty
+	Policy      sandbox.Policy // default policy for workspaces; DefaultPolicy() when zero
+	Strict      bool           // refuse to start when Report has warnings
 	// DiskMode is DiskTmpfs (default) or DiskMonitor.
 	DiskMode string
 	// MonitorInterval is DiskMonitor's period; DefaultMonitorInterval when 0.
@@ -58,6 +65,11 @@ type Runtime struct {
 	ctx    context.Context // ends at Close; parent of the disk monitors
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	// helperBin is the private copy of the helper mounted into
+	// containers; helperUID owns it.
+	helperBin string
+	helperUID int
 
 	mu       sync.Mutex
 	runtimes map[string]bool // OCI runtimes the engine has registered
@@ -106,6 +118,14 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 			return nil, fmt.Errorf("docker client: %w", errors.Join(err, sandbox.ErrUnavailable))
 		}
 		r.cli, r.ownCli = c, true
+	}
+	if r.helperBin, err = installHelper(cfg.HelperPath, cfg.ReadableHelper); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("docker runtime: %w", err)
+	}
+	if r.helperUID, err = helperOwner(r.helperBin); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("docker runtime: %w", err)
 	}
 	if _, err := r.cli.Ping(ctx); err != nil {
 		r.Close()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
@@ -36,11 +37,14 @@ type helperSession struct {
 	out    *streamBuf
 	stderr *lockedCap
 	done   chan struct{} // closed when the output stream has ended
+	execID string        // the engine's exec id, to find the helper's host pid
+	pid    int           // host pid of the helper once known (guarded by pidMu)
+	pidMu  sync.Mutex
 }
 
 // startSession execs the serve helper as the agent's user in the workspace.
 func (b *box) startSession(ctx context.Context) (*helperSession, error) {
-	ec, err := b.r.cli.ContainerExecCreate(ctx, b.id, container.ExecOptions{
+	ec, err := b.r.execCreate(ctx, b.id, container.ExecOptions{
 		User: b.policy.User, WorkingDir: sandbox.WorkspaceMount, Cmd: []string{HelperMount, "serve"},
 		AttachStdin: true, AttachStdout: true, AttachStderr: true,
 	})
@@ -51,7 +55,31 @@ func (b *box) startSession(ctx context.Context) (*helperSession, error) {
 	if err != nil {
 		return nil, wrapErr("attach file helper in "+short(b.id), err)
 	}
-	return newHelperSession(hj), nil
+	s := newHelperSession(hj)
+	s.execID = ec.ID
+	return s, nil
+}
+
+// sessionPID is the host pid of the live helper session, 0 if none. The
+// engine reports the pid once the exec has started; it is asked (briefly)
+// the first time.
+func (b *box) sessionPID(ctx context.Context) int {
+	s := b.ops.live()
+	if s == nil {
+		return 0
+	}
+	s.pidMu.Lock()
+	defer s.pidMu.Unlock()
+	for i := 0; s.pid == 0 && s.execID != "" && i < 50; i++ {
+		in, err := b.r.cli.ContainerExecInspect(ctx, s.execID)
+		if err != nil || !in.Running {
+			return 0
+		}
+		if s.pid = in.Pid; s.pid == 0 {
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	return s.pid
 }
 
 // newHelperSession starts demuxing hj's output; it closes the connection

@@ -112,7 +112,7 @@ func (r *Runtime) startKeeper(ctx context.Context, episode string, pol sandbox.P
 	kp.MemoryBytes = 64 << 20
 	kp.NanoCPUs = 500_000_000
 	kp.PidsLimit = 32
-	hc, err := hostConfig(kp, volumeName(episode), r.cfg.HelperPath)
+	hc, err := hostConfig(kp, volumeName(episode), r.helperBin)
 	if err != nil {
 		return "", err
 	}

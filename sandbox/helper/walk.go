@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -80,15 +81,37 @@ func (s *Server) list(req Request) ([]sandbox.FileInfo, bool, error) {
 	return out, truncated, nil
 }
 
+// short keeps error messages about very long paths readable.
+func short(rel string) string {
+	if len(rel) > 200 {
+		return rel[:200] + "..."
+	}
+	return rel
+}
+
 // errStop ends a walk early once a cap is reached.
 var errStop = errors.New("cap reached")
 
-// walkFiles visits every non-directory below root without following links.
+// walkFiles visits every non-directory below root without following links,
+// skipping unreadable subtrees.
 func walkFiles(root string, fn func(p, rel string, d fs.DirEntry) error) error {
+	return walk(root, false, fn)
+}
+
+// errHidden marks a walk that met a subtree it cannot read: a strict walk
+// fails rather than leave its files out.
+var errHidden = errors.New("part of the workspace cannot be read")
+
+// walk is walkFiles; strict fails on an unreadable subtree instead.
+func walk(root string, strict bool, fn func(p, rel string, d fs.DirEntry) error) error {
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == root {
 				return err
+			}
+			if strict {
+				rel, _ := filepath.Rel(root, p)
+				return fmt.Errorf("%s: %v: %w", short(rel), err, errHidden)
 			}
 			return nil // unreadable subtree: skip it
 		}
@@ -251,7 +274,9 @@ func grepFile(re *regexp.Regexp, p string, out *[]sandbox.GrepMatch, truncated *
 func (s *Server) manifest() ([]sandbox.FileInfo, bool, error) {
 	var out []sandbox.FileInfo
 	truncated := false
-	err := walkFiles(s.Root, func(p, rel string, d fs.DirEntry) error {
+	// Strict: a file the manifest cannot see (under a mode-000 directory,
+	// past PATH_MAX) fails it loudly rather than hide from the audit (F4).
+	err := walk(s.Root, true, func(p, rel string, d fs.DirEntry) error {
 		if !d.Type().IsRegular() {
 			return nil
 		}
@@ -260,12 +285,15 @@ func (s *Server) manifest() ([]sandbox.FileInfo, bool, error) {
 			return errStop
 		}
 		fi, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // removed while walking
+		}
 		if err != nil {
-			return nil
+			return fmt.Errorf("%s: %v: %w", short(rel), err, errHidden)
 		}
 		info := infoOf(rel, fi)
 		if info.SHA256, info.Size, err = hashFile(p); err != nil {
-			return nil
+			return fmt.Errorf("%s: %v: %w", short(rel), err, errHidden)
 		}
 		out = append(out, info)
 		return nil

@@ -72,8 +72,9 @@ func verify(t *testing.T, o Options) Report {
 	defer cancel()
 	rt, err := docker.New(ctx, docker.Config{
 		DaemonID: testDaemonID(), HelperPath: testHelper, Image: image.TestRef,
-		Policy: o.Policy, Client: testEngine,
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		Policy: o.Policy, Client: testEngine, ReadableHelper: o.ReadableHelper,
+		EngineMasks: o.EngineMasks,
+		Logger:      slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 	})
 	if err != nil {
 		t.Fatal(err)

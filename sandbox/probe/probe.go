@@ -61,6 +61,12 @@ type Options struct {
 	Policy sandbox.Policy
 	// Env is given to the agent containers (normally empty).
 	Env map[string]string
+	// ReadableHelper mounts the helper binary readable by the agent (a
+	// weakening); the runtime must be made with docker.Config.ReadableHelper.
+	ReadableHelper bool
+	// EngineMasks keeps the engine's default masked paths (a weakening);
+	// the runtime must be made with docker.Config.EngineMasks.
+	EngineMasks bool
 	// NoProtect skips mounting the protected path (a weakening).
 	NoProtect bool
 	// Groups to run; AllGroups when empty.

@@ -12,7 +12,7 @@ import (
 // inContainerProbes are the names every static run must report.
 var wantStatic = []string{
 	"uid_nonroot", "caps_zero", "no_new_privs", "seccomp_filter", "write_root", "write_etc", "write_usr",
-	"proc_sys_write", "sysrq_trigger_write", "proc_kcore_read", "proc_keys_read", "cgroup_not_writable",
+	"proc_sys_write", "sysrq_trigger_write", "proc_kcore_read", "proc_keys_read", "kernel_info_masked", "cgroup_not_writable",
 	"release_agent_not_writable", "no_docker_socket", "mountinfo_no_host_paths", "dev_nodes_standard",
 	"protected_not_writable", "mount_denied", "umount_denied", "unshare_user", "unshare_mount", "unshare_net",
 	"setns_denied", "keyctl_denied", "add_key_denied", "bpf_denied", "perf_event_open_denied",
@@ -22,7 +22,7 @@ var wantStatic = []string{
 	"metadata_169_254_169_254", "metadata_100_100_100_200", "metadata_google_internal",
 	"docker_gateway_tcp", "docker_gateway_udp", "env_no_secrets", "other_agent_invisible",
 	"other_agent_unsignalable", "setuid_workspace", "gateway_listener_silent", "helper_not_traceable",
-	"main_process_foreign",
+	"main_process_foreign", "helper_startup_race",
 }
 
 func names(rep Report) []string {

@@ -22,6 +22,9 @@ func fsChecks() []named {
 		one("sysrq_trigger_write", func(Config) Result { return openWriteDenied("/proc/sysrq-trigger") }),
 		one("proc_kcore_read", func(Config) Result { return unreadable("/proc/kcore") }),
 		one("proc_keys_read", func(Config) Result { return unreadable("/proc/keys") }),
+		one("kernel_info_masked", func(Config) Result {
+			return allUnreadable("/proc/cmdline", "/proc/config.gz", "/sys/kernel/vmcoreinfo")
+		}),
 		one("cgroup_not_writable", checkCgroupFiles),
 		one("release_agent_not_writable", checkReleaseAgent),
 		one("no_docker_socket", checkDockerSocket),
@@ -67,6 +70,18 @@ func openWriteDenied(paths ...string) Result {
 		obs = append(obs, p+": "+errName(err))
 	}
 	return verdict(ok, "open for writing fails", strings.Join(obs, "; "))
+}
+
+// allUnreadable passes when every path is absent, unreadable or masked.
+func allUnreadable(ps ...string) Result {
+	var obs []string
+	ok := true
+	for _, p := range ps {
+		r := unreadable(p)
+		ok = ok && r.OK
+		obs = append(obs, p+": "+r.Observed)
+	}
+	return verdict(ok, "absent, unreadable or masked", strings.Join(obs, "; "))
 }
 
 // unreadable passes when the file is absent, unreadable, or masked (empty).

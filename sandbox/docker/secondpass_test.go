@@ -1,0 +1,116 @@
+package docker
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"testing"
+)
+
+// TestHelperMountedUnreadable pins F1: the helper inside the box is a
+// root-owned copy of mode 0711, which the agent can run but not read.
+func TestHelperMountedUnreadable(t *testing.T) {
+	_, sb := sessionBox(t)
+	if got := sh(t, sb, "stat -c %a:%u:%g "+HelperMount+"; cat "+HelperMount+" >/dev/null 2>&1 && echo READ"); got != "711:0:0" {
+		t.Errorf("helper in the box: %q, want 711:0:0 and unreadable", got)
+	}
+}
+
+// TestExportStripsSetuid pins F3: an agent's chmod 6755 copy of a binary
+// leaves the export without setuid/setgid, owned 0:0, and the manifest
+// records the stripped bits.
+func TestExportStripsSetuid(t *testing.T) {
+	b, sb := sessionBox(t)
+	sh(t, sb, "cp /bin/sh suid && chmod 6755 suid && mkdir sticky && chmod 1777 sticky")
+	var buf bytes.Buffer
+	m, err := b.r.ExportWorkspace(context.Background(), b.episode, &buf, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]int64{"suid": {0o755, 0o6000}, "sticky": {0o777, 0o1000}}
+	for _, f := range m {
+		if w, ok := want[f.Path]; ok && (int64(f.Mode) != w[0] || int64(f.Stripped) != w[1]) {
+			t.Errorf("manifest %s: mode %o stripped %o, want %o %o", f.Path, f.Mode, f.Stripped, w[0], w[1])
+		}
+	}
+	tr := tar.NewReader(&buf)
+	seen := 0
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Mode&0o7000 != 0 || h.Uid != 0 || h.Gid != 0 || h.Uname != "" || h.Gname != "" {
+			t.Errorf("export entry %s: mode %o owner %d:%d (%s:%s), want no special bits, 0:0 unnamed", h.Name, h.Mode, h.Uid, h.Gid, h.Uname, h.Gname)
+		}
+		if h.Name == "suid" || h.Name == "sticky/" {
+			seen++
+		}
+	}
+	if seen != 2 {
+		t.Errorf("export holds %d of suid, sticky/", seen)
+	}
+}
+
+// TestExportKeepsHardLinks pins F4: both names of a hard-linked file
+// appear in the export and its manifest, each with the content.
+func TestExportKeepsHardLinks(t *testing.T) {
+	b, sb := sessionBox(t)
+	sh(t, sb, "echo shared > one && ln one two")
+	var buf bytes.Buffer
+	m, err := b.r.ExportWorkspace(context.Background(), b.episode, &buf, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, f := range m {
+		if f.Type == "file" {
+			files[f.Path] = f.SHA256
+		}
+	}
+	if files["one"] == "" || files["one"] != files["two"] {
+		t.Errorf("manifest files %v: want one and two with the same content", files)
+	}
+	tr := tar.NewReader(&buf)
+	got := map[string]string{}
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(tr)
+		if h.Typeflag == tar.TypeReg {
+			got[h.Name] = string(body)
+		}
+	}
+	if got["one"] != "shared\n" || got["two"] != "shared\n" {
+		t.Errorf("export regular files %q, want one and two holding %q", got, "shared\n")
+	}
+}
+
+// TestManifestFailsOnHiddenFiles pins F4: files under a directory the
+// agent made unreadable, or past PATH_MAX, make the manifest fail loudly
+// instead of vanishing from the audit.
+func TestManifestFailsOnHiddenFiles(t *testing.T) {
+	for name, script := range map[string]string{
+		"mode-000":  "mkdir -p h/d && echo x > h/d/f && chmod 000 h",
+		"long-path": `d=$(printf 'a%.0s' $(seq 200)); for i in $(seq 25); do mkdir $d && cd $d || exit 1; done; echo x > f`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, sb := sessionBox(t)
+			sh(t, sb, script)
+			m, err := sb.Files().Manifest(context.Background())
+			if err == nil {
+				t.Errorf("manifest of %d entries and no error; the hidden file is missing", len(m))
+			}
+		})
+	}
+}
