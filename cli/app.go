@@ -27,6 +27,8 @@ func App(version string) *cli.App {
 			versionCommand(version),
 			taskCommand(),
 			jobCommand(),
+			episodeCommand(),
+			modelCommand(),
 			runCommand(),
 			auditCommand(),
 			sandboxCommand(),

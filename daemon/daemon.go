@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/catalog"
 	"github.com/mass-dev/mass/daemon/config"
 	"github.com/mass-dev/mass/daemon/jobs"
@@ -185,7 +186,12 @@ func (d *Daemon) listen(st *store.Store) error {
 	c := d.o.Config
 	var rnd [4]byte
 	rand.Read(rnd[:])
-	srv := server.New(server.Options{Store: st, Jobs: d.mgr, Tasks: d.tasks, Layout: d.layout, Version: d.o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: d.log})
+	var models func() []api.Model
+	if d.o.Builtins != nil {
+		models = d.o.Builtins.ModelList
+	}
+	srv := server.New(server.Options{Store: st, Jobs: d.mgr, Tasks: d.tasks, Layout: d.layout, Models: models,
+		Version: d.o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: d.log})
 	ln, err := ListenUnix(c.Socket)
 	if err != nil {
 		return err

@@ -114,6 +114,25 @@ type Episode struct {
 	Updated time.Time       `json:"updated"`
 }
 
+// EpisodeFile is one entry of GET /v1/episodes/{id}/files: a file the
+// API serves from the episode's directory.
+type EpisodeFile struct {
+	Name     string    `json:"name"` // e.g. ledger.jsonl, manifests/orchestrator.json
+	Size     int64     `json:"size"`
+	Modified time.Time `json:"modified"`
+}
+
+// Model is one entry of GET /v1/models: a model massd can call. Secrets
+// (API keys and where they come from) are never included.
+type Model struct {
+	Name    string `json:"name"`
+	Model   string `json:"model,omitempty"`    // the model id the endpoint serves
+	BaseURL string `json:"base_url,omitempty"` // scheme, host and path, without credentials
+	Default bool   `json:"default,omitempty"`  // used when a job names no model
+	DryRun  bool   `json:"dry_run,omitempty"`  // the built-in scripted model
+	Error   string `json:"error,omitempty"`    // why a configured model cannot be used
+}
+
 // ValidateResult is POST /v1/tasks/validate.
 type ValidateResult struct {
 	OK     bool     `json:"ok"`

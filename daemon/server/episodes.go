@@ -66,6 +66,30 @@ func (s *Server) getEpisode(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, e)
 }
 
+func (s *Server) removeEpisode(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.tasks.RemoveEpisode(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, e)
+}
+
+func (s *Server) listEpisodeFiles(w http.ResponseWriter, r *http.Request) error {
+	fs, err := s.tasks.EpisodeFiles(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, fs)
+}
+
+func (s *Server) listModels(w http.ResponseWriter, r *http.Request) error {
+	ms := []api.Model{}
+	if s.o.Models != nil {
+		ms = s.o.Models()
+	}
+	return writeJSON(w, http.StatusOK, ms)
+}
+
 // episodeFile serves one allowed file of an episode. Every path component
 // is opened with O_NOFOLLOW relative to its parent, and only a regular file
 // is served, so links planted in an episode directory are never followed.

@@ -32,7 +32,9 @@ type Options struct {
 	Jobs   *jobs.Manager
 	Layout datadir.Layout
 	// Tasks is the task catalog; nil means one over Store and Layout.
-	Tasks    *catalog.Catalog
+	Tasks *catalog.Catalog
+	// Models lists the models massd can call (GET /v1/models); nil lists none.
+	Models   func() []api.Model
 	Version  string
 	DaemonID string
 	Logger   *slog.Logger
@@ -75,7 +77,10 @@ func New(o Options) *Server {
 		{"GET /v1/jobs/{id}/events", s.jobEvents},
 		{"GET /v1/episodes", s.listEpisodes},
 		{"GET /v1/episodes/{id}", s.getEpisode},
+		{"DELETE /v1/episodes/{id}", s.removeEpisode},
+		{"GET /v1/episodes/{id}/files", s.listEpisodeFiles},
 		{"GET /v1/episodes/{id}/files/{name...}", s.episodeFile},
+		{"GET /v1/models", s.listModels},
 	}
 	for _, r := range routes {
 		s.mux.Handle(r.pattern, s.wrap(r.h))
