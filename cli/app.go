@@ -30,6 +30,8 @@ func App(version string) *cli.App {
 			episodeCommand(),
 			modelCommand(),
 			runCommand(),
+			searchCommand(),
+			workflowCommand(),
 			auditCommand(),
 			sandboxCommand(),
 			imageCommand(),

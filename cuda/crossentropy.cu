@@ -67,3 +67,39 @@ extern "C" __global__ void ce_chunk_grad(bf16* dlogits, const float* logits, con
         dlogits[i] = tobf(d);
     }
 }
+
+// ce_rows is the training path's single pass (fused linear cross-entropy, as Liger's):
+// the host walks the tokens in chunks, a GEMM writes one chunk's full-vocabulary logits
+// [rows, V] (fp32), and one block per row computes max, sum, lse, the loss and at once the
+// gradient d(logits) = gscale·(softmax − onehot) in bf16 for the dX GEMM, so the backward
+// needs no second logits GEMM. Targets < 0 are masked (zero loss and gradient).
+extern "C" __global__ void ce_rows(bf16* dlogits, float* loss, float* lse, float* total,
+                                   const float* logits, const int* tgt, long long V, float scale,
+                                   float gscale) {
+    long long t = blockIdx.x;
+    const float* row = logits + t * V;
+    float m = -INFINITY;
+    for (long long c = threadIdx.x; c < V; c += blockDim.x) m = fmaxf(m, row[c]);
+    m = block_max(m);
+    float s = 0.f;
+    for (long long c = threadIdx.x; c < V; c += blockDim.x) s += expf(row[c] - m);
+    s = block_sum(s);
+    float l = m + logf(s);
+    long long g = tgt[t];
+    if (threadIdx.x == 0) {
+        lse[t] = l;
+        float v = g >= 0 ? l - row[g] : 0.f;
+        loss[t] = v;
+        if (v != 0.f) atomicAdd(total, v * scale);
+    }
+    bf16* d = dlogits + t * V;
+    for (long long c = threadIdx.x; c < V; c += blockDim.x) {
+        float x = 0.f;
+        if (g >= 0) {
+            x = expf(row[c] - l);
+            if (c == g) x -= 1.f;
+            x *= gscale;
+        }
+        d[c] = tobf(x);
+    }
+}

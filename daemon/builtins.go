@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/mass-dev/mass/agents/episode"
 	"github.com/mass-dev/mass/agents/model"
@@ -79,20 +80,28 @@ func buildModels(cfg *config.Config, log *slog.Logger) (*model.Registry, string,
 	case 1:
 		def = cfgs[0].Name
 	}
-	if reg.Has(scripted.Name) {
+	var free []string // scripted names no configured model took
+	for _, n := range scripted.Names {
+		if !reg.Has(n) {
+			free = append(free, n)
+		}
+	}
+	if len(free) == 0 {
 		return reg, def, nil, nil
 	}
 	srv, err := scripted.Start()
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("start the scripted dry-run model: %w", err)
 	}
-	c, err := model.New(srv.Config(), log)
-	if err != nil {
-		srv.Close()
-		return nil, "", nil, fmt.Errorf("scripted dry-run model client: %w", err)
+	for _, n := range free {
+		c, err := model.New(srv.ConfigFor(n), log)
+		if err != nil {
+			srv.Close()
+			return nil, "", nil, fmt.Errorf("scripted dry-run model client: %w", err)
+		}
+		reg.Add(n, c, true)
 	}
-	reg.Add(scripted.Name, c, true)
-	log.Info("dry-run model available", "model", scripted.Name, "endpoint", srv.URL())
+	log.Info("dry-run models available", "models", strings.Join(free, ","), "endpoint", srv.URL())
 	return reg, def, srv, nil
 }
 
@@ -111,6 +120,7 @@ func (b *Builtins) Kinds() []jobs.Kind {
 		jobs.WaitKind(),
 		trainjob.Kind(trainjob.PickBinary(b.cfg.Trainer.Binary, b.cfg.Trainer.CUDABinary)),
 		b.EpisodeKind(),
+		b.SearchKind(),
 	}
 }
 

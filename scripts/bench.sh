@@ -8,7 +8,8 @@
 # Knobs (environment): BENCH_OUT (out/bench), BENCH_N (iterations for the
 # sandbox latencies, 10), BENCH_CALLS (tool calls for the overhead, 100),
 # BENCH_GETS (GET /v1/jobs/{id} requests, 10000), BENCH_SKIP (space-separated
-# sections to skip: daemon sandbox agents ledger tokenizer data trainer).
+# sections to skip: daemon sandbox agents ledger tokenizer data trainer torch), BENCH_TORCH_SHAPES
+# (the side-by-side's shapes, scripts/torch_bench.py; default all, about 15 minutes more).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -142,6 +143,17 @@ if ! skip trainer; then
 	fi
 fi
 
+if ! skip torch; then
+	log "torch: scripts/torch_bench.py (mass-train --backend cpu against plain PyTorch, interleaved)"
+	t0=$(date +%s)
+	if MASS_TRAIN=$MT BENCH_OUT=$OUT/torch BENCH_SHAPES=${BENCH_TORCH_SHAPES:-} /usr/bin/python3 scripts/torch_bench.py >"$OUT/torch.txt" 2>"$OUT/torch.log"; then
+		log "torch: done in $(($(date +%s) - t0))s"
+	else
+		failed+=(torch)
+		tail -5 "$OUT/torch.log" >&2
+	fi
+fi
+
 echo
 printf '%-10s  %-72s  %16s  %s\n' AREA MEASUREMENT VALUE UNIT
 printf '%-10s  %-72s  %16s  %s\n' ---------- "$(printf '%.0s-' {1..72})" ---------------- ----------
@@ -150,6 +162,11 @@ while IFS=$'\t' read -r area what val unit; do
 done <"$rows"
 echo
 echo "machine: $(nproc) cores, $(awk '/model name/ { $1 = $2 = $3 = ""; print; exit }' /proc/cpuinfo | sed 's/^ *//'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -s "$OUT/torch.txt" ]; then
+	echo
+	echo "CPU LoRA step, mass-train --backend cpu against plain PyTorch (CPU-seconds per step, medians):"
+	cat "$OUT/torch.txt"
+fi
 echo "raw outputs: $OUT/*.txt"
 echo "GPU (CUDA backend tokens/s, MFU, parity): make gpu-check on a GPU host"
 if [ "${#failed[@]}" -gt 0 ]; then

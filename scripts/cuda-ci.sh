@@ -6,7 +6,7 @@
 # Go references. Needs nvidia-cuda-dev (cuda.h, libcuda.so) for cgo.
 #
 # The tag is masscuda, not cuda: gorgonia.org/gorgonia uses the `cuda` tag itself (it then
-# pulls gorgonia.org/cu/dnn, which needs cudnn.h, and moves the CPU reference onto its GPU VM).
+# pulls gorgonia.org/cu/dnn, which needs cudnn.h, and moves the gorgonia reference backend onto its GPU VM).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)

@@ -2,14 +2,18 @@
 # Runs the CUDA kernels on the CPU emulator (build tag masscudaemu, needs g++ with C++20):
 # the kernel sources unchanged, one host thread per CUDA thread, cuBLASLt replaced by Go
 # products. Checks indexing and arithmetic of every kernel and the CUDA backend's wiring
-# against the Go references and the CPU backend without a GPU; says nothing about speed.
-#   cuda/device         open, run and close the device under -race
+# against the Go references and the reference backend without a GPU; says nothing about speed.
+#   cuda/device         open, run and close the device under -race; copy/kernel ordering
+#   cuda/cublaslt       operand alignment and the per-shape plan cache
 #   cuda/emu            each kernel vs its Go reference (small shapes)
 #   cuda/kernels        the GPU check's own test file, through the emulated device layer
-#   trainer/cudabackend CPU-vs-CUDA parity on the micro model (3 steps)
+#   trainer/cudabackend reference-vs-CUDA parity on the micro model (3 steps), clear→flash fallback,
+#                       device optimizer vs the host one
+#   trainer/train       the training loop with the device optimizer vs the host one
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go test -race -tags masscudaemu -count=1 ./cuda/device/
-go test -tags masscudaemu -count=1 ./cuda/emu/
-go test -tags masscudaemu -count=1 ./cuda/kernels/
-go test -tags masscudaemu -count=1 -run "TestParityTiny|TestLinearDropout" ./trainer/cudabackend/ -args -parity-preset micro -parity-steps 3
+go test -tags masscudaemu -count=1 ./cuda/cublaslt/ ./cuda/emu/
+go test -tags masscudaemu -count=1 -timeout 30m ./cuda/kernels/
+go test -tags masscudaemu -count=1 -timeout 40m -run "TestParityTiny|TestLinearDropout|TestClear|TestDeviceOptimizer" ./trainer/cudabackend/ -args -parity-preset micro -parity-steps 3
+go test -tags masscudaemu -count=1 -run TestDeviceOptimizerInLoop ./trainer/train/

@@ -3,7 +3,8 @@
 # built-in `scripted` dry-run model, adds the example tasks, runs an episode in
 # real containers (an orchestrator delegates to two workers; the second reads and
 # runs the first's Python file), audits it and verifies its ledger, runs the
-# sandbox isolation self-test, builds SFT windows from the episodes, trains a
+# sandbox isolation self-test, runs a 3-iteration workflow search (massctl search),
+# builds SFT windows from the episodes, trains a
 # tiny LoRA on them (directly and as a massd job) and exports a PEFT adapter.
 #
 # Needs `make build image` first (make demo does both). Exits non-zero when a
@@ -12,7 +13,7 @@
 # Knobs (environment): BIN (default bin), DEMO_OUT (out/demo), DEMO_TASK
 # (examples/tasks/projectile-sim/task.yaml), DEMO_TRAIN_STEPS (4),
 # DEMO_JOB_STEPS (2), DEMO_RACE_OPS (500 host file operations in the sandbox
-# swap race; massctl's default is 10,000), DEMO_SKIP_VERIFY=1 skips stage 5.
+# swap race; massctl's default is 10,000), DEMO_SKIP_VERIFY=1 skips stage 6.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -54,7 +55,7 @@ step() {
 # stage N TITLE FUNC runs FUNC under a numbered banner and records the result.
 stage() {
 	local n=$1 title=$2 fn=$3 t0 rc
-	banner "stage $n/8: $title"
+	banner "stage $n/9: $title"
 	t0=$(date +%s)
 	"$fn"
 	rc=$?
@@ -95,7 +96,7 @@ summary() {
 		[ "${STAGE_RESULTS[$i]}" = ok ] || failed=1
 	done
 	echo
-	for k in episode audit sandbox dataset eval_base eval_adapter train_job; do
+	for k in episode audit search sandbox dataset eval_base eval_adapter train_job; do
 		[ -n "${FACT[$k]:-}" ] && printf '%-14s %s\n' "$k" "${FACT[$k]}"
 	done
 	echo
@@ -104,7 +105,7 @@ summary() {
 	for a in \
 		"massd.yaml|the daemon's config" "massd.log|the daemon's log" \
 		"data|massd's data dir: SQLite, episodes/<id>/ (api_requests.jsonl, ledger.jsonl, workspace.tar, ...), runs/" \
-		"run.json|massctl run --json summary" "audit.txt|behavioural audit" "audit.json|audit as JSON" \
+		"run.json|massctl run --json summary" "search.json|massctl search --json summary" "audit.txt|behavioural audit" "audit.json|audit as JSON" \
 		"audit.html|audit page for reviewers (open in a browser)" "sandbox-policy.txt|effective sandbox policy" \
 		"sandbox-verify.txt|isolation self-test, one line per probe" \
 		"dataset|SFT windows: rows.jsonl, windows.bin, manifest.json, val.jsonl" "window0.txt|window 0 as text" \
@@ -235,6 +236,20 @@ s_episode() {
 	FACT[episode]="$EP2 (and $EP1), export $EXPORT"
 }
 
+s_search() {
+	printf '+ %s search --task %s --iterations 3 --model scripted --json > search.json\n' "$MASSCTL" "$TASK"
+	"$MASSCTL" search --task "$TASK" --iterations 3 --model scripted --json >"$OUT/search.json" || { cat "$OUT/search.json"; return 1; }
+	cat "$OUT/search.json"
+	local task champ beats
+	task=$(json_get "$OUT/search.json" 'd["task"]')
+	champ=$(json_get "$OUT/search.json" 'd["champion_version"]')
+	beats=$(json_get "$OUT/search.json" 'd["beats_reference"]')
+	step "$MASSCTL" workflow list "$task" || return 1
+	step "$MASSCTL" workflow diff "$task" v0 "v$champ" || return 1
+	FACT[search]="champion v$champ, beats reference $beats, files in $(json_get "$OUT/search.json" 'd["dir"]')"
+	[ "$beats" = True ] && [ "$champ" != 0 ] || { note "search: want a new champion that beats the reference"; return 1; }
+}
+
 s_audit() {
 	[ -n "$EP2" ] || { note "skipped: no episode"; return 2; }
 	local ok=0
@@ -350,8 +365,9 @@ stage 1 "start massd (private socket, scripted dry-run model)" s_start || exit 1
 stage 2 "status, validate and add the example tasks" s_tasks
 stage 3 "run an episode with the scripted model" s_episode
 stage 4 "audit the episode and verify its ledger" s_audit
-stage 5 "sandbox policy and isolation self-test" s_sandbox
-stage 6 "build and show SFT windows" s_data
-stage 7 "train, export and evaluate a tiny LoRA" s_train
-stage 8 "stop massd" s_stop
+stage 5 "workflow search: 3 iterations, scripted executor/judge/optimizer" s_search
+stage 6 "sandbox policy and isolation self-test" s_sandbox
+stage 7 "build and show SFT windows" s_data
+stage 8 "train, export and evaluate a tiny LoRA" s_train
+stage 9 "stop massd" s_stop
 exit 0

@@ -1,6 +1,8 @@
 // Package trainer defines the contract between mass-train's training loop and
-// its compute backends: the CPU reference (trainer/cpu, a gorgonia graph) and
-// the CUDA backend (trainer/cudabackend, build tag masscuda).
+// its compute backends: the fast CPU backend (trainer/fast, float32 on
+// OpenBLAS, "cpu"), the reference (trainer/refbackend, a float64 gorgonia
+// graph, "reference") and the CUDA backend (trainer/cudabackend, build tag
+// masscuda, "cuda").
 package trainer
 
 import (
@@ -8,6 +10,7 @@ import (
 
 	"github.com/mass-dev/mass/trainer/lora"
 	"github.com/mass-dev/mass/trainer/model"
+	"github.com/mass-dev/mass/trainer/optim"
 )
 
 // IgnoreIndex is the label of an unsupervised token (Hugging Face convention).
@@ -71,6 +74,25 @@ type Backend interface {
 	Loss(ctx context.Context, windows []Window) ([]WindowLoss, error)
 	Logits(ctx context.Context, w Window) ([]float32, error)
 	Close() error
+}
+
+// DeviceOptimizer is implemented by a backend that can keep the adapter's fp32 masters,
+// its gradients and the AdamW moments on its device, so that per step only the losses and
+// the gradient norm cross to the host. The training loop uses it when present.
+//
+// Contract:
+//   - StartOptimizer copies Param.Data and o's moments and step count to the device. From
+//     then on the backend owns them: ForwardBackward accumulates gradients on the device
+//     and leaves Param.Grad alone, and Param.Data and o are stale until PullOptimizer.
+//   - OptimizerStep clips the accumulated gradients to global norm o.Cfg.Clip (as
+//     optim.ClipGradNorm), applies one optim.AdamW step with learning rate lr, zeroes the
+//     gradients and returns the norm before clipping.
+//   - PullOptimizer writes the device values back into Param.Data and o (M, V, Steps), for
+//     a checkpoint or an export; the device keeps owning them.
+type DeviceOptimizer interface {
+	StartOptimizer(o *optim.AdamW) error
+	OptimizerStep(ctx context.Context, lr float64) (gradNorm float64, err error)
+	PullOptimizer(o *optim.AdamW) error
 }
 
 // Factory builds a backend; mass-train selects one by name.

@@ -47,6 +47,8 @@ type Config struct {
 	Role   string // record.RoleOrchestrator or record.RoleWorker
 	Parent string
 	Client model.Client
+	// Seed, when set, is the sampling seed of every request (the episode's seed).
+	Seed   *int
 	Tools  []tools.Spec
 	Env    *tools.Env // executes tool calls in the agent's sandbox
 	Rec    *record.Writer
@@ -149,12 +151,12 @@ func (c Config) checkBudget(res *Result) error {
 func (c Config) turn(ctx context.Context, oaTools []openai.Tool, res *Result) (openai.ChatCompletionMessage, error) {
 	msgs := res.Messages[:len(res.Messages):len(res.Messages)]
 	t0 := time.Now()
-	resp, err := c.Client.Chat(ctx, model.Request{Messages: msgs, Tools: oaTools})
+	resp, err := c.Client.Chat(ctx, model.Request{Messages: msgs, Tools: oaTools, Seed: c.Seed})
 	t1 := time.Now()
 	rr := record.Record{
 		TS: t0, TSEnd: t1, Agent: c.ID, Thread: c.ID, Role: c.Role, Parent: c.Parent,
 		Request: record.Request{Model: c.Client.Model(), Messages: msgs, Tools: oaTools,
-			Sampling: c.Client.Sampling(), ExtraBody: c.Client.ExtraBody()},
+			Sampling: c.sampling(), ExtraBody: c.Client.ExtraBody()},
 		Status: record.StatusOK, DurationMS: float64(t1.Sub(t0).Microseconds()) / 1000, Attempts: resp.Attempts,
 	}
 	if err != nil {
@@ -246,4 +248,13 @@ func summarize(args string) string { return tools.Cap(args, 200) }
 func mustJSON(v any) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// sampling is what a request carries: the client's, with the run's seed.
+func (c Config) sampling() model.Sampling {
+	s := c.Client.Sampling()
+	if c.Seed != nil {
+		s.Seed = c.Seed
+	}
+	return s
 }

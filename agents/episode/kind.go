@@ -24,6 +24,7 @@ const KindName = "episode"
 type Params struct {
 	Model    string `json:"model,omitempty"`    // configured model name; default Deps' default
 	Workflow string `json:"workflow,omitempty"` // workflow text; empty runs the bare task
+	Seed     *int   `json:"seed,omitempty"`     // sampling seed of every model call
 }
 
 // Result is the job's result document.
@@ -111,7 +112,7 @@ func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep 
 		}})
 	}
 	st, err := Run(ctx, d, Options{ID: id, JobID: job.ID, Task: spec, TaskID: job.TaskID, Workflow: p.Workflow,
-		Model: p.Model, Dir: dir, Observe: serialize(observe)})
+		Model: p.Model, Seed: p.Seed, Dir: dir, Observe: serialize(observe)})
 	if st.EpisodeID == "" {
 		rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: "failed", Dir: dir})
 		return err

@@ -61,6 +61,7 @@ type Options struct {
 	TaskID   string
 	Workflow string // workflow text; empty runs the bare task
 	Model    string
+	Seed     *int   // sampling seed of every model call; nil: the model's configured seed
 	Dir      string // episode directory; created
 	// Observe receives progress; it must not block.
 	Observe func(Progress)

@@ -96,7 +96,7 @@ func (e *run) agentConfig(sb sandbox.Sandbox, id, role, parent string) (agent.Co
 		wall = e.deps.AgentWallTime
 	}
 	return agent.Config{
-		ID: id, Role: role, Parent: parent, Client: e.client, Tools: ts, Env: env, Rec: e.rec, Ledger: e.led,
+		ID: id, Role: role, Parent: parent, Client: e.client, Seed: e.opts.Seed, Tools: ts, Env: env, Rec: e.rec, Ledger: e.led,
 		Limits:  agent.Limits{Turns: turns, Tokens: e.opts.Task.Limits.Tokens, WallTime: wall},
 		Loop:    e.deps.Loop,
 		Observe: e.prog.observe,

@@ -32,6 +32,9 @@ var ErrEndpoint = errors.New("model endpoint error")
 type Request struct {
 	Messages []openai.ChatCompletionMessage
 	Tools    []openai.Tool
+	// Seed, when set, replaces the configured sampling seed (an episode's
+	// or a judgment's seed, passed through).
+	Seed *int
 }
 
 // Response is the assistant's reply to one Request.

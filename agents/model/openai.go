@@ -133,6 +133,9 @@ func (c *OpenAI) request(req Request) openai.ChatCompletionRequest {
 		ChatTemplateKwargs: c.extra["chat_template_kwargs"].(map[string]any),
 		Stream:             c.cfg.Stream,
 	}
+	if req.Seed != nil {
+		r.Seed = req.Seed
+	}
 	if c.cfg.Stream {
 		r.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	}

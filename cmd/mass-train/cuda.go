@@ -3,13 +3,18 @@
 package main
 
 import (
+	"github.com/mass-dev/mass/trainer"
 	"github.com/mass-dev/mass/trainer/app"
 	"github.com/mass-dev/mass/trainer/cudabackend"
+	"github.com/mass-dev/mass/trainer/refbackend"
 )
 
-// A CUDA build registers its backend beside the CPU reference and makes it
-// the default; --backend cpu still selects the reference.
-func init() {
-	app.Backends[cudabackend.Name] = cudabackend.New
-	app.DefaultBackend = cudabackend.Name
+// backends of a CUDA build: the CUDA backend, the default, beside the
+// gorgonia reference (--backend reference). The fast CPU backend is left out
+// so that this binary needs no OpenBLAS on a GPU host.
+func backends() app.Options {
+	return app.Options{
+		Backends: map[string]trainer.Factory{cudabackend.Name: cudabackend.New, refbackend.Name: refbackend.New},
+		Default:  cudabackend.Name,
+	}
 }

@@ -12,7 +12,7 @@ import (
 var version = "dev"
 
 func main() {
-	if err := app.New(version).Run(os.Args); err != nil {
+	if err := app.New(version, backends()).Run(os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, "mass-train:", err)
 		os.Exit(1)
 	}

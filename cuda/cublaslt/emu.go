@@ -12,7 +12,8 @@ import (
 // Handle is the emulated cuBLASLt (build tag masscudaemu): products in Go over host memory,
 // bf16 operands widened exactly, float64 accumulation.
 type Handle struct {
-	Path string
+	Path  string
+	plans plans[planKey]
 }
 
 // Open returns the emulated handle.
@@ -20,6 +21,9 @@ func Open(string) (*Handle, error) { return &Handle{Path: "emulated (Go)"}, nil 
 
 // Version returns 0 for the emulator.
 func (h *Handle) Version() int { return 0 }
+
+// Plans returns how many matmul plans were built so far.
+func (h *Handle) Plans() int { return h.plans.Built }
 
 // Close does nothing.
 func (h *Handle) Close() error { return nil }
@@ -31,9 +35,13 @@ func loadBF16(p uintptr, i int64) float64 {
 }
 
 // Matmul computes g on the host.
-func (h *Handle) Matmul(g Gemm, _ uintptr, _ int64, _ uintptr) error {
+func (h *Handle) Matmul(g Gemm, _ uintptr, ws int64, _ uintptr) error {
 	if g.M <= 0 || g.N <= 0 || g.K <= 0 {
 		return fmt.Errorf("gemm %dx%dx%d: dimensions must be positive", g.M, g.N, g.K)
+	}
+	// The plan cache is kept as on the GPU, so that its keys are tested here.
+	if _, err := h.plans.get(g.key(ws), func() (planKey, error) { return g.key(ws), nil }, func(planKey) {}); err != nil {
+		return err
 	}
 	lda, ldb, ldc := g.leading()
 	for bt := 0; bt < max(g.Batch, 1); bt++ {

@@ -3,6 +3,7 @@
 #include "shim.h"
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 // Values from cublasLt.h / library_types.h, stable across cuBLASLt 11, 12 and 13.
@@ -11,6 +12,8 @@ enum { OP_N = 0, OP_T = 1 };
 enum { DESC_TRANSA = 3, DESC_TRANSB = 4 };
 enum { LAYOUT_BATCH_COUNT = 5, LAYOUT_STRIDED_BATCH_OFFSET = 6 };
 enum { PREF_MAX_WORKSPACE_BYTES = 1 };
+enum { PREF_MIN_ALIGNMENT_A_BYTES = 5, PREF_MIN_ALIGNMENT_B_BYTES = 6, PREF_MIN_ALIGNMENT_C_BYTES = 7,
+       PREF_MIN_ALIGNMENT_D_BYTES = 8 };
 
 typedef struct { uint64_t data[8]; } algo_t;
 typedef struct {
@@ -95,33 +98,66 @@ static int layout(void** l, int type, int rows, int cols, int ld, int batch, lon
     return st;
 }
 
-// Errors: the cuBLAS status, or 1000 + step when the heuristic found no algorithm.
-int mass_lt_matmul(void* h, int transa, int transb, int m, int n, int k, float alpha,
-                   uintptr_t A, int lda, long long strideA, uintptr_t B, int ldb,
-                   long long strideB, float beta, uintptr_t C, int ctype, int ldc, long long strideC,
-                   int batch, uintptr_t ws, size_t wsSize, uintptr_t stream) {
-    void *desc = 0, *la = 0, *lb = 0, *lc = 0, *pref = 0;
-    int st = p_desc_create(&desc, COMPUTE_32F, R_32F);
+struct mass_lt_plan {
+    void *desc, *la, *lb, *lc;
+    heur_t heur;
+};
+
+void mass_lt_plan_free(void* p) {
+    struct mass_lt_plan* pl = p;
+    if (!pl) return;
+    if (pl->lc) p_layout_destroy(pl->lc);
+    if (pl->lb) p_layout_destroy(pl->lb);
+    if (pl->la) p_layout_destroy(pl->la);
+    if (pl->desc) p_desc_destroy(pl->desc);
+    free(pl);
+}
+
+static int set_u32(void* pref, int attr, int v) {
+    uint32_t u = (uint32_t)v;
+    return p_pref_set(pref, attr, &u, sizeof u);
+}
+
+// Errors: the cuBLAS status, or 1000 + step when the heuristic found no algorithm. The
+// alignments (bytes, powers of two up to 256) are those of the operands' real pointers and
+// batch strides: without them cuBLASLt assumes 256 and may pick a kernel that faults or
+// reads misaligned on attention's per-head offsets.
+int mass_lt_plan(void* h, int transa, int transb, int m, int n, int k, int lda, long long strideA,
+                 int ldb, long long strideB, int ctype, int ldc, long long strideC, int batch,
+                 int alignA, int alignB, int alignC, size_t wsSize, void** out) {
+    struct mass_lt_plan* pl = calloc(1, sizeof *pl);
+    void* pref = 0;
+    if (!pl) return 1002;
+    int st = p_desc_create(&pl->desc, COMPUTE_32F, R_32F);
     int opa = transa ? OP_T : OP_N, opb = transb ? OP_T : OP_N;
-    if (!st) st = p_desc_set(desc, DESC_TRANSA, &opa, sizeof opa);
-    if (!st) st = p_desc_set(desc, DESC_TRANSB, &opb, sizeof opb);
-    if (!st) st = layout(&la, R_16BF, transa ? k : m, transa ? m : k, lda, batch, strideA);
-    if (!st) st = layout(&lb, R_16BF, transb ? n : k, transb ? k : n, ldb, batch, strideB);
-    if (!st) st = layout(&lc, ctype ? R_16BF : R_32F, m, n, ldc, batch, strideC);
+    if (!st) st = p_desc_set(pl->desc, DESC_TRANSA, &opa, sizeof opa);
+    if (!st) st = p_desc_set(pl->desc, DESC_TRANSB, &opb, sizeof opb);
+    if (!st) st = layout(&pl->la, R_16BF, transa ? k : m, transa ? m : k, lda, batch, strideA);
+    if (!st) st = layout(&pl->lb, R_16BF, transb ? n : k, transb ? k : n, ldb, batch, strideB);
+    if (!st) st = layout(&pl->lc, ctype ? R_16BF : R_32F, m, n, ldc, batch, strideC);
     if (!st) st = p_pref_create(&pref);
     uint64_t wsz = wsSize;
     if (!st) st = p_pref_set(pref, PREF_MAX_WORKSPACE_BYTES, &wsz, sizeof wsz);
-    heur_t heur;
+    if (!st) st = set_u32(pref, PREF_MIN_ALIGNMENT_A_BYTES, alignA);
+    if (!st) st = set_u32(pref, PREF_MIN_ALIGNMENT_B_BYTES, alignB);
+    if (!st) st = set_u32(pref, PREF_MIN_ALIGNMENT_C_BYTES, alignC);
+    if (!st) st = set_u32(pref, PREF_MIN_ALIGNMENT_D_BYTES, alignC);
     int found = 0;
-    if (!st) st = p_heuristic(h, desc, la, lb, lc, lc, pref, 1, &heur, &found);
+    if (!st) st = p_heuristic(h, pl->desc, pl->la, pl->lb, pl->lc, pl->lc, pref, 1, &pl->heur, &found);
     if (!st && found == 0) st = 1001;
-    if (!st)
-        st = p_matmul(h, desc, &alpha, (const void*)A, la, (const void*)B, lb, &beta, (void*)C, lc,
-                      (void*)C, lc, &heur.algo, (void*)ws, wsSize, (void*)stream);
     if (pref) p_pref_destroy(pref);
-    if (lc) p_layout_destroy(lc);
-    if (lb) p_layout_destroy(lb);
-    if (la) p_layout_destroy(la);
-    if (desc) p_desc_destroy(desc);
-    return st;
+    if (st) {
+        mass_lt_plan_free(pl);
+        return st;
+    }
+    *out = pl;
+    return 0;
+}
+
+int mass_lt_run(void* h, void* plan, float alpha, uintptr_t A, uintptr_t B, float beta, uintptr_t C,
+                uintptr_t ws, size_t wsSize, uintptr_t stream) {
+    struct mass_lt_plan* pl = plan;
+    return p_matmul(h, pl->desc, &alpha, (const void*)A, pl->la, (const void*)B, pl->lb, &beta,
+                    (void*)C, pl->lc, (void*)C, pl->lc, &pl->heur.algo, (void*)ws, wsSize,
+                    (void*)stream);
 }

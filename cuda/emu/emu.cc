@@ -105,18 +105,8 @@ float __shfl_xor_sync(unsigned m, float v, int lane_mask) { return __shfl_sync(m
 
 float* emu_dynamic_smem() { return dyn_smem.data(); }
 
-#include "../embedding.cu"
-#include "../rmsnorm.cu"
-#include "../qknorm_rope.cu"
-#include "../swiglu.cu"
-#include "../softmax.cu"
-#include "../cast.cu"
-#include "../adamw.cu"
-#include "../gradnorm.cu"
-#include "../lora.cu"
-#include "../crossentropy.cu"
-#include "../flash_attn.cu"
-#include "../bias.cu"
+// Every kernel of cuda/*.cu, through the generated in-package copy (see gen.go).
+#include "kernels_gen.h"
 
 namespace {
 using Args = const uint64_t*;
@@ -149,11 +139,13 @@ const std::map<std::string, std::function<void(Args)>> table = {
     {"add_bf16", [](Args a) { add_bf16(P<bf16>(a[0]), P<const bf16>(a[1]), I(a[2])); }},
     {"fill_normal_bf16", [](Args a) { fill_normal_bf16(P<bf16>(a[0]), I(a[1]), I(a[2]), F(a[3])); }},
     {"adamw", [](Args a) { adamw(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<const float>(a[3]), I(a[4]), F(a[5]), F(a[6]), F(a[7]), F(a[8]), F(a[9]), F(a[10]), F(a[11]), F(a[12])); }},
+    {"adamw_flat", [](Args a) { adamw_flat(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<float>(a[3]), P<bf16>(a[4]), P<const float>(a[5]), I(a[6]), F(a[7]), F(a[8]), F(a[9]), F(a[10]), F(a[11]), F(a[12]), F(a[13]), F(a[14])); }},
     {"sumsq", [](Args a) { sumsq(P<float>(a[0]), P<const float>(a[1]), I(a[2])); }},
     {"lora_dropout", [](Args a) { lora_dropout(P<bf16>(a[0]), P<const bf16>(a[1]), I(a[2]), I(a[3]), F(a[4])); }},
     {"ce_init", [](Args a) { ce_init(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), I(a[3])); }},
     {"ce_chunk_update", [](Args a) { ce_chunk_update(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<const float>(a[3]), P<const int>(a[4]), I(a[5]), I(a[6]), I(a[7])); }},
     {"ce_finalize", [](Args a) { ce_finalize(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<const float>(a[3]), P<const float>(a[4]), P<const float>(a[5]), P<const int>(a[6]), I(a[7]), F(a[8])); }},
+    {"ce_rows", [](Args a) { ce_rows(P<bf16>(a[0]), P<float>(a[1]), P<float>(a[2]), P<float>(a[3]), P<const float>(a[4]), P<const int>(a[5]), I(a[6]), F(a[7]), F(a[8])); }},
     {"ce_chunk_grad", [](Args a) { ce_chunk_grad(P<bf16>(a[0]), P<const float>(a[1]), P<const float>(a[2]), P<const int>(a[3]), I(a[4]), I(a[5]), I(a[6]), F(a[7])); }},
     {"flash_attn_fwd", [](Args a) { flash_attn_fwd(P<bf16>(a[0]), P<float>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), I(a[5]), I(a[6]), I(a[7]), I(a[8]), F(a[9])); }},
     {"flash_attn_bwd_delta", [](Args a) { flash_attn_bwd_delta(P<float>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2]), I(a[3]), I(a[4]), I(a[5])); }},

@@ -6,6 +6,10 @@
 // GPU. It says nothing about the GPU's memory model or speed. Build with -tags masscudaemu.
 package emu
 
+//go:generate go run gen.go
+
+// Regenerate the kernel copy with: go generate -tags masscudaemu ./cuda/emu
+
 // #cgo CXXFLAGS: -std=c++20 -O2 -DMASS_EMU -Wno-unused-function
 // #cgo LDFLAGS: -lstdc++ -lpthread -lm
 // #include <stdint.h>

@@ -3,6 +3,7 @@
 package emu
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -195,4 +196,32 @@ func TestAdamWSumSq(t *testing.T) {
 	acc := e.f32([]float32{0})
 	e.launch("sumsq", g1(3), 256, 0, P(acc), P(gp), I(n))
 	e.check("sumsq", acc.GetF32(1), []float32{float32(cuda.SumSquares(g))}, tf)
+}
+
+// TestAdamWFlat: the fused step with clipping from the device-side Σg² (both the clipping
+// and the non-clipping case), bf16 copies and zeroed gradients.
+func TestAdamWFlat(t *testing.T) {
+	for _, maxNorm := range []float32{1, 1e6} {
+		e, r := newEnv(t), rand.New(rand.NewPCG(9, 10))
+		const n = 3000
+		p, m, v, g := randBF16(r, n, 1), randBF16(r, n, 1), randBF16(r, n, 1), randBF16(r, n, 1)
+		for i := range v {
+			v[i] *= v[i]
+		}
+		c := cuda.AdamWConfig{LR: 1e-3, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, WeightDecay: 0.01, Step: 2}
+		c.GradScale = cuda.ClipScale(math.Sqrt(cuda.SumSquares(g)), float64(maxNorm))
+		wp, wm, wv := append([]float32(nil), p...), append([]float32(nil), m...), append([]float32(nil), v...)
+		cuda.AdamW(wp, wm, wv, g, c)
+		pp, mp, vp, gp, pbf := e.f32(p), e.f32(m), e.f32(v), e.f32(g), e.bf16(make([]float32, n))
+		acc := e.f32([]float32{0})
+		e.launch("sumsq", g1(3), 256, 0, P(acc), P(gp), I(n))
+		bc1, bc2 := float32(1-0.9*0.9), float32(1-0.95*0.95)
+		e.launch("adamw_flat", g1(3), 256, 0, P(pp), P(mp), P(vp), P(gp), P(pbf), P(acc), I(n), F(c.LR), F(c.Beta1), F(c.Beta2),
+			F(c.Eps), F(c.WeightDecay), F(bc1), F(bc2), F(maxNorm))
+		e.check("adamw_flat p", pp.GetF32(n), wp, tf)
+		e.check("adamw_flat m", mp.GetF32(n), wm, tf)
+		e.check("adamw_flat v", vp.GetF32(n), wv, tf)
+		e.check("adamw_flat bf16", pbf.GetBF16(n), cuda.RoundSliceBF16(wp), tb)
+		e.check("adamw_flat grad reset", gp.GetF32(n), make([]float32, n), 0)
+	}
 }

@@ -120,7 +120,7 @@ func (o *Ops) AttnClearFwd(b AttnBufs, pbuf, sbuf P, s cuda.AttnShape) error {
 	if err := o.scores(sbuf, b.Q, b.K, s, float32(s.Scale())); err != nil {
 		return err
 	}
-	if err := o.X.Launch("softmax_causal_fwd", rows(s.QHeads*t), device.D1(256), 0,
+	if err := o.X.Launch("softmax_causal_fwd", rows(s.QHeads*t), device.D1(rowBlock(t)), 0,
 		ptr(pbuf), ptr(sbuf), i(s.QHeads*t), i(t)); err != nil {
 		return err
 	}
@@ -157,7 +157,7 @@ func (o *Ops) AttnClearBwd(b AttnBufs, g AttnGrads, pbuf, sbuf, dsbuf P, s cuda.
 	if err := o.scores(sbuf, g.DO, b.V, s, 1); err != nil {
 		return err
 	}
-	if err := o.X.Launch("softmax_causal_bwd", rows(s.QHeads*t), device.D1(256), 0,
+	if err := o.X.Launch("softmax_causal_bwd", rows(s.QHeads*t), device.D1(rowBlock(t)), 0,
 		ptr(dsbuf), ptr(pbuf), ptr(sbuf), i(s.QHeads*t), i(t), f(float32(s.Scale()))); err != nil {
 		return err
 	}
@@ -192,3 +192,8 @@ func beta(gi int) float32 {
 	}
 	return 1
 }
+
+// rowBlock is the block size of a one-block-per-row kernel over rows of n elements: 256
+// threads, or fewer (a multiple of 32) for short rows, whose extra threads would only idle
+// through the reductions.
+func rowBlock(n int) int { return min(256, max(32, (n+31)/32*32)) }

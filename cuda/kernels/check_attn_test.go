@@ -111,5 +111,11 @@ func TestLMHeadCE(t *testing.T) {
 		e.check("lm_head_ce loss", e.getF32(out.Loss, 1), []float32{float32(want.Loss)}, tf)
 		e.check("lm_head_ce lse", e.getF32(out.LSE, tn), want.LSE, tf)
 		e.check("lm_head_ce dx", e.getBF16(out.DX, tn*d), want.DX, tb)
+		// Without DX the loss-only walk over vocabulary chunks runs instead of the fused pass.
+		lo := CEOut{Loss: e.out(1, 4), LSE: e.out(tn, 4), PerToken: e.out(tn, 4)}
+		e.must(ops.LMHeadCE(CEArgs{X: e.bf16(x), W: e.bf16(w), Targets: e.i32(targets), T: tn, D: d, V: v,
+			Chunk: chunk, Scale: 1 / float32(sup)}, lo))
+		e.check("lm_head_ce loss (no dx)", e.getF32(lo.Loss, 1), []float32{float32(want.Loss)}, tf)
+		e.check("lm_head_ce lse (no dx)", e.getF32(lo.LSE, tn), want.LSE, tf)
 	})
 }

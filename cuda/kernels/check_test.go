@@ -3,6 +3,7 @@
 package kernels
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -182,6 +183,35 @@ func TestAdamWAndNorm(t *testing.T) {
 		e.check("adamw m", e.getF32(mp, n), wm, tf)
 		e.check("adamw v", e.getF32(vp, n), wv, tf)
 		e.check("sumsq", e.getF32(acc, 1), []float32{float32(ss)}, tf)
+	})
+}
+
+// TestAdamWFlat checks the fused step: device-side clipping from the global Σg², AdamW,
+// the bf16 copies and the zeroed gradients, against cuda.AdamW with cuda.ClipScale.
+func TestAdamWFlat(t *testing.T) {
+	r := rng(t)
+	const n, maxNorm = 50000, 1.0
+	p, m, v, g := randSlice(r, n), randSlice(r, n), randSlice(r, n), randSlice(r, n)
+	for i := range v {
+		v[i] *= v[i]
+	}
+	c := cuda.AdamWConfig{LR: 1e-3, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, WeightDecay: 0.01, Step: 3}
+	c.GradScale = cuda.ClipScale(math.Sqrt(cuda.SumSquares(g)), maxNorm)
+	wp, wm, wv := append([]float32(nil), p...), append([]float32(nil), m...), append([]float32(nil), v...)
+	cuda.AdamW(wp, wm, wv, g, c)
+	run(t, func(e *env) {
+		pp, mp, vp, gp := e.f32(p), e.f32(m), e.f32(v), e.f32(g)
+		pbf, acc := e.out(n, 2), e.out(1, 4)
+		e.must(ops.Fill(acc, 0, 1))
+		e.must(ops.SumSq(acc, gp, n))
+		s := FlatStep{LR: c.LR, Beta1: c.Beta1, Beta2: c.Beta2, Eps: c.Eps, WeightDecay: c.WeightDecay,
+			BC1: 1 - pow32(c.Beta1, c.Step), BC2: 1 - pow32(c.Beta2, c.Step), MaxNorm: maxNorm}
+		e.must(ops.AdamWFlat(pp, mp, vp, gp, pbf, acc, n, s))
+		e.check("adamw_flat p", e.getF32(pp, n), wp, tf)
+		e.check("adamw_flat m", e.getF32(mp, n), wm, tf)
+		e.check("adamw_flat v", e.getF32(vp, n), wv, tf)
+		e.check("adamw_flat bf16 copy", e.getBF16(pbf, n), cuda.RoundSliceBF16(wp), tb)
+		e.check("adamw_flat zeroed grad", e.getF32(gp, n), make([]float32, n), 0)
 	})
 }
 

@@ -25,13 +25,13 @@ func (o *Ops) Embedding(out, table, ids P, t, d, v int) error {
 
 // RMSNormFwd: y, hOut [rows, D] bf16, rstd [rows] f32, from x (+ resid when non-zero) and w.
 func (o *Ops) RMSNormFwd(y, hOut, rstd, x, resid, w P, n, d int, eps float32) error {
-	return o.X.Launch("rmsnorm_fwd", rows(n), device.D1(256), 0,
+	return o.X.Launch("rmsnorm_fwd", rows(n), device.D1(rowBlock(d)), 0,
 		ptr(y), ptr(hOut), ptr(rstd), ptr(x), ptr(resid), ptr(w), i(n), i(d), f(eps))
 }
 
 // RMSNormBwd: dh [rows, D] bf16 from dy, h, rstd, w (+ dresid when non-zero).
 func (o *Ops) RMSNormBwd(dh, dy, h, rstd, w, dresid P, n, d int) error {
-	return o.X.Launch("rmsnorm_bwd", rows(n), device.D1(256), 0,
+	return o.X.Launch("rmsnorm_bwd", rows(n), device.D1(rowBlock(d)), 0,
 		ptr(dh), ptr(dy), ptr(h), ptr(rstd), ptr(w), ptr(dresid), i(n), i(d))
 }
 

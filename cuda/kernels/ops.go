@@ -47,6 +47,9 @@ func (o *Ops) Close() error {
 
 // Gemm runs a row-major product (see cublaslt.Gemm) on the stream.
 func (o *Ops) Gemm(g cublaslt.Gemm) error {
+	if err := o.X.Library(g.A, g.B, g.C); err != nil {
+		return fmt.Errorf("gemm %dx%dx%d: %w", g.M, g.N, g.K, err)
+	}
 	return o.Lt.Matmul(g, o.ws.Ptr, WorkspaceBytes, o.X.Stream())
 }
 

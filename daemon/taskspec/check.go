@@ -86,6 +86,9 @@ func (s *Spec) check() Errors {
 	default:
 		bad("split", "%q must be %q or %q", s.Split, SplitTrain, SplitTest)
 	}
+	if len(s.Domain) > 200 || strings.ContainsAny(s.Domain, "\r\n") {
+		bad("domain", "must be one line of at most 200 bytes")
+	}
 	if s.Workflow != "" {
 		if msg := relPathProblem(s.Workflow); msg != "" {
 			bad("workflow", "%q %s (the workflow file is relative to the spec)", s.Workflow, msg)

@@ -118,7 +118,7 @@ func (d *decoder) fields(n *yaml.Node, path string, known []string, set func(key
 }
 
 func (d *decoder) spec(n *yaml.Node, s *Spec) {
-	known := []string{"id", "prompt", "inputs", "required_outputs", "protected_paths", "split", "limits", "workflow", "hidden_paths", "grader"}
+	known := []string{"id", "prompt", "inputs", "required_outputs", "protected_paths", "split", "limits", "workflow", "hidden_paths", "grader", "domain"}
 	d.fields(n, "", known, func(k string, v *yaml.Node) {
 		switch k {
 		case "id":
@@ -145,6 +145,8 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 			})
 		case "grader":
 			s.Grader = d.grader(v)
+		case "domain":
+			s.Domain = d.str(v, k)
 		}
 	})
 	s.lines = d.lines

@@ -23,6 +23,7 @@ type Spec struct {
 	HiddenPaths []Input `json:"hidden_paths,omitempty" yaml:"hidden_paths,omitempty"`
 	// Grader, when set, decides whether the episode passed (see grader.go).
 	Grader *Grader `json:"grader,omitempty" yaml:"grader,omitempty"`
+	Domain string  `json:"domain,omitempty" yaml:"domain,omitempty"` // optional: the evaluator's persona ("time-series forecasting")
 
 	// Dir is the directory the spec was loaded from; relative paths resolve against it.
 	Dir string `json:"-" yaml:"-"`

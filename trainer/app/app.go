@@ -9,32 +9,38 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/mass-dev/mass/trainer"
-	"github.com/mass-dev/mass/trainer/cpu"
 	"github.com/urfave/cli/v2"
 )
 
-// Backends are the compute backends built into this binary. A CUDA build
-// registers its backend from an init function (cmd/mass-train/cuda.go, tag masscuda).
-var Backends = map[string]trainer.Factory{cpu.Name: cpu.New}
+// Options are what a binary built on this package brings: the compute
+// backends linked into it and the name --backend defaults to.
+type Options struct {
+	Backends map[string]trainer.Factory
+	Default  string
+}
 
-// DefaultBackend is --backend's default; a CUDA build sets it to its backend.
-var DefaultBackend = cpu.Name
-
-// New returns the mass-train application.
-func New(version string) *cli.App {
+// New returns the mass-train application with the backends of opt.
+func New(version string, opt Options) *cli.App {
+	r := &runner{opt: opt}
 	return &cli.App{
 		Name:    "mass-train",
 		Usage:   "LoRA SFT of Qwen2/Qwen2.5/Qwen3 dense models on MASS windows",
 		Version: version,
+		Before:  func(*cli.Context) error { setMemoryLimit(); return nil },
 		Commands: []*cli.Command{
-			trainCommand(), evalCommand(), exportCommand(), mergeCommand(),
-			initModelCommand(), toyDataCommand(), benchCommand(),
+			r.trainCommand(), r.evalCommand(), exportCommand(), mergeCommand(),
+			initModelCommand(), toyDataCommand(), r.benchCommand(), r.benchTrainCommand(),
 		},
 	}
 }
+
+// runner carries the options into the commands that compute.
+type runner struct{ opt Options }
 
 // signalContext is cancelled by the first SIGINT/SIGTERM (the loop then
 // checkpoints and stops); a second signal exits at once.
@@ -52,18 +58,25 @@ func signalContext() (context.Context, context.CancelFunc) {
 	return ctx, func() { signal.Stop(ch); cancel() }
 }
 
-func backendFlag() cli.Flag {
-	names := ""
-	for n := range Backends {
-		names += n + " "
+func (r *runner) backendFlag() cli.Flag {
+	names := make([]string, 0, len(r.opt.Backends))
+	for n := range r.opt.Backends {
+		names = append(names, n)
 	}
-	return &cli.StringFlag{Name: "backend", Value: DefaultBackend, EnvVars: []string{"MASS_TRAIN_BACKEND"}, Usage: "compute backend (built in: " + names + ")"}
+	sort.Strings(names)
+	return &cli.StringFlag{Name: "backend", Value: r.opt.Default, EnvVars: []string{"MASS_TRAIN_BACKEND"},
+		Usage: "compute backend (built in: " + strings.Join(names, ", ") + ")"}
 }
 
-func pickBackend(name string) (trainer.Factory, error) {
-	f, ok := Backends[name]
+func (r *runner) pickBackend(name string) (trainer.Factory, error) {
+	f, ok := r.opt.Backends[name]
 	if !ok {
-		return nil, fmt.Errorf("backend %q is not built into this binary (a CUDA build needs -tags masscuda)", name)
+		names := make([]string, 0, len(r.opt.Backends))
+		for n := range r.opt.Backends {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("backend %q is not built into this binary (a CUDA build needs -tags masscuda; this one has %s)", name, strings.Join(names, ", "))
 	}
 	return f, nil
 }

@@ -11,13 +11,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mass-dev/mass/trainer"
+	"github.com/mass-dev/mass/trainer/refbackend"
 	"github.com/mass-dev/mass/trainer/train"
 )
+
+// testOptions are the backends the app tests build in.
+var testOptions = Options{
+	Backends: map[string]trainer.Factory{refbackend.Name: refbackend.New},
+	Default:  refbackend.Name,
+}
 
 // runApp runs mass-train with args and returns what it wrote to stdout and stderr.
 func runApp(args ...string) (stdout, stderr string, err error) {
 	var out, errb bytes.Buffer
-	a := New("test")
+	a := New("test", testOptions)
 	a.Writer, a.ErrWriter = &out, &errb
 	err = a.Run(append([]string{"mass-train"}, args...))
 	return out.String(), errb.String(), err
@@ -143,7 +151,7 @@ func TestUsageErrors(t *testing.T) {
 		{"rows file empty", []string{"eval", "--model", f.model, "--data", empty}, empty + " holds no windows"},
 		{"rows malformed", []string{"eval", "--model", f.model, "--data", bad}, bad + ": rows line 1: row has 1 labels for 2 tokens"},
 		{"adapter missing", []string{"eval", "--model", f.model, "--data", f.val, "--adapter", missing}, "read adapter config: open " + filepath.Join(missing, "adapter_config.json")},
-		{"unknown backend", []string{"eval", "--model", f.model, "--data", f.val, "--backend", "nope"}, `backend "nope" is not built into this binary (a CUDA build needs -tags masscuda)`},
+		{"unknown backend", []string{"eval", "--model", f.model, "--data", f.val, "--backend", "nope"}, `backend "nope" is not built into this binary (a CUDA build needs -tags masscuda; this one has reference)`},
 		{"train unknown backend", []string{"train", "--model", f.model, "--data", f.train, "--out", out, "--backend", "nope"}, `backend "nope" is not built into this binary`},
 		{"train data missing", []string{"train", "--model", f.model, "--data", missing, "--out", out}, "open rows: open " + missing},
 		{"train zero steps", []string{"train", "--model", f.model, "--data", f.train, "--out", out, "--steps", "0"}, "steps 0 must be positive"},
@@ -166,5 +174,18 @@ func TestUsageErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("a refused command created %s", out)
+	}
+}
+
+func TestSetMemoryLimit(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	os.Unsetenv("GOMEMLIMIT")
+	got := setMemoryLimit()
+	if total := memTotal(); total > 0 && (got <= 0 || got > total) {
+		t.Fatalf("memory limit %d for %d bytes of memory", got, total)
+	}
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	if got := setMemoryLimit(); got != 0 {
+		t.Fatalf("GOMEMLIMIT set, but the limit was replaced by %d", got)
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func benchCommand() *cli.Command {
+func (r *runner) benchCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "bench",
 		Usage: "measure training and evaluation tokens/s and peak RSS on a random preset model",
@@ -25,10 +25,10 @@ func benchCommand() *cli.Command {
 			&cli.StringFlag{Name: "seq", Value: "64,256", Usage: "window lengths, comma-separated"},
 			&cli.IntFlag{Name: "iters", Value: 3, Usage: "timed windows per row"},
 			&cli.IntFlag{Name: "rank", Value: 8},
-			backendFlag(),
+			r.backendFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			f, err := pickBackend(c.String("backend"))
+			f, err := r.pickBackend(c.String("backend"))
 			if err != nil {
 				return err
 			}

@@ -20,7 +20,7 @@ func loadAdapter(dir string, mc *model.Config) (*lora.Adapter, error) {
 	return export.ReadAdapter(dir, mc)
 }
 
-func evalCommand() *cli.Command {
+func (r *runner) evalCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "eval",
 		Usage: "mean over windows of each window's mean supervised-token loss",
@@ -29,7 +29,7 @@ func evalCommand() *cli.Command {
 			&cli.StringFlag{Name: "adapter", Usage: "PEFT adapter `DIR`"},
 			&cli.StringFlag{Name: "data", Required: true, Usage: "rows.jsonl `FILE`"},
 			&cli.BoolFlag{Name: "json", Usage: `print {"loss","supervised_tokens","windows"}`},
-			backendFlag(),
+			r.backendFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			m, err := model.Load(c.String("model"))
@@ -44,9 +44,12 @@ func evalCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			f, err := pickBackend(c.String("backend"))
+			f, err := r.pickBackend(c.String("backend"))
 			if err != nil {
 				return err
+			}
+			if name := c.String("backend"); !a.Config.Uniform() && name != "cpu" && name != "reference" {
+				return fmt.Errorf("the adapter has rank_pattern/alpha_pattern, which backend %s does not apply; use --backend cpu", name)
 			}
 			be, err := f(m, a)
 			if err != nil {

@@ -90,6 +90,8 @@ func exportCommand() *cli.Command {
 			}
 			if s := c.String("base-model"); s != "" {
 				base = s
+			} else if abs, err := filepath.Abs(base); err == nil {
+				base = abs // a loader resolves an absolute folder from anywhere
 			}
 			if err := export.WriteAdapter(c.String("out"), a, base); err != nil {
 				return err

@@ -20,10 +20,21 @@ func initModelCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Required: true, Usage: "model `DIR`"},
 			&cli.Uint64Flag{Name: "seed", Value: 1},
 			&cli.StringFlag{Name: "dtype", Value: "F32", Usage: "BF16, F16 or F32"},
+			&cli.StringFlag{Name: "arch", Usage: "qwen3 (the presets') or qwen2 (q/k/v bias, no q/k norm)"},
+			&cli.IntFlag{Name: "hidden", Usage: "override hidden_size"},
+			&cli.IntFlag{Name: "intermediate", Usage: "override intermediate_size"},
+			&cli.IntFlag{Name: "layers", Usage: "override num_hidden_layers"},
+			&cli.IntFlag{Name: "heads", Usage: "override num_attention_heads"},
+			&cli.IntFlag{Name: "kv-heads", Usage: "override num_key_value_heads"},
+			&cli.IntFlag{Name: "head-dim", Usage: "override head_dim"},
+			&cli.IntFlag{Name: "vocab", Usage: "override vocab_size"},
 		},
 		Action: func(c *cli.Context) error {
 			cfg, err := model.Preset(c.String("config"))
 			if err != nil {
+				return err
+			}
+			if err := overrideShape(cfg, c); err != nil {
 				return err
 			}
 			dt := safetensors.DType(strings.ToUpper(c.String("dtype")))
@@ -68,4 +79,34 @@ func toyDataCommand() *cli.Command {
 			return f.Close()
 		},
 	}
+}
+
+// overrideShape applies init-model's shape flags to a preset.
+func overrideShape(cfg *model.Config, c *cli.Context) error {
+	for _, o := range []struct {
+		flag string
+		dst  *int
+	}{{"hidden", &cfg.HiddenSize}, {"intermediate", &cfg.IntermediateSize}, {"layers", &cfg.NumLayers},
+		{"heads", &cfg.NumHeads}, {"kv-heads", &cfg.NumKVHeads}, {"head-dim", &cfg.HeadDim}, {"vocab", &cfg.VocabSize}} {
+		if v := c.Int(o.flag); v > 0 {
+			*o.dst = v
+		} else if c.IsSet(o.flag) {
+			return fmt.Errorf("--%s %d must be positive", o.flag, v)
+		}
+	}
+	switch c.String("arch") {
+	case "", "qwen3":
+	case "qwen2":
+		cfg.Arch, cfg.ModelType, cfg.AttentionBias = model.Qwen2, "qwen2", true
+		cfg.Architectures = []string{"Qwen2ForCausalLM"}
+	default:
+		return fmt.Errorf("--arch %q: want qwen3 or qwen2", c.String("arch"))
+	}
+	switch {
+	case cfg.NumHeads%cfg.NumKVHeads != 0:
+		return fmt.Errorf("heads %d must be a multiple of kv-heads %d", cfg.NumHeads, cfg.NumKVHeads)
+	case cfg.HeadDim%2 != 0:
+		return fmt.Errorf("head-dim %d must be even", cfg.HeadDim)
+	}
+	return nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func trainCommand() *cli.Command {
+func (r *runner) trainCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "train",
 		Usage: "train a LoRA adapter on rows.jsonl windows (resumes from --out's latest checkpoint)",
@@ -22,7 +22,7 @@ func trainCommand() *cli.Command {
 			&cli.StringFlag{Name: "data", Required: true, Usage: "training windows: rows.jsonl `FILE` or dataset folder"},
 			&cli.StringFlag{Name: "val", Usage: "validation windows: rows.jsonl `FILE` or dataset folder"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "run `DIR` (checkpoints, metrics.jsonl, best/)"},
-			backendFlag(),
+			r.backendFlag(),
 			&cli.IntFlag{Name: "steps", Value: train.DefaultSteps, Usage: "optimizer steps"},
 			&cli.IntFlag{Name: "batch", Value: train.DefaultBatch, Usage: "windows per micro-batch"},
 			&cli.IntFlag{Name: "accum", Value: train.DefaultAccum, Usage: "micro-batches per optimizer step: gradients of --batch × --accum windows are summed, each window's loss the mean over its supervised tokens, the step's loss their mean"},
@@ -66,7 +66,7 @@ func trainCommand() *cli.Command {
 			}
 			enc := json.NewEncoder(c.App.Writer)
 			res, err := train.Run(ctx, cfg, train.Options{
-				Backends: Backends,
+				Backends: r.opt.Backends,
 				Logger:   slog.Default(),
 				OnRecord: func(r train.Record) {
 					if jsonOut {

@@ -33,7 +33,10 @@ type Options struct {
 	CublasLtDir string // folder of libcublasLt.so.*; empty: $MASS_CUBLASLT_DIR or the loader path
 	Attention   string // AttnClear or AttnFlash
 	CEChunk     int    // vocabulary chunk of the fused LM head
-	Log         *slog.Logger
+	// ClearScratchMax bounds the clear path's scratch per window (ClearScratchBytes); a
+	// longer window runs the flash path instead. 0 means DefaultClearScratchMax.
+	ClearScratchMax int64
+	Log             *slog.Logger
 }
 
 // DefaultOptions reads MASS_CUDA_ATTN (clear|flash) and MASS_CUBLASLT_DIR.
@@ -54,6 +57,7 @@ type Backend struct {
 	dev    *device.Device
 	ops    *kernels.Ops
 	w      *weights
+	dopt   *devOpt // set once the device optimizer owns the adapter
 	closed bool
 }
 
@@ -97,7 +101,7 @@ func Open(cfg *model.Config, m *model.Model, a *lora.Adapter, seed uint32, opt O
 func supported(c *model.Config, opt Options) error {
 	switch {
 	case c.Arch != model.Qwen3 && c.Arch != model.Qwen2:
-		return fmt.Errorf("%w: the cuda backend runs qwen2 and qwen3; use --backend cpu for %s", model.ErrUnsupported, c.Arch)
+		return fmt.Errorf("%w: the cuda backend runs qwen2 and qwen3; use --backend reference for %s", model.ErrUnsupported, c.Arch)
 	case c.HeadDim%2 != 0:
 		return fmt.Errorf("%w: odd head_dim %d", model.ErrUnsupported, c.HeadDim)
 	case opt.Attention == AttnFlash && c.HeadDim > kernels.MaxFlashHeadDim:
@@ -131,8 +135,10 @@ func (b *Backend) Close() error {
 func (b *Backend) ForwardBackward(ctx context.Context, batch trainer.Batch, scale float64) ([]trainer.WindowLoss, error) {
 	out := make([]trainer.WindowLoss, len(batch.Windows))
 	err := b.dev.Do(func(x *device.Exec) error {
-		if err := b.w.syncLoRA(b.ops, true); err != nil {
-			return err
+		if b.dopt == nil {
+			if err := b.w.syncLoRA(b.ops, true); err != nil {
+				return err
+			}
 		}
 		for i, w := range batch.Windows {
 			if err := ctx.Err(); err != nil {
@@ -143,6 +149,9 @@ func (b *Backend) ForwardBackward(ctx context.Context, batch trainer.Batch, scal
 				return fmt.Errorf("window %d: %w", i, err)
 			}
 			out[i] = r.loss
+		}
+		if b.dopt != nil {
+			return nil // the gradients stay on the device for OptimizerStep
 		}
 		return b.w.addGrads(b.ops)
 	})
@@ -156,7 +165,7 @@ func (b *Backend) ForwardBackward(ctx context.Context, batch trainer.Batch, scal
 func (b *Backend) Loss(ctx context.Context, windows []trainer.Window) ([]trainer.WindowLoss, error) {
 	out := make([]trainer.WindowLoss, len(windows))
 	err := b.dev.Do(func(x *device.Exec) error {
-		if err := b.w.syncLoRA(b.ops, false); err != nil {
+		if err := b.syncForEval(); err != nil {
 			return err
 		}
 		for i, w := range windows {
@@ -178,7 +187,7 @@ func (b *Backend) Loss(ctx context.Context, windows []trainer.Window) ([]trainer
 func (b *Backend) Logits(ctx context.Context, w trainer.Window) ([]float32, error) {
 	var logits []float32
 	err := b.dev.Do(func(x *device.Exec) error {
-		if err := b.w.syncLoRA(b.ops, false); err != nil {
+		if err := b.syncForEval(); err != nil {
 			return err
 		}
 		r, err := b.runWindow(x, w, runOpts{logits: true})
@@ -188,7 +197,16 @@ func (b *Backend) Logits(ctx context.Context, w trainer.Window) ([]float32, erro
 	return logits, err
 }
 
-// mix derives an independent 64-bit stream id (splitmix64 finalizer), as the CPU backend.
+// syncForEval uploads the host adapter for Loss and Logits unless the device optimizer
+// owns it (then the bf16 copies are already current).
+func (b *Backend) syncForEval() error {
+	if b.dopt != nil {
+		return nil
+	}
+	return b.w.syncLoRA(b.ops, false)
+}
+
+// mix derives an independent 64-bit stream id (splitmix64 finalizer), as the reference backend.
 func mix(a, b uint64) uint64 {
 	z := a ^ (b+0x9e3779b97f4a7c15)*0xbf58476d1ce4e5b9
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9

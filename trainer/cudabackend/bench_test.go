@@ -13,6 +13,7 @@ import (
 	"github.com/mass-dev/mass/trainer"
 	"github.com/mass-dev/mass/trainer/lora"
 	"github.com/mass-dev/mass/trainer/model"
+	"github.com/mass-dev/mass/trainer/optim"
 )
 
 var (
@@ -20,11 +21,14 @@ var (
 	benchSeq    = flag.Int("seq", 4096, "tokens per window in the benchmark")
 	benchPeak   = flag.Float64("peak-tflops", DefaultPeakTFLOPs, "dense bf16 peak for MFU")
 	benchAttn   = flag.String("attn", "", "attention for the benchmark (clear|flash; default from MASS_CUDA_ATTN)")
+	benchOpt    = flag.String("bench-opt", "device", "optimizer step per iteration: device (the loop's default on this backend), host, or none")
 )
 
 // BenchmarkTrainStep times ForwardBackward of one window of -seq tokens on random
 // full-size Qwen3 shapes with the paper's adapter (r 64, alpha 128, dropout 0.05, all seven
-// projections), including the adapter's upload and the gradients' download.
+// projections), plus the optimizer step the training loop takes (-bench-opt: device = clip and
+// AdamW on the GPU; host = the adapter's upload, the gradients' download and clip + AdamW on
+// the CPU; none = ForwardBackward alone, still with the per-call copies).
 func BenchmarkTrainStep(b *testing.B) {
 	for _, name := range strings.Split(*benchShapes, ",") {
 		cfg, ok := Qwen3Shape(name)
@@ -53,6 +57,7 @@ func BenchmarkTrainStep(b *testing.B) {
 		}
 		batch := trainer.Batch{Windows: []trainer.Window{{InputIDs: ids, Labels: ids}}}
 		ctx := context.Background()
+		step := benchStep(b, be, a)
 		if _, err := be.ForwardBackward(ctx, batch, 1); err != nil { // warm-up: JIT, allocator, handles
 			be.Close()
 			b.Fatal(err)
@@ -61,6 +66,9 @@ func BenchmarkTrainStep(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				batch.Seed = uint64(i)
 				if _, err := be.ForwardBackward(ctx, batch, 1); err != nil {
+					b.Fatal(err)
+				}
+				if err := step(ctx); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -72,4 +80,28 @@ func BenchmarkTrainStep(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchStep returns the per-iteration optimizer step selected by -bench-opt.
+func benchStep(b *testing.B, be *Backend, a *lora.Adapter) func(context.Context) error {
+	oc := optim.DefaultConfig(1000)
+	o := optim.NewAdamW(oc, a)
+	switch *benchOpt {
+	case "device":
+		if err := be.StartOptimizer(o); err != nil {
+			b.Fatal(err)
+		}
+		return func(ctx context.Context) error { _, err := be.OptimizerStep(ctx, oc.LR); return err }
+	case "host":
+		return func(context.Context) error {
+			optim.ClipGradNorm(a.Params, oc.Clip)
+			err := o.Step(a.Params, oc.LR)
+			a.ZeroGrad()
+			return err
+		}
+	case "none":
+		return func(context.Context) error { return nil }
+	}
+	b.Fatalf("-bench-opt %q: want device, host or none", *benchOpt)
+	return nil
 }

@@ -83,52 +83,74 @@ func (f *fwd) forward() error {
 	return o.RMSNormFwd(f.final, f.rl, f.rstdF, xAdd, resid, b.w.finalNorm.Ptr, t, d, eps)
 }
 
-// layerFwd runs decoder layer l on the stream xAdd + resid (resid 0 for the first layer)
-// and returns the next layer's pair.
-func (f *fwd) layerFwd(l int, xAdd, resid uintptr) (uintptr, uintptr, error) {
-	b, c, o, sc := f.b, f.b.cfg, f.b.ops, f.sc
+// actBuf is one saved activation to allocate: n elements, bf16 or fp32.
+type actBuf struct {
+	dst *uintptr
+	n   int
+	f32 bool
+}
+
+// allocActs allocates layer l's saved activations in the window's scope.
+func (f *fwd) allocActs(a *acts) error {
+	c, sc := f.b.cfg, f.sc
 	t, d, q, kv, ff := f.T, c.HiddenSize, c.NumHeads*c.HeadDim, c.NumKVHeads*c.HeadDim, c.IntermediateSize
-	eps, theta := float32(c.RMSNormEps), float32(c.RopeTheta)
-	var err error
-	a := &f.layers[l]
-	lw := b.w.layers[l]
-	tmp := &scope{x: sc.x}
-	defer tmp.release()
-	for _, p := range []struct {
-		dst *uintptr
-		n   int
-		f32 bool
-	}{{&a.rstd1, t, true}, {&a.a, t * d, false}, {&a.q, t * q, false}, {&a.k, t * kv, false},
+	bufs := []actBuf{{&a.rstd1, t, true}, {&a.a, t * d, false}, {&a.q, t * q, false}, {&a.k, t * kv, false},
 		{&a.v, t * kv, false}, {&a.o, t * q, false}, {&a.lse, c.NumHeads * t, true}, {&a.r2, t * d, false},
 		{&a.rstd2, t, true}, {&a.m, t * d, false}, {&a.gate, t * ff, false}, {&a.up, t * ff, false},
-		{&a.h, t * ff, false}, {&a.attnOut, t * d, false}, {&a.mlpOut, t * d, false}} {
+		{&a.h, t * ff, false}, {&a.attnOut, t * d, false}, {&a.mlpOut, t * d, false}}
+	// Plain RoPE (Qwen2) rotates the projections in place and its backward needs no saved
+	// input; Qwen3's q/k norm keeps the projections and their rstd for its backward.
+	if f.b.w.qkNorm {
+		bufs = append(bufs, actBuf{&a.qp, t * q, false}, actBuf{&a.kp, t * kv, false},
+			actBuf{&a.qrs, t * c.NumHeads, true}, actBuf{&a.krs, t * c.NumKVHeads, true})
+	}
+	for _, p := range bufs {
+		var err error
 		if p.f32 {
 			*p.dst, err = sc.f32(p.n)
 		} else {
 			*p.dst, err = sc.bf16(p.n)
 		}
 		if err != nil {
-			return 0, 0, err
+			return err
 		}
 	}
-	// Plain RoPE (Qwen2) rotates the projections in place and its backward needs no saved
-	// input; Qwen3's q/k norm keeps the projections and their rstd for its backward.
+	return nil
+}
+
+// qkFwd applies Qwen3's q/k RMSNorm and RoPE (from the saved projections) or Qwen2's plain
+// RoPE (in place).
+func (f *fwd) qkFwd(a *acts, lw layerW) error {
+	c, o := f.b.cfg, f.b.ops
+	t, eps, theta := f.T, float32(c.RMSNormEps), float32(c.RopeTheta)
+	if f.b.w.qkNorm {
+		if err := o.QKNormRoPEFwd(a.q, a.qrs, a.qp, lw.qNorm.Ptr, f.pos, t, c.NumHeads, c.HeadDim, eps, theta); err != nil {
+			return err
+		}
+		return o.QKNormRoPEFwd(a.k, a.krs, a.kp, lw.kNorm.Ptr, f.pos, t, c.NumKVHeads, c.HeadDim, eps, theta)
+	}
+	if err := o.RoPEFwd(a.q, a.q, f.pos, t, c.NumHeads, c.HeadDim, theta); err != nil {
+		return err
+	}
+	return o.RoPEFwd(a.k, a.k, f.pos, t, c.NumKVHeads, c.HeadDim, theta)
+}
+
+// layerFwd runs decoder layer l on the stream xAdd + resid (resid 0 for the first layer)
+// and returns the next layer's pair.
+func (f *fwd) layerFwd(l int, xAdd, resid uintptr) (uintptr, uintptr, error) {
+	b, c, o, sc := f.b, f.b.cfg, f.b.ops, f.sc
+	t, d, ff := f.T, c.HiddenSize, c.IntermediateSize
+	eps := float32(c.RMSNormEps)
+	var err error
+	a := &f.layers[l]
+	lw := b.w.layers[l]
+	tmp := &scope{x: sc.x}
+	defer tmp.release()
+	if err := f.allocActs(a); err != nil {
+		return 0, 0, err
+	}
 	qp, kp := a.q, a.k
 	if b.w.qkNorm {
-		for _, p := range []struct {
-			dst *uintptr
-			n   int
-			f32 bool
-		}{{&a.qp, t * q, false}, {&a.kp, t * kv, false}, {&a.qrs, t * c.NumHeads, true}, {&a.krs, t * c.NumKVHeads, true}} {
-			if p.f32 {
-				*p.dst, err = sc.f32(p.n)
-			} else {
-				*p.dst, err = sc.bf16(p.n)
-			}
-			if err != nil {
-				return 0, 0, err
-			}
-		}
 		qp, kp = a.qp, a.kp
 	}
 	a.r = xAdd
@@ -148,20 +170,8 @@ func (f *fwd) layerFwd(l int, xAdd, resid uintptr) (uintptr, uintptr, error) {
 			return 0, 0, err
 		}
 	}
-	if b.w.qkNorm {
-		if err := o.QKNormRoPEFwd(a.q, a.qrs, a.qp, lw.qNorm.Ptr, f.pos, t, c.NumHeads, c.HeadDim, eps, theta); err != nil {
-			return 0, 0, err
-		}
-		if err := o.QKNormRoPEFwd(a.k, a.krs, a.kp, lw.kNorm.Ptr, f.pos, t, c.NumKVHeads, c.HeadDim, eps, theta); err != nil {
-			return 0, 0, err
-		}
-	} else {
-		if err := o.RoPEFwd(a.q, a.q, f.pos, t, c.NumHeads, c.HeadDim, theta); err != nil {
-			return 0, 0, err
-		}
-		if err := o.RoPEFwd(a.k, a.k, f.pos, t, c.NumKVHeads, c.HeadDim, theta); err != nil {
-			return 0, 0, err
-		}
+	if err := f.qkFwd(a, lw); err != nil {
+		return 0, 0, err
 	}
 	if err := f.attnFwd(tmp, a); err != nil {
 		return 0, 0, err
@@ -192,7 +202,7 @@ func (f *fwd) layerFwd(l int, xAdd, resid uintptr) (uintptr, uintptr, error) {
 func (f *fwd) attnFwd(tmp *scope, a *acts) error {
 	s := f.shape()
 	bufs := kernels.AttnBufs{Q: a.q, K: a.k, V: a.v, O: a.o, LSE: a.lse}
-	if f.b.opt.Attention == AttnFlash {
+	if f.b.flashFor(f.T) {
 		return f.b.ops.FlashFwd(bufs, s)
 	}
 	sq := s.QHeads * s.T * s.T
@@ -210,7 +220,7 @@ func (f *fwd) attnFwd(tmp *scope, a *acts) error {
 func (f *fwd) attnBwd(tmp *scope, a *acts, g kernels.AttnGrads) error {
 	s := f.shape()
 	bufs := kernels.AttnBufs{Q: a.q, K: a.k, V: a.v, O: a.o, LSE: a.lse}
-	if f.b.opt.Attention == AttnFlash {
+	if f.b.flashFor(f.T) {
 		return f.b.ops.FlashBwd(bufs, g, s)
 	}
 	sq := s.QHeads * s.T * s.T

@@ -25,9 +25,20 @@ func TestLinearDropout(t *testing.T) {
 	}
 }
 
-func linearDropout(t *testing.T, withBias bool) {
-	const tn, in, out, rank, p, s = 24, 64, 48, 8, 0.25, 2
-	const seed = 12345
+// linearCase is one projection's inputs and its Go reference outputs.
+type linearCase struct {
+	x, w, a, bm, dy, bias        []float32
+	want, wantDX, wantDA, wantDB []float32
+}
+
+const (
+	ltn, lin, lout, lrank = 24, 64, 48, 8
+	lp, ls                = 0.25, 2
+	lseed                 = 12345
+)
+
+func newLinearCase(withBias bool) linearCase {
+	const tn, in, out, rank, p, s, seed = ltn, lin, lout, lrank, lp, ls, lseed
 	r := rand.New(rand.NewPCG(21, 22))
 	rb := func(n int) []float32 {
 		v := make([]float32, n)
@@ -36,30 +47,38 @@ func linearDropout(t *testing.T, withBias bool) {
 		}
 		return v
 	}
-	x, w, a, bm, dy := rb(tn*in), rb(out*in), rb(rank*in), rb(out*rank), rb(tn*out)
-	xd := cuda.RoundSliceBF16(cuda.Dropout(x, seed, p))
-	bias := rb(out)
-	for i := range bias {
-		bias[i] *= 8 // as large as x·Wᵀ (std √in), so that a dropped bias cannot pass
+	c := linearCase{x: rb(tn * in), w: rb(out * in), a: rb(rank * in), bm: rb(out * rank), dy: rb(tn * out)}
+	xd := cuda.RoundSliceBF16(cuda.Dropout(c.x, seed, p))
+	c.bias = rb(out)
+	for i := range c.bias {
+		c.bias[i] *= 8 // as large as x·Wᵀ (std √in), so that a dropped bias cannot pass
 	}
-	want := make([]float32, tn*out)
+	c.want = make([]float32, tn*out)
 	if withBias {
-		want = cuda.BiasRows(bias, tn)
+		c.want = cuda.BiasRows(c.bias, tn)
 	}
-	cuda.Gemm(false, true, tn, out, in, 1, x, w, 1, want)
+	cuda.Gemm(false, true, tn, out, in, 1, c.x, c.w, 1, c.want)
 	xa := make([]float32, tn*rank)
-	cuda.Gemm(false, true, tn, rank, in, 1, xd, a, 0, xa)
-	cuda.Gemm(false, true, tn, out, rank, s, xa, bm, 1, want)
-	wantDB := make([]float32, out*rank)
-	cuda.Gemm(true, false, out, rank, tn, s, dy, xa, 0, wantDB)
+	cuda.Gemm(false, true, tn, rank, in, 1, xd, c.a, 0, xa)
+	cuda.Gemm(false, true, tn, out, rank, s, xa, c.bm, 1, c.want)
+	c.wantDB = make([]float32, out*rank)
+	cuda.Gemm(true, false, out, rank, tn, s, c.dy, xa, 0, c.wantDB)
 	dyb := make([]float32, tn*rank)
-	cuda.Gemm(false, false, tn, rank, out, 1, dy, bm, 0, dyb)
-	wantDA := make([]float32, rank*in)
-	cuda.Gemm(true, false, rank, in, tn, s, dyb, xd, 0, wantDA)
+	cuda.Gemm(false, false, tn, rank, out, 1, c.dy, c.bm, 0, dyb)
+	c.wantDA = make([]float32, rank*in)
+	cuda.Gemm(true, false, rank, in, tn, s, dyb, xd, 0, c.wantDA)
 	lo := make([]float32, tn*in)
-	cuda.Gemm(false, false, tn, in, rank, s, dyb, a, 0, lo)
-	wantDX := cuda.Dropout(lo, seed, p)
-	cuda.Gemm(false, false, tn, in, out, 1, dy, w, 1, wantDX)
+	cuda.Gemm(false, false, tn, in, rank, s, dyb, c.a, 0, lo)
+	c.wantDX = cuda.Dropout(lo, seed, p)
+	cuda.Gemm(false, false, tn, in, out, 1, c.dy, c.w, 1, c.wantDX)
+	return c
+}
+
+func linearDropout(t *testing.T, withBias bool) {
+	const tn, in, out, rank, p, s, seed = ltn, lin, lout, lrank, lp, ls, lseed
+	lc := newLinearCase(withBias)
+	x, w, a, bm, dy, bias := lc.x, lc.w, lc.a, lc.bm, lc.dy, lc.bias
+	want, wantDX, wantDA, wantDB := lc.want, lc.wantDX, lc.wantDA, lc.wantDB
 
 	dev, err := device.Open(0, nil)
 	if err != nil {

@@ -12,14 +12,14 @@ import (
 
 	"github.com/mass-dev/mass/cuda"
 	"github.com/mass-dev/mass/trainer"
-	"github.com/mass-dev/mass/trainer/cpu"
 	"github.com/mass-dev/mass/trainer/lora"
 	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/optim"
+	"github.com/mass-dev/mass/trainer/refbackend"
 )
 
 var (
-	parityPreset = flag.String("parity-preset", "tiny", "model preset for the CPU-vs-CUDA parity test")
+	parityPreset = flag.String("parity-preset", "tiny", "model preset for the reference-vs-CUDA parity test")
 	paritySteps  = flag.Int("parity-steps", 10, "optimizer steps compared in the parity test")
 )
 
@@ -116,7 +116,7 @@ func parity(t *testing.T, arch string) {
 	for _, attn := range []string{AttnClear, AttnFlash} {
 		t.Run(attn, func(t *testing.T) {
 			ac, ag := parityAdapter(t, cfg), parityAdapter(t, cfg)
-			cb, err := cpu.New(m, ac)
+			cb, err := refbackend.New(m, ac)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,7 +147,7 @@ func parity(t *testing.T, arch string) {
 					lc = append(lc, float32(wc[i].Loss))
 					lg = append(lg, float32(wg[i].Loss))
 					if wc[i].Tokens != wg[i].Tokens {
-						t.Errorf("step %d window %d: %d supervised tokens on cpu, %d on cuda", step, i, wc[i].Tokens, wg[i].Tokens)
+						t.Errorf("step %d window %d: %d supervised tokens on reference, %d on cuda", step, i, wc[i].Tokens, wg[i].Tokens)
 					}
 				}
 				if step == 0 {
@@ -169,7 +169,7 @@ func parity(t *testing.T, arch string) {
 				worst = math.Max(worst, math.Abs(float64(lg[i]-lc[i]))/math.Abs(float64(lc[i])))
 			}
 			report(t, attn, fmt.Sprintf("%s %d-step losses (max)", arch, *paritySteps), worst, tolLoss)
-			t.Logf("losses cpu %v", lc)
+			t.Logf("losses reference %v", lc)
 			t.Logf("losses cuda %v", lg)
 		})
 	}

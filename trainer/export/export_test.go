@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/trainer"
-	"github.com/mass-dev/mass/trainer/cpu"
 	"github.com/mass-dev/mass/trainer/lora"
 	"github.com/mass-dev/mass/trainer/model"
+	"github.com/mass-dev/mass/trainer/refbackend"
 	"github.com/mass-dev/mass/trainer/safetensors"
 )
 
@@ -39,7 +39,7 @@ func trained(t *testing.T) (*model.Model, *lora.Adapter) {
 
 func logits(t *testing.T, m *model.Model, a *lora.Adapter) []float32 {
 	t.Helper()
-	be, err := cpu.New(m, a)
+	be, err := refbackend.New(m, a)
 	if err != nil {
 		t.Fatal(err)
 	}

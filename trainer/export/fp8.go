@@ -6,6 +6,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/mass-dev/mass/trainer/lora"
 
 	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/safetensors"
@@ -59,13 +64,44 @@ func DequantizeFP8(codes []byte, scaleInv []float32, rows, cols int) []float32 {
 	return out
 }
 
+// fp8Groups are the projections vLLM loads fused into one layer: a group is
+// quantized together or not at all (vLLM refuses a fused layer whose shards
+// disagree).
+var fp8Groups = [][]string{{"q_proj", "k_proj", "v_proj"}, {"gate_proj", "up_proj"}, {"o_proj"}, {"down_proj"}}
+
+// FP8Skipped returns the projections (module names such as
+// model.layers.0.self_attn.q_proj) that stay unquantized because one of
+// their group's weights has a dimension not divisible by FP8Block: vLLM's
+// block-FP8 loader requires both the output and the input size of every
+// shard to be multiples of the block.
+func FP8Skipped(c *model.Config) []string {
+	var out []string
+	for l := 0; l < c.NumLayers; l++ {
+		for _, g := range fp8Groups {
+			ok := true
+			for _, mod := range g {
+				in, outDim := lora.Dims(c, mod)
+				ok = ok && in%FP8Block == 0 && outDim%FP8Block == 0
+			}
+			if !ok {
+				for _, mod := range g {
+					out = append(out, lora.ModuleName(l, mod))
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 func saveFP8(dir string, m *model.Model, o MergedOptions) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create model dir: %w", err)
 	}
+	skipped := FP8Skipped(m.Config)
 	var ts []safetensors.Tensor
 	for n, t := range m.Tensors {
-		if isProjection(n) && len(t.Shape) == 2 {
+		if isProjection(n) && len(t.Shape) == 2 && !slices.Contains(skipped, strings.TrimSuffix(n, ".weight")) {
 			codes, inv := QuantizeFP8(t.Data, t.Shape[0], t.Shape[1])
 			ts = append(ts, safetensors.Tensor{Name: n, DType: safetensors.F8E4M3, Shape: t.Shape, Data: codes})
 			st, err := safetensors.F32Tensor(n+"_scale_inv", safetensors.F32,
@@ -82,19 +118,44 @@ func saveFP8(dir string, m *model.Model, o MergedOptions) error {
 		}
 		ts = append(ts, st)
 	}
-	cfg := *m.Config
-	cfg.TorchDType = "bfloat16"
+	if err := writeFP8Config(dir, m.Config, o.DType, skipped); err != nil {
+		return err
+	}
+	return safetensors.WriteSharded(dir, ts, o.MaxShardBytes)
+}
+
+// writeFP8Config writes config.json with the quantization_config vLLM and
+// transformers read; torch_dtype is the dtype of the unquantized tensors.
+func writeFP8Config(dir string, c *model.Config, dt safetensors.DType, skipped []string) error {
+	cfg := *c
+	cfg.TorchDType = TorchDType(dt)
 	js, err := cfg.JSON()
 	if err != nil {
 		return err
 	}
 	var cm map[string]any
-	json.Unmarshal(js, &cm)
+	if err := json.Unmarshal(js, &cm); err != nil {
+		return err
+	}
+	if skipped == nil {
+		skipped = []string{}
+	}
 	cm["quantization_config"] = map[string]any{"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",
-		"weight_block_size": []int{FP8Block, FP8Block}}
+		"weight_block_size": []int{FP8Block, FP8Block}, "modules_to_not_convert": skipped, "ignored_layers": skipped}
 	js, _ = json.MarshalIndent(cm, "", "  ")
 	if err := os.WriteFile(filepath.Join(dir, "config.json"), append(js, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write config: %w", err)
 	}
-	return safetensors.WriteSharded(dir, ts, o.MaxShardBytes)
+	return nil
+}
+
+// TorchDType is the config.json name of a safetensors dtype.
+func TorchDType(dt safetensors.DType) string {
+	switch dt {
+	case safetensors.F16:
+		return "float16"
+	case safetensors.F32:
+		return "float32"
+	}
+	return "bfloat16"
 }

@@ -16,13 +16,13 @@ func Merge(m *model.Model, a *lora.Adapter) (*model.Model, error) {
 	for n, t := range m.Tensors {
 		out.Tensors[n] = t
 	}
-	s := a.Config.Scaling()
 	for l := 0; l < m.Config.NumLayers; l++ {
 		for _, mod := range a.Config.Targets {
 			pa, pb := a.Param(lora.AName(l, mod)), a.Param(lora.BName(l, mod))
 			if pa == nil || pb == nil {
 				return nil, fmt.Errorf("adapter lacks layer %d %s", l, mod)
 			}
+			s := a.Config.ScalingOf(l, mod)
 			name := model.LayerName(l, lora.ModulePath(mod)+".weight")
 			w := m.Get(name)
 			rows, cols, r := w.Shape[0], w.Shape[1], pa.Shape[0]

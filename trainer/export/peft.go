@@ -19,24 +19,27 @@ const (
 	AdapterWeightsFile = "adapter_model.safetensors"
 )
 
-// AdapterConfig is PEFT's adapter_config.json for a LoRA adapter.
+// AdapterConfig is PEFT's adapter_config.json for a LoRA adapter, as this
+// package writes it.
 type AdapterConfig struct {
-	PEFTType          string   `json:"peft_type"`
-	TaskType          string   `json:"task_type"`
-	R                 int      `json:"r"`
-	LoRAAlpha         float64  `json:"lora_alpha"`
-	LoRADropout       float64  `json:"lora_dropout"`
-	TargetModules     []string `json:"target_modules"`
-	Bias              string   `json:"bias"`
-	UseRSLoRA         bool     `json:"use_rslora"`
-	UseDoRA           bool     `json:"use_dora"`
-	FanInFanOut       bool     `json:"fan_in_fan_out"`
-	InferenceMode     bool     `json:"inference_mode"`
-	InitLoRAWeights   bool     `json:"init_lora_weights"`
-	BaseModel         string   `json:"base_model_name_or_path"`
-	ModulesToSave     []string `json:"modules_to_save"`
-	LayersToTransform []int    `json:"layers_to_transform"`
-	Revision          *string  `json:"revision"`
+	PEFTType          string        `json:"peft_type"`
+	TaskType          string        `json:"task_type"`
+	R                 int           `json:"r"`
+	LoRAAlpha         float64       `json:"lora_alpha"`
+	LoRADropout       float64       `json:"lora_dropout"`
+	TargetModules     []string      `json:"target_modules"`
+	Bias              string        `json:"bias"`
+	UseRSLoRA         bool          `json:"use_rslora"`
+	UseDoRA           bool          `json:"use_dora"`
+	FanInFanOut       bool          `json:"fan_in_fan_out"`
+	InferenceMode     bool          `json:"inference_mode"`
+	InitLoRAWeights   bool          `json:"init_lora_weights"`
+	BaseModel         string        `json:"base_model_name_or_path"`
+	ModulesToSave     []string      `json:"modules_to_save"`
+	LayersToTransform []int         `json:"layers_to_transform"`
+	RankPattern       lora.Patterns `json:"rank_pattern"`
+	AlphaPattern      lora.Patterns `json:"alpha_pattern"`
+	Revision          *string       `json:"revision"`
 }
 
 // WriteAdapter writes a PEFT adapter folder: adapter_config.json and
@@ -49,7 +52,8 @@ func WriteAdapter(dir string, a *lora.Adapter, baseModel string) error {
 	}
 	c := a.Config
 	ac := AdapterConfig{PEFTType: "LORA", TaskType: "CAUSAL_LM", R: c.Rank, LoRAAlpha: c.Alpha, LoRADropout: c.Dropout,
-		TargetModules: c.Targets, Bias: "none", UseRSLoRA: c.RSLoRA, InferenceMode: true, InitLoRAWeights: true, BaseModel: baseModel}
+		TargetModules: c.Targets, Bias: "none", UseRSLoRA: c.RSLoRA, InferenceMode: true, InitLoRAWeights: true, BaseModel: baseModel,
+		RankPattern: c.RankPattern, AlphaPattern: c.AlphaPattern}
 	b, err := json.MarshalIndent(ac, "", "  ")
 	if err != nil {
 		return err
@@ -66,7 +70,7 @@ func ReadAdapter(dir string, mc *model.Config) (*lora.Adapter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read adapter config: %w", err)
 	}
-	cfg, err := ParseAdapterConfig(b)
+	cfg, err := ParseAdapterConfig(b, mc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -78,24 +82,4 @@ func ReadAdapter(dir string, mc *model.Config) (*lora.Adapter, error) {
 		return nil, err
 	}
 	return a, nil
-}
-
-// ParseAdapterConfig reads PEFT adapter_config.json text into a LoRA
-// configuration, rejecting the PEFT features this trainer does not implement.
-func ParseAdapterConfig(b []byte) (lora.Config, error) {
-	var ac AdapterConfig
-	if err := json.Unmarshal(b, &ac); err != nil {
-		return lora.Config{}, fmt.Errorf("parse %s: %w", AdapterConfigFile, err)
-	}
-	if ac.PEFTType != "LORA" {
-		return lora.Config{}, fmt.Errorf("peft_type %q, want LORA", ac.PEFTType)
-	}
-	if ac.UseDoRA || ac.FanInFanOut || (ac.Bias != "" && ac.Bias != "none") || len(ac.ModulesToSave) > 0 || len(ac.LayersToTransform) > 0 {
-		return lora.Config{}, fmt.Errorf("DoRA, fan_in_fan_out, trained biases, modules_to_save and layers_to_transform are not supported")
-	}
-	cfg := lora.Config{Rank: ac.R, Alpha: ac.LoRAAlpha, Dropout: ac.LoRADropout, RSLoRA: ac.UseRSLoRA, Targets: ac.TargetModules}
-	if err := cfg.Validate(); err != nil {
-		return lora.Config{}, err
-	}
-	return cfg, nil
 }

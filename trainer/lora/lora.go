@@ -30,6 +30,10 @@ type Config struct {
 	Dropout float64  `json:"lora_dropout"`
 	RSLoRA  bool     `json:"use_rslora"`
 	Targets []string `json:"target_modules"`
+	// RankPattern and AlphaPattern are PEFT's per-module overrides, set only
+	// for adapters read from PEFT files (RankOf, ScalingOf).
+	RankPattern  Patterns `json:"rank_pattern,omitempty"`
+	AlphaPattern Patterns `json:"alpha_pattern,omitempty"`
 }
 
 // DefaultConfig returns rank 64, alpha 128, dropout 0.05 on all seven modules.
@@ -61,7 +65,10 @@ func (c Config) Validate() error {
 			return fmt.Errorf("unknown lora target %q (want some of %s)", t, strings.Join(Modules, ","))
 		}
 	}
-	return nil
+	if err := c.RankPattern.validate("rank_pattern", true); err != nil {
+		return err
+	}
+	return c.AlphaPattern.validate("alpha_pattern", false)
 }
 
 // Targets reports whether the module is adapted.
@@ -134,13 +141,14 @@ func New(cfg Config, mc *model.Config, seed uint64) (*Adapter, error) {
 				continue
 			}
 			in, out := Dims(mc, m)
-			pa := newParam(AName(l, m), cfg.Rank, in)
+			rank := cfg.RankOf(l, m)
+			pa := newParam(AName(l, m), rank, in)
 			bound := 1 / math.Sqrt(float64(in))
 			for i := range pa.Data {
 				pa.Data[i] = float32((2*rng.Float64() - 1) * bound)
 			}
 			a.add(pa)
-			a.add(newParam(BName(l, m), out, cfg.Rank))
+			a.add(newParam(BName(l, m), out, rank))
 		}
 	}
 	a.sort()

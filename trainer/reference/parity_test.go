@@ -11,11 +11,11 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/trainer"
-	"github.com/mass-dev/mass/trainer/cpu"
 	"github.com/mass-dev/mass/trainer/export"
 	"github.com/mass-dev/mass/trainer/lora"
 	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/optim"
+	"github.com/mass-dev/mass/trainer/refbackend"
 	"github.com/mass-dev/mass/trainer/safetensors"
 )
 
@@ -89,7 +89,7 @@ func load(t *testing.T, arch string) *fixture {
 	if err := a.Load(filepath.Join(dir, "lora_init.safetensors")); err != nil {
 		t.Fatal(err)
 	}
-	be, err := cpu.New(m, a)
+	be, err := refbackend.New(m, a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func load(t *testing.T, arch string) *fixture {
 	return &fixture{modelDir: filepath.Join(dir, "model"), dbg: dbg, adapter: a, backend: be, ref: ref}
 }
 
-// TestParity compares the CPU backend with the PyTorch debug state of each
+// TestParity compares the reference backend with the PyTorch debug state of each
 // variant. Both sides compute in float64; LoRA masters and AdamW state are
 // float32 on both sides.
 func TestParity(t *testing.T) {
@@ -193,7 +193,7 @@ func parity(t *testing.T, arch string) {
 	})
 
 	// The trained adapter, exported in PEFT's layout, must give PyTorch the
-	// logits the CPU backend computes with it: key names, [r,in]/[out,r]
+	// logits the reference backend computes with it: key names, [r,in]/[out,r]
 	// orientation and scaling read by an independent implementation.
 	t.Run("peft_export_in_torch", func(t *testing.T) {
 		if _, ok := TorchAvailable(); !ok {

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PyTorch reference for mass-train's CPU backend (llm.c-style debug state).
+"""PyTorch reference for mass-train's reference backend (llm.c-style debug state).
 
 Builds a tiny random Qwen3 (or, with --arch qwen2, a Qwen2 with qkv bias, tied
 embeddings, rsLoRA on a subset of modules) decoder with LoRA written from the equations (no

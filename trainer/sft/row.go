@@ -64,6 +64,21 @@ func (r *Row) Validate() error {
 	return nil
 }
 
+// deriveCounts fills n_tokens and n_loss_tokens where the line had none.
+func (r *Row) deriveCounts() {
+	if r.NTokens == -1 {
+		r.NTokens = len(r.InputIDs)
+	}
+	if r.NLossTokens == -1 {
+		r.NLossTokens = 0
+		for _, l := range r.Labels {
+			if l != IgnoreIndex {
+				r.NLossTokens++
+			}
+		}
+	}
+}
+
 // RowReader streams rows from JSONL, validating each.
 type RowReader struct {
 	sc   *bufio.Scanner
@@ -85,10 +100,13 @@ func (rr *RowReader) Next() (Row, error) {
 		if len(trimSpace(b)) == 0 {
 			continue
 		}
-		var row Row
+		// -1 marks a count the line does not carry (plain Hugging Face rows
+		// are {"input_ids", "labels"}): it is derived from the tokens.
+		row := Row{NTokens: -1, NLossTokens: -1}
 		if err := json.Unmarshal(b, &row); err != nil {
 			return Row{}, fmt.Errorf("rows line %d: %w", rr.line, err)
 		}
+		row.deriveCounts()
 		if err := row.Validate(); err != nil {
 			return Row{}, fmt.Errorf("rows line %d: %w", rr.line, err)
 		}

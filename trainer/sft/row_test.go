@@ -60,6 +60,7 @@ func FuzzReadRows(f *testing.F) {
 	WriteRows(&buf, []Row{mkRow("a", RoleWorker, "w", []int32{5, 6}, []bool{false, true})})
 	f.Add(buf.String())
 	f.Add(`{"input_ids":[1],"labels":[-100],"n_tokens":1}`)
+	f.Add(`{"input_ids":[4,5],"labels":[-100,5]}`)
 	f.Fuzz(func(t *testing.T, s string) {
 		rows, err := ReadRows(strings.NewReader(s))
 		if err != nil {
@@ -77,4 +78,22 @@ func FuzzReadRows(f *testing.F) {
 			t.Fatalf("round trip changed rows")
 		}
 	})
+}
+
+// TestHuggingFaceRows reads rows in the plain Hugging Face form: no counts,
+// extra fields such as attention_mask; a count that is given still must hold.
+func TestHuggingFaceRows(t *testing.T) {
+	in := `{"input_ids":[7,8,9,10],"labels":[-100,8,9,-100],"attention_mask":[1,1,1,1]}
+{"input_ids":[3,4],"labels":[3,4],"n_tokens":2}
+`
+	rows, err := ReadRows(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].NTokens != 4 || rows[0].NLossTokens != 2 || rows[1].NTokens != 2 || rows[1].NLossTokens != 2 {
+		t.Fatalf("rows %+v: counts not derived", rows)
+	}
+	if _, err := ReadRows(strings.NewReader(`{"input_ids":[1,2,3],"labels":[1,2,3],"n_tokens":0}`)); err == nil || !strings.Contains(err.Error(), "n_tokens 0 but 3 input_ids") {
+		t.Fatalf("an explicit wrong n_tokens: got %v", err)
+	}
 }

@@ -85,6 +85,7 @@ type run struct {
 	adapter   *lora.Adapter
 	opt       *optim.AdamW
 	be        trainer.Backend
+	upd       *updater // host or device optimizer step
 	sampler   *sft.Sampler
 	ml        *metricsLog
 	st        State
@@ -134,6 +135,10 @@ func openRun(cfg Config, o Options) (*run, error) {
 	}
 	if r.be, err = factory(m, r.adapter); err != nil {
 		return nil, fmt.Errorf("start %s backend: %w", cfg.Backend, err)
+	}
+	if r.upd, err = newUpdater(r.be, r.adapter, r.opt); err != nil {
+		r.be.Close()
+		return nil, err
 	}
 	r.sampler = sft.NewSampler(rows, int64(cfg.Seed))
 	for r.sampler.Drawn() < r.st.Drawn {
@@ -196,7 +201,7 @@ func (r *run) elapsed() float64 { return r.base + time.Since(r.start).Seconds() 
 func (r *run) interrupted(cause error) error {
 	r.st.ElapsedSec = r.elapsed()
 	if r.st.Step > r.startStep {
-		if err := saveCheckpoint(r.cfg.Out, r.st, r.adapter, r.opt); err != nil {
+		if err := r.upd.save(func() error { return saveCheckpoint(r.cfg.Out, r.st, r.adapter, r.opt) }); err != nil {
 			return errors.Join(cause, err)
 		}
 	}
@@ -239,9 +244,9 @@ func (r *run) step(ctx context.Context) (float64, error) {
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
 		return 0, fmt.Errorf("step %d: loss is %v; lower the learning rate", r.st.Step+1, loss)
 	}
-	norm := optim.ClipGradNorm(r.adapter.Params, cfg.Optim.Clip)
 	lr := cfg.Optim.LRAt(r.st.Step)
-	if err := r.opt.Step(r.adapter.Params, lr); err != nil {
+	norm, err := r.upd.step(ctx, lr)
+	if err != nil {
 		return 0, err
 	}
 	r.st.Step++
@@ -277,7 +282,7 @@ func (r *run) afterStep(ctx context.Context) error {
 	}
 	if (cfg.CkptEvery > 0 && r.st.Step%cfg.CkptEvery == 0) || last {
 		r.st.ElapsedSec = r.elapsed()
-		if err := saveCheckpoint(cfg.Out, r.st, r.adapter, r.opt); err != nil {
+		if err := r.upd.save(func() error { return saveCheckpoint(cfg.Out, r.st, r.adapter, r.opt) }); err != nil {
 			return err
 		}
 		if err := pruneCheckpoints(cfg.Out, cfg.Keep); err != nil {
@@ -299,7 +304,7 @@ func (r *run) validate(ctx context.Context) error {
 	}
 	if r.st.BestStep == 0 || vl < r.st.BestVal {
 		r.st.BestVal, r.st.BestStep = vl, r.st.Step
-		if err := saveBest(r.cfg.Out, r.adapter, r.st); err != nil {
+		if err := r.upd.save(func() error { return saveBest(r.cfg.Out, r.adapter, r.st) }); err != nil {
 			return err
 		}
 	}

@@ -12,14 +12,14 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/trainer"
-	"github.com/mass-dev/mass/trainer/cpu"
 	"github.com/mass-dev/mass/trainer/lora"
 	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/optim"
+	"github.com/mass-dev/mass/trainer/refbackend"
 	"github.com/mass-dev/mass/trainer/sft"
 )
 
-var backends = map[string]trainer.Factory{cpu.Name: cpu.New}
+var backends = map[string]trainer.Factory{refbackend.Name: refbackend.New}
 
 // childEnv makes the test binary act as a training process that the parent
 // kills with SIGKILL.
@@ -85,7 +85,7 @@ func toySetup(t *testing.T, steps int) Config {
 	oc := optim.DefaultConfig(steps)
 	oc.LR, oc.Warmup = 1e-2, 10
 	return Config{Model: filepath.Join(dir, "model"), Data: filepath.Join(dir, "train.jsonl"), Val: filepath.Join(dir, "val.jsonl"),
-		Out: filepath.Join(dir, "run"), Backend: cpu.Name, Steps: steps, Batch: 4, Accum: 1, ValEvery: 50, CkptEvery: 50, Seed: 7,
+		Out: filepath.Join(dir, "run"), Backend: refbackend.Name, Steps: steps, Batch: 4, Accum: 1, ValEvery: 50, CkptEvery: 50, Seed: 7,
 		LoRA: lora.Config{Rank: 8, Alpha: 16, Dropout: 0, Targets: lora.Modules}, Optim: oc}
 }
 
@@ -229,7 +229,7 @@ func TestEvaluateMatchesDefinition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	be, err := cpu.New(m, a)
+	be, err := refbackend.New(m, a)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,6 +48,7 @@ type Request struct {
 	Messages      []Message      `json:"messages"`
 	Tools         []Tool         `json:"tools"`
 	Stream        bool           `json:"stream"`
+	Seed          *int           `json:"seed"`
 	StreamOptions *StreamOptions `json:"stream_options"`
 	// Raw is the body exactly as received; Fields is its top level.
 	Raw    []byte                     `json:"-"`

@@ -53,9 +53,28 @@ if __name__ == "__main__":
 // and needs no state between requests.
 func Policy(r *fakeopenai.Request) fakeopenai.Reply {
 	turn := r.Turn()
+	first := r.FirstUser()
 	switch {
+	case isCompression(r):
+		return compress(r)
+	case strings.Contains(first, AgentEvaluatorMarker) && r.HasTool("run_shell_command"):
+		return agentEvaluate(r)
+	case strings.Contains(first, EvaluatorMarker):
+		return evaluate(r)
+	case strings.Contains(first, OptimizerMarker):
+		return optimize(r)
 	case r.HasTool("agent"):
+		if agents := workflowAgents(first); len(agents) > 0 {
+			return teamOrchestrator(r, agents)
+		}
+		if rc := recipeFor(first); rc != nil {
+			return bareRecipe(turn, rc)
+		}
 		return orchestrator(turn)
+	case strings.HasPrefix(first, teamMarker):
+		if a, ok := parseAssignment(first); ok {
+			return teamWorker(r, a)
+		}
 	case strings.Contains(r.FirstUser(), writerMarker):
 		return writer(turn)
 	case strings.Contains(r.FirstUser(), readerMarker):
@@ -123,6 +142,24 @@ func Start() (*Server, error) {
 }
 
 // Config is the model configuration that points at s.
-func (s *Server) Config() model.Config {
-	return model.Config{Name: Name, BaseURL: s.URL(), Model: ModelID, DryRun: true, MaxConcurrency: 64, Backoff: 50 * time.Millisecond}
+func (s *Server) Config() model.Config { return s.ConfigFor(Name) }
+
+// Gen1Name is a second scripted model name whose executor writes one extra
+// passing check per worker (Quality), so two generations differ measurably.
+const Gen1Name = "scripted-gen-1"
+
+// Names are the scripted model names massd offers.
+var Names = []string{Name, Gen1Name}
+
+// IsScripted reports whether a configured model name is a scripted one.
+func IsScripted(name string) bool { return name == Name || strings.HasPrefix(name, Name+"-gen-") }
+
+// ConfigFor is the configuration of scripted model name on s; its model id
+// carries the name's generation suffix (the per-model-name quality offset).
+func (s *Server) ConfigFor(name string) model.Config {
+	id := ModelID
+	if suffix, ok := strings.CutPrefix(name, Name+"-"); ok {
+		id = ModelID + "-" + suffix
+	}
+	return model.Config{Name: name, BaseURL: s.URL(), Model: id, DryRun: true, MaxConcurrency: 64, Backoff: 50 * time.Millisecond}
 }

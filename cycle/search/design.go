@@ -1,0 +1,108 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/mass-dev/mass/cycle/judge"
+	"github.com/mass-dev/mass/cycle/workflow"
+)
+
+// OptimizerResult is optimizer/v{k}/result.json.
+type OptimizerResult struct {
+	Version  int       `json:"version"`
+	Status   string    `json:"status"` // ok | failed
+	Model    string    `json:"model"`
+	Seed     int64     `json:"seed"`
+	Proposal *Proposal `json:"proposal,omitempty"`
+	judge.Usage
+}
+
+// design returns v(k): the stored file when it exists, else a new proposal
+// from the optimizer. ok is false when the optimizer failed (recorded once,
+// never retried on resume).
+func (r *runner) design(ctx context.Context, k, current int, latest EpisodeResult) (workflow.Workflow, bool, error) {
+	if wf, err := r.vers.Get(k); err == nil {
+		return wf, true, nil
+	}
+	dir := filepath.Join(r.cfg.Dir, "optimizer", fmt.Sprintf("v%d", k))
+	if b, err := os.ReadFile(filepath.Join(dir, "result.json")); err == nil {
+		var res OptimizerResult
+		if json.Unmarshal(b, &res) == nil && res.Status == "failed" {
+			r.countFailed()
+			return workflow.Workflow{}, false, nil
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return workflow.Workflow{}, false, fmt.Errorf("read optimizer result v%d: %w", k, err)
+	}
+	in, err := r.optimizerInput(current, latest)
+	if err != nil {
+		return workflow.Workflow{}, false, err
+	}
+	p, err := RenderOptimizer(in)
+	if err != nil {
+		return workflow.Workflow{}, false, err
+	}
+	seed := judgmentSeed(r.cfg.Seed, fmt.Sprintf("optimizer-v%d", k))
+	prop, u, err := Optimize(ctx, r.cfg.Models, r.cfg.OptimizerModel, seed, p)
+	if ctx.Err() != nil {
+		return workflow.Workflow{}, false, ctx.Err()
+	}
+	r.mu.Lock()
+	r.calls.OptimizerCalls += u.Attempts
+	r.mu.Unlock()
+	r.tokens(u.PromptTokens + u.CompletionTokens)
+	res := OptimizerResult{Version: k, Status: "ok", Model: r.cfg.OptimizerModel, Seed: seed, Usage: u}
+	if err != nil {
+		res.Status = "failed"
+	} else {
+		res.Proposal = &prop
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return workflow.Workflow{}, false, fmt.Errorf("create %s: %w", dir, err)
+	}
+	if err := workflow.WriteFileAtomic(filepath.Join(dir, "full_prompt.txt"), []byte(p.Full())); err != nil {
+		return workflow.Workflow{}, false, err
+	}
+	if res.Status == "ok" {
+		if err := r.vers.Put(k, prop.Workflow); err != nil {
+			return workflow.Workflow{}, false, err
+		}
+	}
+	b, _ := json.MarshalIndent(res, "", "  ")
+	if err := workflow.WriteFileAtomic(filepath.Join(dir, "result.json"), append(b, '\n')); err != nil {
+		return workflow.Workflow{}, false, err
+	}
+	if res.Status == "failed" {
+		r.countFailed()
+		r.cfg.Log.Warn("optimizer failed; iteration skipped", "version", k, "errors", u.Errors)
+		return workflow.Workflow{}, false, nil
+	}
+	return prop.Workflow, true, nil
+}
+
+func (r *runner) countFailed() {
+	r.mu.Lock()
+	r.failed++
+	r.mu.Unlock()
+}
+
+// RedactedStatus is the execution status the optimizer sees: the exit, the
+// failure subtype and whether loop detection halted an agent — never the
+// grade, the guards or the audit.
+func RedactedStatus(ep EpisodeResult) string {
+	failure := ep.Failure
+	if failure == "" {
+		failure = "none"
+	}
+	halt := "no"
+	if ep.LoopHalt {
+		halt = "yes"
+	}
+	return fmt.Sprintf("exit: %s\nfailure: %s\nloop detection halted an agent: %s\n", ep.Exit, failure, halt)
+}

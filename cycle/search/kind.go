@@ -1,0 +1,170 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/mass-dev/mass/cycle/judge"
+	"github.com/mass-dev/mass/cycle/workflow"
+	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/daemon/taskspec"
+)
+
+// KindName is the job kind of a workflow search.
+const KindName = "search"
+
+// Dir is the folder of all searches in a data directory.
+const Dir = "search"
+
+// Params are the parameters of a "search" job.
+type Params struct {
+	Model          string `json:"model,omitempty"`           // executor; default: massd's default model
+	JudgeModel     string `json:"judge_model,omitempty"`     // default: model
+	OptimizerModel string `json:"optimizer_model,omitempty"` // default: model
+	Iterations     *int   `json:"iterations,omitempty"`      // default 11
+	Seed           int64  `json:"seed,omitempty"`
+	Judgments      int    `json:"judgments,omitempty"`  // per comparison, default 1
+	JudgeMode      string `json:"judge_mode,omitempty"` // bundle (default) | agent
+}
+
+// ParseParams decodes and checks job params.
+func ParseParams(raw json.RawMessage) (Params, error) {
+	var p Params
+	if len(bytes.TrimSpace(raw)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&p); err != nil {
+			return p, fmt.Errorf("search params: %w", err)
+		}
+	}
+	c := p.config()
+	c.SearchID, c.TaskID, c.Dir, c.TaskDir = "x", "x", "x", "x"
+	c.Episodes, c.Models, c.V0, c.Judges = noEpisodes{}, judge.Clients(nil), workflow.Generic(), noJudges{}
+	c.Defaults()
+	return p, c.Validate()
+}
+
+type noEpisodes struct{}
+
+func (noEpisodes) Run(context.Context, EpisodeRequest) (EpisodeResult, error) {
+	return EpisodeResult{}, fmt.Errorf("no episodes")
+}
+func (noEpisodes) Close(context.Context, string) error { return nil }
+
+type noJudges struct{}
+
+func (noJudges) RunJudge(context.Context, judge.AgentRequest) (judge.AgentAnswer, error) {
+	return judge.AgentAnswer{}, fmt.Errorf("no judges")
+}
+
+func (p Params) config() Config {
+	c := Config{Model: p.Model, JudgeModel: p.JudgeModel, OptimizerModel: p.OptimizerModel, Seed: p.Seed,
+		Judgments: p.Judgments, JudgeMode: p.JudgeMode}
+	c.Iterations = DefaultIterations
+	if p.Iterations != nil {
+		c.Iterations = *p.Iterations
+	}
+	return c
+}
+
+// Env is what the kind needs from massd, per job: episodes recorded with
+// the job, the role-call models and the default model name.
+type Env interface {
+	Setup(ctx context.Context, job jobs.Job, rep jobs.Reporter, spec *taskspec.Spec) (Episodes, judge.Model, string, error)
+}
+
+// NewKind is the "search" job kind. It resumes after a restart from the
+// files of its search directory.
+func NewKind(env Env) jobs.Kind {
+	return jobs.Kind{
+		Name:        KindName,
+		Description: "MASS workflow search on a task: reference, v0, then optimizer → v(k) → judged against reference and champion (params: model, judge_model, optimizer_model, iterations, seed, judgments, judge_mode)",
+		OnInterrupt: jobs.Resume,
+		Validate:    func(raw json.RawMessage) error { _, err := ParseParams(raw); return err },
+		Run:         func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error { return runKind(ctx, env, job, rep) },
+	}
+}
+
+func runKind(ctx context.Context, env Env, job jobs.Job, rep jobs.Reporter) error {
+	p, err := ParseParams(job.Params)
+	if err != nil {
+		return err
+	}
+	spec, err := job.LoadTask()
+	if err != nil {
+		return fmt.Errorf("load task %s: %w", job.TaskID, err)
+	}
+	v0, err := V0(spec)
+	if err != nil {
+		return err
+	}
+	eps, models, def, err := env.Setup(ctx, job, rep, spec)
+	if err != nil {
+		return err
+	}
+	cfg := p.config()
+	if cfg.Model == "" {
+		cfg.Model = def
+	}
+	taskDir := job.Layout.Search(job.TaskID)
+	cfg.SearchID, cfg.TaskID, cfg.V0, cfg.Episodes, cfg.Models, cfg.Log = job.ID, job.TaskID, v0, eps, models, rep.Logger()
+	cfg.Task = judge.Task{ID: job.TaskID, Prompt: spec.Prompt, Domain: spec.Domain, Required: spec.RequiredOutputs}
+	cfg.Dir, cfg.TaskDir = filepath.Join(taskDir, job.ID), taskDir
+	cfg.Observe = progressTo(rep)
+	if ar, ok := eps.(judge.AgentRunner); ok {
+		cfg.Judges = ar
+	}
+	rep.Event("search_started", fmt.Sprintf("search %s on %s, %d iterations", job.ID, job.TaskID, cfg.Iterations),
+		map[string]any{"search_id": job.ID, "dir": cfg.Dir, "attempt": job.Attempt})
+	sum, err := Run(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("search %s: %w", job.ID, err)
+	}
+	rep.SetResult(sum)
+	rep.Event("search_finished", fmt.Sprintf("champion v%d, beats reference %v", sum.ChampionVersion, sum.BeatsReference), nil)
+	return nil
+}
+
+// V0 is the task's workflow file, or the generic team.
+func V0(spec *taskspec.Spec) (workflow.Workflow, error) {
+	if spec.Workflow == "" {
+		return workflow.Generic(), nil
+	}
+	b, err := os.ReadFile(filepath.Join(spec.Dir, filepath.FromSlash(spec.Workflow)))
+	if err != nil {
+		return workflow.Workflow{}, fmt.Errorf("read task workflow: %w", err)
+	}
+	w, err := workflow.Parse(string(b))
+	if err != nil {
+		return workflow.Workflow{}, fmt.Errorf("task workflow %s: %w", spec.Workflow, err)
+	}
+	return w, nil
+}
+
+// progressTo reports search progress as job progress, at most about ten
+// updates a second, stage changes always.
+func progressTo(rep jobs.Reporter) func(Progress) {
+	var mu sync.Mutex
+	var last time.Time
+	stage := ""
+	return func(p Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if p.Stage == stage && time.Since(last) < 100*time.Millisecond {
+			return
+		}
+		if p.Stage != stage {
+			rep.Event("search_stage", p.Stage, map[string]any{"iteration": p.Iteration, "champion_version": p.ChampionVersion})
+		}
+		stage, last = p.Stage, time.Now()
+		rep.Progress(jobs.Progress{Stage: p.Stage, Message: fmt.Sprintf("iteration %d/%d, champion v%d", p.Iteration, p.Iterations, p.ChampionVersion),
+			Counters: map[string]int64{"iteration": int64(p.Iteration), "iterations": int64(p.Iterations), "champion_version": int64(p.ChampionVersion),
+				"ref_wins": int64(p.RefWins), "ref_losses": int64(p.RefLosses), "tokens": p.Tokens}})
+	}
+}

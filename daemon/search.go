@@ -1,0 +1,170 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mass-dev/mass/agents/episode"
+	"github.com/mass-dev/mass/cycle/judge"
+	"github.com/mass-dev/mass/cycle/search"
+	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/daemon/taskspec"
+)
+
+// SearchKind is the "search" job kind in the builtins' environment: its
+// episodes are real episodes recorded with the search job, its role calls
+// go through the same model registry.
+func (b *Builtins) SearchKind() jobs.Kind { return search.NewKind(searchEnv{b}) }
+
+type searchEnv struct{ b *Builtins }
+
+func (e searchEnv) Setup(ctx context.Context, job jobs.Job, rep jobs.Reporter, spec *taskspec.Spec) (search.Episodes, judge.Model, string, error) {
+	if _, err := e.b.Runtime.Get(ctx); err != nil {
+		return nil, nil, "", fmt.Errorf("sandbox runtime: %w", err)
+	}
+	d := e.b.Env.Deps()
+	s := &searchEpisodes{d: d, job: job, rep: rep, spec: spec}
+	s.closeJudges(ctx)
+	return s, judge.Clients(d.Models), e.b.Env.DefaultModel, nil
+}
+
+// judgesFile lists the judge episodes a search job started, one id a line,
+// so that a resumed search closes the ones a crash cut off (the judgment
+// itself is redone: only a finished result.json counts).
+const judgesFile = "judge-episodes.txt"
+
+func (s *searchEpisodes) closeJudges(ctx context.Context) {
+	b, err := os.ReadFile(filepath.Join(s.job.WorkDir, judgesFile))
+	if err != nil {
+		return
+	}
+	for _, id := range strings.Fields(string(b)) {
+		if err := s.Close(ctx, id); err != nil {
+			s.rep.Logger().Warn("close interrupted judge episode", "episode", id, "err", err)
+		}
+	}
+}
+
+func (s *searchEpisodes) noteJudge(id string) error {
+	f, err := os.OpenFile(filepath.Join(s.job.WorkDir, judgesFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o640)
+	if err != nil {
+		return fmt.Errorf("record judge episode: %w", err)
+	}
+	_, err = fmt.Fprintln(f, id)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// searchEpisodes runs a search's episodes as child episodes of its job.
+type searchEpisodes struct {
+	d    episode.Deps
+	job  jobs.Job
+	rep  jobs.Reporter
+	spec *taskspec.Spec
+}
+
+func (s *searchEpisodes) dir(id string) string { return s.job.Layout.Episode(id) }
+
+func (s *searchEpisodes) Run(ctx context.Context, req search.EpisodeRequest) (search.EpisodeResult, error) {
+	dir := s.dir(req.ID)
+	s.rep.Episode(jobs.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "running", Dir: dir})
+	s.rep.Event("episode_started", fmt.Sprintf("episode %s for %s (attempt %d)", req.ID, req.Slot, req.Attempt),
+		map[string]any{"episode_id": req.ID, "slot": req.Slot, "attempt": req.Attempt})
+	seed := req.Seed
+	st, err := episode.Run(ctx, s.d, episode.Options{ID: req.ID, JobID: s.job.ID, Task: s.spec, TaskID: s.job.TaskID,
+		Workflow: req.Workflow, Model: req.Model, Seed: &seed, Dir: dir})
+	if st.EpisodeID == "" {
+		s.rep.Episode(jobs.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "failed", Dir: dir})
+		return search.EpisodeResult{}, err
+	}
+	s.rep.Episode(jobs.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: st.Exit, Dir: dir, Summary: st})
+	if err != nil {
+		return search.EpisodeResult{}, fmt.Errorf("episode %s: %w", req.ID, err)
+	}
+	res := search.EpisodeResult{EpisodeID: req.ID, Dir: dir, Export: st.WorkspaceExport, Exit: st.Exit, Success: st.Success,
+		Failure: st.Failure, LoopHalt: st.Failure == episode.FailLoop, ModelCalls: st.ModelCalls,
+		Tokens: st.Tokens.Prompt + st.Tokens.Completion, DryRun: st.DryRun}
+	if b, err := os.ReadFile(filepath.Join(dir, episode.EpisodeFile)); err == nil {
+		var info episode.Info
+		if json.Unmarshal(b, &info) == nil {
+			res.TeacherPrompt = info.TeacherPrompt
+		}
+	}
+	return res, nil
+}
+
+func (s *searchEpisodes) Close(ctx context.Context, id string) error {
+	dir := s.dir(id)
+	if _, err := os.Stat(filepath.Join(dir, episode.StatusFile)); err == nil {
+		return nil
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil // never started
+	}
+	err := episode.Recover(ctx, s.d, id, dir)
+	s.rep.Episode(jobs.EpisodeRecord{ID: id, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "interrupted", Dir: dir})
+	s.rep.Event("episode_interrupted", "episode "+id+" was cut off by a daemon restart; its slot is retried", map[string]any{"episode_id": id})
+	return err
+}
+
+// RunJudge runs one judge-agent episode: both workspaces are unpacked
+// (directories and regular files only, links never followed) into a
+// scratch folder of the job and become the judge's read-only inputs at
+// judge/A and judge/B; the judge runs in its own hardened containers with
+// no network like any episode, and is recorded and ledgered as one.
+func (s *searchEpisodes) RunJudge(ctx context.Context, req judge.AgentRequest) (judge.AgentAnswer, error) {
+	tmp, err := os.MkdirTemp(s.job.WorkDir, "judge-")
+	if err != nil {
+		return judge.AgentAnswer{}, fmt.Errorf("judge scratch dir: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	for side, tarPath := range map[string]string{"A": req.A, "B": req.B} {
+		if err := unpack(tarPath, filepath.Join(tmp, side)); err != nil {
+			return judge.AgentAnswer{}, fmt.Errorf("workspace %s: %w", side, err)
+		}
+	}
+	spec := &taskspec.Spec{ID: s.spec.ID, Prompt: req.Prompt, Dir: tmp, Limits: s.spec.Limits, ProtectedPaths: []string{"judge"},
+		Inputs: []taskspec.Input{{Path: "A", Dest: "judge/A"}, {Path: "B", Dest: "judge/B"}}}
+	id := episode.NewID()
+	dir := s.dir(id)
+	if err := s.noteJudge(id); err != nil {
+		return judge.AgentAnswer{}, err
+	}
+	s.rep.Episode(jobs.EpisodeRecord{ID: id, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "running", Dir: dir})
+	s.rep.Event("judge_episode_started", fmt.Sprintf("judge episode %s for %s (attempt %d)", id, req.Key, req.Attempt),
+		map[string]any{"episode_id": id, "key": req.Key, "attempt": req.Attempt})
+	seed := int(req.Seed & 0x7fffffff)
+	st, err := episode.Run(ctx, s.d, episode.Options{ID: id, JobID: s.job.ID, Task: spec, TaskID: s.job.TaskID,
+		Model: req.Model, Seed: &seed, Dir: dir})
+	status := st.Exit
+	if st.EpisodeID == "" {
+		status = "failed"
+	}
+	s.rep.Episode(jobs.EpisodeRecord{ID: id, JobID: s.job.ID, TaskID: s.job.TaskID, Status: status, Dir: dir, Summary: st})
+	ans := judge.AgentAnswer{Final: st.Final, EpisodeID: id, PromptTokens: st.Tokens.Prompt, CompletionTokens: st.Tokens.Completion}
+	if err == nil && !st.Success {
+		err = fmt.Errorf("judge episode %s %s (%s): %s", id, st.Exit, st.Failure, st.Reason)
+	}
+	return ans, err
+}
+
+func unpack(tarPath, dest string) error {
+	if err := os.Mkdir(dest, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Open(tarPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return judge.Extract(f, dest, episode.DefaultExportBytes)
+}
