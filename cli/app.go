@@ -29,6 +29,7 @@ func App(version string) *cli.App {
 			jobCommand(),
 			episodeCommand(),
 			modelCommand(),
+			uiCommand(),
 			runCommand(),
 			searchCommand(),
 			workflowCommand(),
