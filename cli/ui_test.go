@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -32,7 +33,13 @@ func hostileKind() jobs.Kind {
 			return err
 		}
 		huge := strings.Repeat("A", console.MaxFileView+1000)
-		for name, body := range map[string]string{"ledger.jsonl": hostile + "\n", "api_requests.jsonl": huge + "\n",
+		msg := map[string]any{"role": "user", "content": hostile}
+		call := map[string]any{"seq": 1, "agent": "orchestrator", "thread": "orchestrator", "role": "orchestrator",
+			"request": map[string]any{"messages": []any{msg}},
+			"response": map[string]any{"content": hostile + huge, "reasoning_content": hostile,
+				"tool_calls": []any{map[string]any{"id": "c1", "function": map[string]any{"name": "<b>x</b>", "arguments": hostile}}}}}
+		line, _ := json.Marshal(call)
+		for name, body := range map[string]string{"ledger.jsonl": hostile + "\n", "api_requests.jsonl": string(line) + "\n",
 			"manifests/orchestrator.json": `{"note":"` + hostile + `"}`} {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o640); err != nil {
 				return err
@@ -70,7 +77,7 @@ func TestConsoleRendersInert(t *testing.T) {
 	ep := "e-hostile-" + j.ID
 	pages := []string{"/", "/jobs/" + j.ID, "/episodes", "/episodes/" + ep,
 		"/episodes/" + ep + "/files/ledger.jsonl", "/episodes/" + ep + "/files/manifests/orchestrator.json",
-		"/episodes/" + ep + "/files/api_requests.jsonl"}
+		"/episodes/" + ep + "/transcript", "/episodes/" + ep + "/files/api_requests.jsonl"}
 	for _, p := range pages {
 		resp, err := http.Get(srv.URL + p)
 		if err != nil {
@@ -82,11 +89,18 @@ func TestConsoleRendersInert(t *testing.T) {
 		if resp.StatusCode != http.StatusOK {
 			t.Errorf("%s: status %d\n%s", p, resp.StatusCode, body)
 		}
-		if strings.Contains(body, "<script") || strings.Contains(body, "<img") || strings.ContainsRune(body, 0x1b) || !utf8.ValidString(body) {
+		if strings.Contains(body, "<script") || strings.Contains(body, "<img") || strings.Contains(body, "<b>x") || strings.ContainsRune(body, 0x1b) || !utf8.ValidString(body) {
 			t.Errorf("%s: hostile content not inert:\n%.2000s", p, body)
 		}
 		if !strings.Contains(resp.Header.Get("Content-Security-Policy"), "default-src 'none'") {
 			t.Errorf("%s: no strict CSP", p)
+		}
+		if strings.HasSuffix(p, "/transcript") {
+			for _, want := range []string{"call #1", "orchestrator", "&lt;script&gt;", "\u241b[31m", "→ &lt;b&gt;x&lt;/b&gt;(", "reasoning"} {
+				if !strings.Contains(body, want) {
+					t.Errorf("transcript lacks %q", want)
+				}
+			}
 		}
 		if strings.Contains(p, "api_requests") && (!strings.Contains(body, "bytes only") || len(body) > console.MaxFileView+10000) {
 			t.Errorf("%s: a huge file is not capped (%d bytes)", p, len(body))
@@ -105,7 +119,7 @@ func browserCheck(t *testing.T, base string, pages []string) {
 	if err != nil {
 		t.Skip("CHROMIUM NOT INSTALLED (scripts/setup-host.sh installs it): console browser test SKIPPED")
 	}
-	for _, p := range pages[:5] {
+	for _, p := range pages[:6] {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 			"--user-data-dir="+t.TempDir(), "--enable-logging=stderr", "--v=0", "--dump-dom", base+p)

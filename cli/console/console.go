@@ -52,6 +52,7 @@ func New(cl *client.Client, log *slog.Logger) (*Console, error) {
 	c.mux.HandleFunc("GET /jobs/{id}", c.page(c.job))
 	c.mux.HandleFunc("GET /episodes", c.page(c.episodes))
 	c.mux.HandleFunc("GET /episodes/{id}", c.page(c.episode))
+	c.mux.HandleFunc("GET /episodes/{id}/transcript", c.page(c.transcript))
 	c.mux.HandleFunc("GET /episodes/{id}/files/{name...}", c.page(c.file))
 	return c, nil
 }
