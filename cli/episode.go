@@ -37,6 +37,17 @@ func episodeCommand() *cli.Command {
 				Action:    episodeFiles,
 			},
 			{
+				Name:      "transcript",
+				Usage:     "print each agent's thread as the model saw it: new messages, reasoning, tool calls, tokens",
+				ArgsUsage: idArg,
+				Flags: []cli.Flag{
+					&cli.IntFlag{Name: "width", Value: DefaultTranscriptWidth, Usage: "cut message lines to `N` characters (0: whole)"},
+					&cli.BoolFlag{Name: "reasoning", Usage: "include the model's reasoning (default: false)"},
+					jsonFlag(),
+				},
+				Action: episodeTranscript,
+			},
+			{
 				Name:      "rm",
 				Usage:     "remove an episode's record and files (refused while its job runs)",
 				ArgsUsage: idArg,

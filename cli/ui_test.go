@@ -109,6 +109,18 @@ func TestConsoleRendersInert(t *testing.T) {
 	if resp, err := http.Post(srv.URL+"/", "text/plain", nil); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("POST to the console: %v %v, want 405", resp, err)
 	}
+	out, err := run(t, "--socket", sock, "episode", "transcript", ep, "--reasoning")
+	if err != nil {
+		t.Fatalf("episode transcript: %v\n%s", err, out)
+	}
+	for _, want := range []string{"== orchestrator (orchestrator): 1 calls", "[user] <script>", "<reasoning>", "-> <b>x</b>("} {
+		if !strings.Contains(out, want) {
+			t.Errorf("transcript lacks %q:\n%.1500s", want, out)
+		}
+	}
+	if strings.ContainsRune(out, 0x1b) || !utf8.ValidString(out) || strings.Count(out, "\n") != 6 {
+		t.Errorf("transcript not plain one-line-per-item text:\n%.1500s", out)
+	}
 	browserCheck(t, srv.URL, pages)
 }
 
