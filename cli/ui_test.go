@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -150,6 +151,21 @@ func browserCheck(t *testing.T, base string, pages []string) {
 			if strings.Contains(l, "CONSOLE") {
 				t.Errorf("chromium %s: console message: %s", p, l)
 			}
+		}
+	}
+	if dir := os.Getenv("MASS_SCREENSHOTS"); dir != "" {
+		screenshots(t, bin, dir, base, pages)
+	}
+}
+
+// screenshots writes PNGs of the pages into dir (for make demo).
+func screenshots(t *testing.T, bin, dir, base string, pages []string) {
+	for i, p := range pages {
+		out := filepath.Join(dir, fmt.Sprintf("console-%d.png", i))
+		cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+			"--user-data-dir="+t.TempDir(), "--window-size=1280,900", "--screenshot="+out, base+p)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("screenshot %s: %v\n%s", p, err, b)
 		}
 	}
 }

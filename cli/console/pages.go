@@ -102,9 +102,12 @@ func pretty(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &v) != nil {
 		return Visible(string(raw))
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // the template escapes; \u003c would only hide the text
+	enc.SetIndent("", "  ")
+	if enc.Encode(v) != nil {
 		return Visible(string(raw))
 	}
-	return Visible(string(b))
+	return Visible(b.String())
 }
