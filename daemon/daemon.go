@@ -187,10 +187,11 @@ func (d *Daemon) listen(st *store.Store) error {
 	var rnd [4]byte
 	rand.Read(rnd[:])
 	var models func() []api.Model
+	var testModel func(context.Context, string) (api.ModelTest, error)
 	if d.o.Builtins != nil {
-		models = d.o.Builtins.ModelList
+		models, testModel = d.o.Builtins.ModelList, d.o.Builtins.TestModel
 	}
-	srv := server.New(server.Options{Store: st, Jobs: d.mgr, Tasks: d.tasks, Layout: d.layout, Models: models,
+	srv := server.New(server.Options{Store: st, Jobs: d.mgr, Tasks: d.tasks, Layout: d.layout, Models: models, TestModel: testModel,
 		Version: d.o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: d.log})
 	ln, err := ListenUnix(c.Socket)
 	if err != nil {

@@ -133,6 +133,20 @@ type Model struct {
 	Error   string `json:"error,omitempty"`    // why a configured model cannot be used
 }
 
+// ModelTest is POST /v1/models/{name}/test: one small chat completion
+// offering one tool, timed.
+type ModelTest struct {
+	Name      string  `json:"name"`
+	Model     string  `json:"model"`              // model id the endpoint was asked for
+	OK        bool    `json:"ok"`                 // the endpoint answered
+	ToolCalls bool    `json:"tool_calls"`         // it called the offered tool with valid JSON arguments
+	LatencyMS float64 `json:"latency_ms"`         // time to the answer, retries included
+	Tokens    int     `json:"tokens,omitempty"`   // total tokens of the exchange
+	Reply     string  `json:"reply,omitempty"`    // start of the answer's text
+	Error     string  `json:"error,omitempty"`    // why it did not answer
+	Attempts  int     `json:"attempts,omitempty"` // HTTP attempts
+}
+
 // ValidateResult is POST /v1/tasks/validate.
 type ValidateResult struct {
 	OK     bool     `json:"ok"`

@@ -27,3 +27,4 @@ package api
 //	                                           run_status.json, workspace.manifest.json, workspace.tar,
 //	                                           manifests/<agent>.json (regular files only, links never followed)
 //	GET  /v1/models                            []Model (configured models; no secrets)
+//	POST /v1/models/{name}/test                ModelTest (one small request offering a tool, timed)

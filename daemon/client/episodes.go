@@ -80,3 +80,10 @@ func (c *Client) Models(ctx context.Context) ([]api.Model, error) {
 	err := c.getJSON(ctx, "/v1/models", nil, &ms)
 	return ms, err
 }
+
+// TestModel asks massd to send the named model one small request.
+func (c *Client) TestModel(ctx context.Context, name string) (api.ModelTest, error) {
+	var res api.ModelTest
+	err := c.sendJSON(ctx, http.MethodPost, "/v1/models/"+url.PathEscape(name)+"/test", nil, &res)
+	return res, err
+}

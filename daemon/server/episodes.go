@@ -90,6 +90,17 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, ms)
 }
 
+func (s *Server) testModel(w http.ResponseWriter, r *http.Request) error {
+	if s.o.TestModel == nil {
+		return fmt.Errorf("this massd has no model registry: %w", api.ErrUnavailable)
+	}
+	res, err := s.o.TestModel(r.Context(), r.PathValue("name"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
 // episodeFile serves one allowed file of an episode. Every path component
 // is opened with O_NOFOLLOW relative to its parent, and only a regular file
 // is served, so links planted in an episode directory are never followed.

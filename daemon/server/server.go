@@ -34,10 +34,12 @@ type Options struct {
 	// Tasks is the task catalog; nil means one over Store and Layout.
 	Tasks *catalog.Catalog
 	// Models lists the models massd can call (GET /v1/models); nil lists none.
-	Models   func() []api.Model
-	Version  string
-	DaemonID string
-	Logger   *slog.Logger
+	Models func() []api.Model
+	// TestModel runs POST /v1/models/{name}/test; nil answers 503.
+	TestModel func(ctx context.Context, name string) (api.ModelTest, error)
+	Version   string
+	DaemonID  string
+	Logger    *slog.Logger
 }
 
 // Server serves the API. Create it with New.
@@ -81,6 +83,7 @@ func New(o Options) *Server {
 		{"GET /v1/episodes/{id}/files", s.listEpisodeFiles},
 		{"GET /v1/episodes/{id}/files/{name...}", s.episodeFile},
 		{"GET /v1/models", s.listModels},
+		{"POST /v1/models/{name}/test", s.testModel},
 	}
 	for _, r := range routes {
 		s.mux.Handle(r.pattern, s.wrap(r.h))
