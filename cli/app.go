@@ -27,6 +27,9 @@ func App(version string) *cli.App {
 			versionCommand(version),
 			taskCommand(),
 			jobCommand(),
+			episodeCommand(),
+			modelCommand(),
+			uiCommand(),
 			runCommand(),
 			searchCommand(),
 			workflowCommand(),
@@ -38,7 +41,6 @@ func App(version string) *cli.App {
 			rankCommand(),
 			generationCommand(),
 			cycleCommand(),
-			modelCommand(),
 			completionCommand(),
 		},
 	}

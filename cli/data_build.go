@@ -197,12 +197,12 @@ func dataSynthCommand() *cli.Command {
 		Usage: "write synthetic episodes (api_requests.jsonl + episode.json) for tests, demos and benchmarks",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "`DIR` to hold the episode dirs", Required: true},
-			&cli.IntFlag{Name: "episodes", Value: 4},
-			&cli.IntFlag{Name: "tasks", Value: 2},
+			&cli.IntFlag{Name: "episodes", Value: 4, Usage: "how many episodes to write"},
+			&cli.IntFlag{Name: "tasks", Value: 2, Usage: "distinct task ids the episodes cycle through"},
 			&cli.IntFlag{Name: "workers", Value: 3, Usage: "worker threads per episode"},
 			&cli.IntFlag{Name: "turns", Value: 6, Usage: "model calls per thread"},
-			&cli.IntFlag{Name: "response-words", Value: 200},
-			&cli.IntFlag{Name: "tool-words", Value: 150},
+			&cli.IntFlag{Name: "response-words", Value: 200, Usage: "words per model response"},
+			&cli.IntFlag{Name: "tool-words", Value: 150, Usage: "words per tool result"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Int("tasks") <= 0 || c.Int("episodes") <= 0 {

@@ -186,29 +186,3 @@ func printGeneration(w io.Writer, s generation.Summary) error {
 		s.Tokens.Generated, s.Tokens.StoredSupervised, s.Tokens.ProcessedSupervised)
 	return err
 }
-
-func modelCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "model",
-		Usage: "models generations registered",
-		Subcommands: []*cli.Command{
-			{Name: "list", Usage: "list registered generation models", Flags: []cli.Flag{jsonFlag()}, Action: modelList},
-		},
-	}
-}
-
-func modelList(c *cli.Context) error {
-	ms, err := clientFrom(c).Models(c.Context)
-	if err != nil {
-		return err
-	}
-	if c.Bool("json") {
-		return printJSON(c, ms)
-	}
-	tw := newTable(c.App.Writer)
-	fmt.Fprintln(tw, "NAME\tG\tPARENT\tWEIGHTS\tTOKENIZER\tJOB")
-	for _, m := range ms {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", m.Name, m.G, m.Parent, m.Weights, m.Tokenizer, m.JobID)
-	}
-	return tw.Flush()
-}

@@ -137,7 +137,7 @@ func jobShow(c *cli.Context) error {
 		fmt.Fprintf(w, "params:   %s\n", j.Params)
 	}
 	if j.Progress != nil {
-		fmt.Fprintf(w, "stage:    %s %s\n", j.Progress.Stage, fmtCounters(j.Progress.Counters))
+		fmt.Fprintf(w, "stage:    %s %s\n", j.Progress.Stage, strings.Join(humanCounters(j.Progress.Counters), ", "))
 	}
 	if j.Error != "" {
 		fmt.Fprintf(w, "error:    %s\n", j.Error)

@@ -100,7 +100,7 @@ func TestCommandsAgainstDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatalf("watch: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "succeeded") || !strings.Contains(out, "tick=4 ticks=4") {
+	if !strings.Contains(out, "succeeded") || !strings.Contains(out, "tick 4/4") {
 		t.Errorf("watch output lacks the final state and counters:\n%s", out)
 	}
 	out, err = run(t, "--socket", sock, "job", "logs", id, "--json")

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,8 +13,10 @@ import (
 )
 
 // jobWatch follows a job. On a terminal it redraws one status line (state,
-// stage, counters, elapsed, last event) and prints events above it; otherwise
-// it prints one plain line per event and per state or progress change.
+// stage, counters, elapsed, last event) cut to the terminal's width and
+// prints events above it; otherwise it prints one plain line per event and
+// per state or progress change. It ends with a line saying the outcome and
+// exits 1 for a failed, cancelled or interrupted job.
 func jobWatch(c *cli.Context) error {
 	id, err := oneArg(c, "job ID")
 	if err != nil {
@@ -56,8 +57,10 @@ func jobWatch(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if last.State == api.StateFailed {
-		return cli.Exit(fmt.Sprintf("job %s failed: %s", id, last.Error), 1)
+	fmt.Fprintln(w, jobOutcome(last))
+	switch last.State {
+	case api.StateFailed, api.StateCancelled, api.StateInterrupted:
+		return cli.Exit("", 1)
 	}
 	return nil
 }
@@ -88,6 +91,7 @@ func (v *watchView) update(it api.StreamItem) {
 		v.lastMsg = it.Event.Type
 		if v.tty {
 			v.clear()
+			line = truncate(plainText(line), termWidth(v.w)-1)
 		}
 		if v.tty || it.Event.Type != "tick" {
 			fmt.Fprintln(v.w, line)
@@ -116,7 +120,10 @@ func (v *watchView) draw() {
 		return
 	}
 	v.clear()
-	fmt.Fprint(v.w, "\033[1m"+statusLine(*v.job, v.lastMsg)+"\033[0m")
+	// One column short of the width: a line that fills the last column
+	// makes some terminals wrap before the next carriage return.
+	line := fitLine(statusSegments(*v.job, v.lastMsg), termWidth(v.w)-1)
+	fmt.Fprint(v.w, "\033[1m"+line+"\033[0m")
 	v.drawn = true
 }
 
@@ -128,24 +135,7 @@ func (v *watchView) finish() {
 	}
 }
 
+// statusLine is the whole status line, for plain (non-terminal) output.
 func statusLine(j api.Job, last string) string {
-	parts := []string{j.ID, j.State, "elapsed " + fmtDuration(elapsed(j))}
-	if j.Attempt > 1 {
-		parts = append(parts, fmt.Sprintf("attempt %d", j.Attempt))
-	}
-	if p := j.Progress; p != nil {
-		if p.Stage != "" {
-			parts = append(parts, "stage "+p.Stage)
-		}
-		if len(p.Counters) > 0 {
-			parts = append(parts, fmtCounters(p.Counters))
-		}
-		if p.Message != "" {
-			parts = append(parts, p.Message)
-		}
-	}
-	if last != "" {
-		parts = append(parts, "last: "+last)
-	}
-	return strings.Join(parts, " | ")
+	return fitLine(statusSegments(j, last), 1<<20)
 }

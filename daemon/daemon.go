@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/catalog"
 	"github.com/mass-dev/mass/daemon/config"
 	"github.com/mass-dev/mass/daemon/jobs"
@@ -196,7 +197,13 @@ func (d *Daemon) listen(st *store.Store) error {
 	c := d.o.Config
 	var rnd [4]byte
 	rand.Read(rnd[:])
-	srv := server.New(server.Options{Store: st, Jobs: d.mgr, Tasks: d.tasks, Layout: d.layout, Version: d.o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: d.log})
+	var models func() []api.Model
+	var testModel func(context.Context, string) (api.ModelTest, error)
+	if d.o.Builtins != nil {
+		models, testModel = d.o.Builtins.ModelList, d.o.Builtins.TestModel
+	}
+	srv := server.New(server.Options{Store: st, Jobs: d.mgr, Tasks: d.tasks, Layout: d.layout, Models: models, TestModel: testModel,
+		Version: d.o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: d.log})
 	ln, err := ListenUnix(c.Socket)
 	if err != nil {
 		return err

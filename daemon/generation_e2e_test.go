@@ -12,7 +12,7 @@ import (
 
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/cycle/search"
-	"github.com/mass-dev/mass/daemon/store"
+	"github.com/mass-dev/mass/daemon/api"
 )
 
 // TestGenerationScriptedThroughMassd runs a short search and then one
@@ -84,9 +84,18 @@ func TestGenerationScriptedThroughMassd(t *testing.T) {
 		t.Errorf("tokens %+v", s.Tokens)
 	}
 	out, err = r.massctl("model", "list", "--json")
-	var ms []store.Model
-	if err != nil || json.Unmarshal(out, &ms) != nil || len(ms) != 1 || ms[0].Name != "gen-1" || ms[0].G != 1 || ms[0].Parent != "scripted" {
-		t.Errorf("model list: %v %s", err, out)
+	var ms []api.Model
+	if err != nil || json.Unmarshal(out, &ms) != nil {
+		t.Fatalf("model list: %v %s", err, out)
+	}
+	var gen *api.Model
+	for i := range ms {
+		if ms[i].Name == "gen-1" {
+			gen = &ms[i]
+		}
+	}
+	if gen == nil || gen.G != 1 || gen.Parent != "scripted" || gen.Error != "" {
+		t.Errorf("model list has no callable gen-1 of parent scripted: %s", out)
 	}
 }
 

@@ -66,6 +66,8 @@ func NewKind(d Deps, defaultModel string) jobs.Kind {
 		Name:        KindName,
 		Description: "run one MASS episode: orchestrator and sub-agents in sandboxes on a task (params: model, workflow)",
 		OnInterrupt: jobs.Retry,
+		NeedsTask:   true,
+		Validate:    func(raw json.RawMessage) error { _, err := parseParams(d, defaultModel, raw); return err },
 		Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
 			return runJob(ctx, d, defaultModel, job, rep)
 		},
@@ -73,16 +75,9 @@ func NewKind(d Deps, defaultModel string) jobs.Kind {
 }
 
 func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep jobs.Reporter) error {
-	var p Params
-	if len(bytes.TrimSpace(job.Params)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(job.Params))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&p); err != nil {
-			return fmt.Errorf("episode params: %w (want {\"model\":\"NAME\",\"workflow\":\"TEXT\"})", err)
-		}
-	}
-	if p.Model == "" {
-		p.Model = defaultModel
+	p, err := parseParams(d, defaultModel, job.Params)
+	if err != nil {
+		return err
 	}
 	if job.TaskDir == "" {
 		return errors.New("episode job needs a task: submit it with a task id")
@@ -93,9 +88,6 @@ func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep 
 	}
 	if d.Log == nil {
 		d.Log = rep.Logger()
-	}
-	if _, err := d.Models(p.Model); err != nil {
-		return fmt.Errorf("model %q: %w", p.Model, err)
 	}
 	closeInterrupted(d, job, rep)
 
@@ -147,6 +139,24 @@ func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep 
 		return fmt.Errorf("episode %s %s (%s): %s", id, st.Exit, st.Failure, st.Reason)
 	}
 	return nil
+}
+
+// parseParams decodes an episode job's params, filling the default model,
+// and checks that the model is one this massd can call.
+func parseParams(d Deps, defaultModel string, raw json.RawMessage) (Params, error) {
+	var p Params
+	if err := jobs.DecodeParams(raw, &p); err != nil {
+		return p, fmt.Errorf("episode params: %w", err)
+	}
+	if p.Model == "" {
+		p.Model = defaultModel
+	}
+	if d.Models != nil {
+		if _, err := d.Models(p.Model); err != nil {
+			return p, fmt.Errorf("field model: %w (see massctl model list)", err)
+		}
+	}
+	return p, nil
 }
 
 // serialize makes an observer safe to call from concurrent agents.

@@ -124,6 +124,48 @@ type Episode struct {
 	Updated time.Time       `json:"updated"`
 }
 
+// EpisodeFile is one entry of GET /v1/episodes/{id}/files: a file the
+// API serves from the episode's directory.
+type EpisodeFile struct {
+	Name     string    `json:"name"` // e.g. ledger.jsonl, manifests/orchestrator.json
+	Size     int64     `json:"size"`
+	Modified time.Time `json:"modified"`
+}
+
+// Model is one entry of GET /v1/models: a model massd can call. Secrets
+// (API keys and where they come from) are never included.
+type Model struct {
+	Name    string `json:"name"`
+	Model   string `json:"model,omitempty"`    // the model id the endpoint serves
+	BaseURL string `json:"base_url,omitempty"` // scheme, host and path, without credentials
+	Default bool   `json:"default,omitempty"`  // used when a job names no model
+	DryRun  bool   `json:"dry_run,omitempty"`  // the built-in scripted model
+	Error   string `json:"error,omitempty"`    // why a configured model cannot be used
+
+	// A model a generation registered (docs/formats.md "Generations") also
+	// carries its lineage: generation G trained from Parent.
+	G         int    `json:"g,omitempty"`
+	Parent    string `json:"parent,omitempty"`
+	Weights   string `json:"weights,omitempty"`
+	Tokenizer string `json:"tokenizer,omitempty"`
+	Adapter   string `json:"adapter,omitempty"`
+	JobID     string `json:"job_id,omitempty"` // the generation job that registered it
+}
+
+// ModelTest is POST /v1/models/{name}/test: one small chat completion
+// offering one tool, timed.
+type ModelTest struct {
+	Name      string  `json:"name"`
+	Model     string  `json:"model"`              // model id the endpoint was asked for
+	OK        bool    `json:"ok"`                 // the endpoint answered
+	ToolCalls bool    `json:"tool_calls"`         // it called the offered tool with valid JSON arguments
+	LatencyMS float64 `json:"latency_ms"`         // time to the answer, retries included
+	Tokens    int     `json:"tokens,omitempty"`   // total tokens of the exchange
+	Reply     string  `json:"reply,omitempty"`    // start of the answer's text
+	Error     string  `json:"error,omitempty"`    // why it did not answer
+	Attempts  int     `json:"attempts,omitempty"` // HTTP attempts
+}
+
 // ValidateResult is POST /v1/tasks/validate.
 type ValidateResult struct {
 	OK     bool     `json:"ok"`

@@ -21,6 +21,10 @@ package api
 //	GET  /v1/jobs/{id}/events?after=N&follow=1 JSON lines of StreamItem until the job ends
 //	GET  /v1/episodes?job=&task=&status=       []Episode
 //	GET  /v1/episodes/{id}                     Episode
+//	DELETE /v1/episodes/{id}                   Episode removed (record and directory); 409 while it runs
+//	GET  /v1/episodes/{id}/files               []EpisodeFile (the files below that exist)
 //	GET  /v1/episodes/{id}/files/{name}        raw file: episode.json, api_requests.jsonl, ledger.jsonl,
 //	                                           run_status.json, workspace.manifest.json, workspace.tar,
 //	                                           manifests/<agent>.json (regular files only, links never followed)
+//	GET  /v1/models                            []Model (configured models; no secrets)
+//	POST /v1/models/{name}/test                ModelTest (one small request offering a tool, timed)

@@ -58,3 +58,32 @@ func (c *Client) EpisodeFile(ctx context.Context, id, name string) (io.ReadClose
 	}
 	return resp.Body, nil
 }
+
+// EpisodeFiles lists the files massd serves of an episode.
+func (c *Client) EpisodeFiles(ctx context.Context, id string) ([]api.EpisodeFile, error) {
+	var fs []api.EpisodeFile
+	err := c.getJSON(ctx, "/v1/episodes/"+url.PathEscape(id)+"/files", nil, &fs)
+	return fs, err
+}
+
+// RemoveEpisode deletes an episode's record and directory; a running
+// episode is refused with api.ErrConflict.
+func (c *Client) RemoveEpisode(ctx context.Context, id string) (api.Episode, error) {
+	var e api.Episode
+	err := c.sendJSON(ctx, http.MethodDelete, "/v1/episodes/"+url.PathEscape(id), nil, &e)
+	return e, err
+}
+
+// Models lists the models massd can call.
+func (c *Client) Models(ctx context.Context) ([]api.Model, error) {
+	var ms []api.Model
+	err := c.getJSON(ctx, "/v1/models", nil, &ms)
+	return ms, err
+}
+
+// TestModel asks massd to send the named model one small request.
+func (c *Client) TestModel(ctx context.Context, name string) (api.ModelTest, error) {
+	var res api.ModelTest
+	err := c.sendJSON(ctx, http.MethodPost, "/v1/models/"+url.PathEscape(name)+"/test", nil, &res)
+	return res, err
+}

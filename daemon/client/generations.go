@@ -4,16 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
-	"github.com/mass-dev/mass/daemon/store"
 )
-
-// Models lists the models generations registered.
-func (c *Client) Models(ctx context.Context) ([]store.Model, error) {
-	var ms []store.Model
-	err := c.getJSON(ctx, "/v1/models", nil, &ms)
-	return ms, err
-}
 
 // Generations returns every generation's generation.json, by number.
 func (c *Client) Generations(ctx context.Context) ([]json.RawMessage, error) {

@@ -30,8 +30,11 @@ type Kind struct {
 	Description string
 	OnInterrupt InterruptPolicy
 	// Validate, if set, checks a submission's params before the job is
-	// queued; its error is returned to the submitter.
+	// queued; its error is returned to the submitter as a 400 and no job is
+	// created. It should name the field and the fix (see DecodeParams).
 	Validate func(params json.RawMessage) error
+	// NeedsTask makes Submit refuse a submission without a task id.
+	NeedsTask bool
 	// Run does the work. It must return promptly once ctx is cancelled
 	// (cancellation or daemon drain) and leave its files consistent.
 	//

@@ -282,10 +282,8 @@ func (m *Manager) Submit(ctx context.Context, req api.JobRequest) (api.Job, erro
 			return api.Job{}, fmt.Errorf("params for %s: %v: %w", req.Kind, err, api.ErrInvalid)
 		}
 	}
-	if req.TaskID != "" {
-		if _, err := m.store.Task(ctx, req.TaskID); err != nil {
-			return api.Job{}, fmt.Errorf("job for task %s: %w; add it with massctl task add", req.TaskID, err)
-		}
+	if err := m.checkTask(ctx, k, req.TaskID); err != nil {
+		return api.Job{}, err
 	}
 	m.mu.Lock()
 	closed := m.closed
@@ -306,6 +304,25 @@ func (m *Manager) Submit(ctx context.Context, req api.JobRequest) (api.Job, erro
 	}
 	m.poke()
 	return m.store.Job(ctx, id)
+}
+
+// checkTask refuses a submission whose kind needs a task but has none, or
+// that names a task this massd does not have, as invalid (400).
+func (m *Manager) checkTask(ctx context.Context, k Kind, id string) error {
+	if id == "" {
+		if k.NeedsTask {
+			return fmt.Errorf("field task: a %s job needs a task; pass --task ID (see massctl task list): %w", k.Name, api.ErrInvalid)
+		}
+		return nil
+	}
+	_, err := m.store.Task(ctx, id)
+	if errors.Is(err, api.ErrNotFound) {
+		return fmt.Errorf("field task: no task %q on this massd; add it with massctl task add or pick one from massctl task list: %w", id, api.ErrInvalid)
+	}
+	if err != nil {
+		return fmt.Errorf("job for task %s: %w", id, err)
+	}
+	return nil
 }
 
 // Cancel stops a job: a queued (or interrupted) job is cancelled at once, a

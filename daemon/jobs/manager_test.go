@@ -130,7 +130,7 @@ func TestSubmitRejects(t *testing.T) {
 		{"params not object", api.JobRequest{Kind: "wait", Params: json.RawMessage(`[1]`)}, api.ErrInvalid},
 		{"bad wait params", api.JobRequest{Kind: "wait", Params: json.RawMessage(`{"seconds":-1}`)}, api.ErrInvalid},
 		{"unknown param", api.JobRequest{Kind: "wait", Params: json.RawMessage(`{"secs":1}`)}, api.ErrInvalid},
-		{"missing task", api.JobRequest{Kind: "wait", TaskID: "ghost"}, api.ErrNotFound},
+		{"unknown task", api.JobRequest{Kind: "wait", TaskID: "ghost"}, api.ErrInvalid},
 	}
 	for _, tt := range tests {
 		if _, err := m.Submit(context.Background(), tt.req); !errors.Is(err, tt.want) {

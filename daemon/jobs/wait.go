@@ -1,7 +1,6 @@
 package jobs
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,12 +17,8 @@ type WaitParams struct {
 
 func parseWait(raw json.RawMessage) (WaitParams, error) {
 	p := WaitParams{Seconds: 10, IntervalMS: 1000}
-	if len(raw) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&p); err != nil {
-			return p, fmt.Errorf(`want {"seconds":N,"interval_ms":M}: %v`, err)
-		}
+	if err := DecodeParams(raw, &p); err != nil {
+		return p, err
 	}
 	if p.Seconds <= 0 || p.Seconds > 7*24*3600 {
 		return p, fmt.Errorf("seconds %v must be between 0 and 604800", p.Seconds)

@@ -66,6 +66,69 @@ func (s *Server) getEpisode(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, e)
 }
 
+func (s *Server) removeEpisode(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.tasks.RemoveEpisode(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, e)
+}
+
+func (s *Server) listEpisodeFiles(w http.ResponseWriter, r *http.Request) error {
+	fs, err := s.tasks.EpisodeFiles(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, fs)
+}
+
+// listModels lists the models massd can call and, merged by name, the
+// lineage of every model a generation registered in the store.
+func (s *Server) listModels(w http.ResponseWriter, r *http.Request) error {
+	ms := []api.Model{}
+	if s.o.Models != nil {
+		ms = s.o.Models()
+	}
+	if s.o.Store != nil {
+		reg, err := s.o.Store.Models(r.Context())
+		if err != nil {
+			return err
+		}
+		ms = withLineage(ms, reg)
+	}
+	return writeJSON(w, http.StatusOK, ms)
+}
+
+// withLineage fills each registered generation's fields into its entry of
+// ms, appending the ones massd cannot call (yet).
+func withLineage(ms []api.Model, reg []store.Model) []api.Model {
+	at := map[string]int{}
+	for i, m := range ms {
+		at[m.Name] = i
+	}
+	for _, g := range reg {
+		i, ok := at[g.Name]
+		if !ok {
+			ms = append(ms, api.Model{Name: g.Name, Error: "registered by a generation but not served by this massd"})
+			i = len(ms) - 1
+		}
+		m := &ms[i]
+		m.G, m.Parent, m.Weights, m.Tokenizer, m.Adapter, m.JobID = g.G, g.Parent, g.Weights, g.Tokenizer, g.Adapter, g.JobID
+	}
+	return ms
+}
+
+func (s *Server) testModel(w http.ResponseWriter, r *http.Request) error {
+	if s.o.TestModel == nil {
+		return fmt.Errorf("this massd has no model registry: %w", api.ErrUnavailable)
+	}
+	res, err := s.o.TestModel(r.Context(), r.PathValue("name"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
 // episodeFile serves one allowed file of an episode. Every path component
 // is opened with O_NOFOLLOW relative to its parent, and only a regular file
 // is served, so links planted in an episode directory are never followed.

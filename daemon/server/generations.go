@@ -20,14 +20,6 @@ const generationFile = "generation.json"
 // maxSummary caps a generation summary read from disk.
 const maxSummary = 16 << 20
 
-func (s *Server) listModels(w http.ResponseWriter, r *http.Request) error {
-	ms, err := s.o.Store.Models(r.Context())
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, ms)
-}
-
 // listGenerations returns every generation's summary, by number.
 func (s *Server) listGenerations(w http.ResponseWriter, _ *http.Request) error {
 	ents, err := os.ReadDir(filepath.Join(s.o.Layout.Root, "generations"))

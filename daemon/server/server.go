@@ -32,10 +32,14 @@ type Options struct {
 	Jobs   *jobs.Manager
 	Layout datadir.Layout
 	// Tasks is the task catalog; nil means one over Store and Layout.
-	Tasks    *catalog.Catalog
-	Version  string
-	DaemonID string
-	Logger   *slog.Logger
+	Tasks *catalog.Catalog
+	// Models lists the models massd can call (GET /v1/models); nil lists none.
+	Models func() []api.Model
+	// TestModel runs POST /v1/models/{name}/test; nil answers 503.
+	TestModel func(ctx context.Context, name string) (api.ModelTest, error)
+	Version   string
+	DaemonID  string
+	Logger    *slog.Logger
 }
 
 // Server serves the API. Create it with New.
@@ -75,10 +79,13 @@ func New(o Options) *Server {
 		{"GET /v1/jobs/{id}/events", s.jobEvents},
 		{"GET /v1/episodes", s.listEpisodes},
 		{"GET /v1/episodes/{id}", s.getEpisode},
+		{"DELETE /v1/episodes/{id}", s.removeEpisode},
+		{"GET /v1/episodes/{id}/files", s.listEpisodeFiles},
 		{"GET /v1/episodes/{id}/files/{name...}", s.episodeFile},
 		{"GET /v1/models", s.listModels},
 		{"GET /v1/generations", s.listGenerations},
 		{"GET /v1/generations/{g}", s.getGeneration},
+		{"POST /v1/models/{name}/test", s.testModel},
 	}
 	for _, r := range routes {
 		s.mux.Handle(r.pattern, s.wrap(r.h))

@@ -77,3 +77,15 @@ func (s *Store) Episodes(ctx context.Context, f EpisodeFilter) ([]api.Episode, e
 	}
 	return out, rows.Err()
 }
+
+// DeleteEpisode removes an episode's row; api.ErrNotFound if absent.
+func (s *Store) DeleteEpisode(ctx context.Context, id string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM episodes WHERE id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("delete episode %s: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("episode %s: %w", id, api.ErrNotFound)
+	}
+	return nil
+}

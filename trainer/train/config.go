@@ -42,6 +42,12 @@ const (
 	DefaultAccum     = 3
 	DefaultCkptEvery = 50
 	DefaultValEvery  = 150
+	// DefaultSteps is mass-train's step count when none is given.
+	DefaultSteps = 1624
+	// DefaultKeep is how many newest checkpoints a run keeps.
+	DefaultKeep = 3
+	// DefaultSeed seeds LoRA initialisation, dropout and window order.
+	DefaultSeed = 1
 )
 
 // DefaultConfig returns the paper's settings for a run of steps optimizer

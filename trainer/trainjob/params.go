@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/datadir"
 )
 
@@ -41,9 +42,7 @@ type Params struct {
 // ParseParams decodes and checks job parameters.
 func ParseParams(raw json.RawMessage) (Params, error) {
 	var p Params
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
+	if err := jobs.DecodeParams(raw, &p); err != nil {
 		return Params{}, fmt.Errorf("train params: %w", err)
 	}
 	if p.Model == "" || p.Data == "" {

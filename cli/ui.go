@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mass-dev/mass/cli/console"
+)
+
+// DefaultUIListen is where `massctl ui` serves unless --listen says.
+const DefaultUIListen = "127.0.0.1:8377"
+
+func uiCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "ui",
+		Usage: "serve a read-only web console of massd's jobs and episodes",
+		Description: "Plain HTML pages, no scripts; it reads massd's API through the socket and changes nothing.\n" +
+			"It listens on loopback unless --listen names another address.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "listen", Value: DefaultUIListen, Usage: "`HOST:PORT` to serve on (port 0 picks a free one)"},
+		},
+		Action: uiServe,
+	}
+}
+
+func uiServe(c *cli.Context) error {
+	con, err := console.New(clientFrom(c), nil)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", c.String("listen"))
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", c.String("listen"), err)
+	}
+	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	srv := &http.Server{Handler: con, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: time.Minute, IdleTimeout: time.Minute}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	fmt.Fprintf(c.App.Writer, "console at http://%s/ (Ctrl-C stops it)\n", ln.Addr())
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/mass-dev/mass/daemon/api"
+)
+
+// counterNames are the human names of the counters the builtin kinds
+// report; others are shown with underscores as spaces.
+var counterNames = map[string]string{
+	"agents":                      "agents",
+	"running_agents":              "running",
+	"turns":                       "turns",
+	"tool_calls":                  "tool calls",
+	"prompt_tokens":               "prompt tok",
+	"completion_tokens":           "output tok",
+	"processed_supervised_tokens": "trained tok",
+	"tick":                        "tick",
+}
+
+// counterLabel is the human name of a progress counter.
+func counterLabel(k string) string {
+	if n, ok := counterNames[k]; ok {
+		return n
+	}
+	return strings.ReplaceAll(k, "_", " ")
+}
+
+// humanCounters renders counters as "label value" pairs in a stable order;
+// a pair X and Xs (step/steps, tick/ticks) is shown as "X a/b".
+func humanCounters(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if _, isTotal := m[strings.TrimSuffix(k, "s")]; isTotal && strings.HasSuffix(k, "s") && k != "s" {
+			continue
+		}
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if total, ok := m[k+"s"]; ok {
+			out = append(out, fmt.Sprintf("%s %d/%d", counterLabel(k), m[k], total))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s %d", counterLabel(k), m[k]))
+	}
+	return out
+}
+
+// humanField renames the key of a "key value" field of a structured
+// progress message the way counters are named.
+func humanField(f string) string {
+	k, v, ok := strings.Cut(f, " ")
+	if !ok || !strings.Contains(k, "_") {
+		return f
+	}
+	if k == "sup_tok" {
+		k = "processed_supervised_tokens"
+	}
+	return counterLabel(k) + " " + v
+}
+
+// segment is one piece of the status line; lower rank is dropped last.
+type segment struct {
+	text string
+	rank int
+}
+
+// statusSegments are the pieces of a job's status line in display order.
+// The state, the stage and a training message's step, loss and ETA rank
+// highest; the job id and the last event type go first when space is short.
+func statusSegments(j api.Job, last string) []segment {
+	state := j.State
+	if j.Attempt > 1 {
+		state += fmt.Sprintf(" (attempt %d)", j.Attempt)
+	}
+	segs := []segment{{j.ID, 5}, {state, 0}, {fmtDuration(elapsed(j)), 2}}
+	p := j.Progress
+	if p == nil {
+		p = &api.Progress{}
+	}
+	if p.Stage != "" {
+		segs = append(segs, segment{p.Stage, 1})
+	}
+	// A structured message ("step 3/10  loss 1.23  ...  ETA 4s", two spaces
+	// apart) is split so that its key fields survive truncation; counters it
+	// repeats rank below it.
+	fields := strings.Split(p.Message, "  ")
+	structured := len(fields) > 2
+	seen := map[string]bool{}
+	var msg []segment
+	for _, f := range fields {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		rank := 3
+		if structured {
+			f = humanField(f)
+			if strings.HasPrefix(f, "loss ") || strings.HasPrefix(f, "ETA ") || strings.HasPrefix(f, "step ") {
+				rank = 1
+			}
+		}
+		seen[f] = true
+		msg = append(msg, segment{f, rank})
+	}
+	for _, c := range humanCounters(p.Counters) {
+		if seen[c] {
+			continue
+		}
+		rank := 3
+		if structured {
+			rank = 4
+		}
+		segs = append(segs, segment{c, rank})
+	}
+	segs = append(segs, msg...)
+	if last != "" {
+		segs = append(segs, segment{"last: " + last, 6})
+	}
+	return segs
+}
+
+// fitLine joins segments with " · ", dropping the lowest-ranked ones until
+// the line is at most width runes, and cuts what is left with "…".
+func fitLine(segs []segment, width int) string {
+	const sep = " · "
+	join := func(keep int) string {
+		var parts []string
+		for _, s := range segs {
+			if s.rank <= keep {
+				parts = append(parts, plainText(s.text))
+			}
+		}
+		return strings.Join(parts, sep)
+	}
+	maxRank := 0
+	for _, s := range segs {
+		maxRank = max(maxRank, s.rank)
+	}
+	line := join(maxRank)
+	for keep := maxRank - 1; keep >= 0 && utf8.RuneCountInString(line) > width; keep-- {
+		line = join(keep)
+	}
+	return truncate(line, width)
+}
+
+// plainText replaces control characters (newlines, escapes) with spaces so a
+// segment can never move the cursor.
+func plainText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func truncate(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:width-1]) + "…"
+}
+
+// termWidth is the column count of the terminal w writes to, or 80 when it
+// cannot be measured.
+func termWidth(w any) int {
+	if f, ok := w.(interface{ Fd() uintptr }); ok {
+		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
+			return int(ws.Col)
+		}
+	}
+	return 80
+}
+
+// jobOutcome is the last line `job watch` prints for a finished job.
+func jobOutcome(j api.Job) string {
+	s := fmt.Sprintf("job %s %s after %s", j.ID, j.State, fmtDuration(elapsed(j)))
+	if j.Error != "" {
+		s += ": " + plainText(j.Error)
+	}
+	return s
+}

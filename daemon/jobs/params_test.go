@@ -1,0 +1,51 @@
+package jobs
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+type sampleParams struct {
+	Seconds float64  `json:"seconds"`
+	Model   string   `json:"model,omitempty"`
+	Tags    []string `json:"tags"`
+	Skip    string   `json:"-"`
+}
+
+func TestDecodeParams(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"secnds":1}`, `unknown field "secnds" (did you mean "seconds"?); known fields: model, seconds, tags`},
+		{`{"zzzzzzzz":1}`, `unknown field "zzzzzzzz"; known fields: model, seconds, tags`},
+		{`{"seconds":"x"}`, `field "seconds": got a JSON string, want a number`},
+		{`{"tags":[1]}`, `field "tags": got a JSON number, want a string`},
+		{`{"model":3}`, `field "model": got a JSON number, want a string`},
+		{`{"seconds":`, `unexpected EOF`},
+	}
+	for _, tt := range tests {
+		var p sampleParams
+		err := DecodeParams(json.RawMessage(tt.in), &p)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("DecodeParams(%s) = %v, want it to say %q", tt.in, err, tt.want)
+		}
+	}
+	var p sampleParams
+	if err := DecodeParams(json.RawMessage(` `), &p); err != nil {
+		t.Errorf("empty params: %v", err)
+	}
+	if err := DecodeParams(json.RawMessage(`{"seconds":2,"model":"m"}`), &p); err != nil || p.Seconds != 2 || p.Model != "m" {
+		t.Errorf("good params: %+v, %v", p, err)
+	}
+}
+
+func FuzzDecodeParams(f *testing.F) {
+	for _, s := range []string{`{"secnds":1}`, `{"seconds":"x"}`, `{"tags":[1,2]}`, `[]`, `null`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var p sampleParams
+		if err := DecodeParams(b, &p); err != nil && err.Error() == "" {
+			t.Fatal("empty error message")
+		}
+	})
+}
