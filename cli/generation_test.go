@@ -18,9 +18,8 @@ import (
 // beats its reference, an episode's worth is its seed, the judge prefers
 // the larger seed, and the trainer and exporter write folders.
 type parts struct {
-	root  string
-	seeds map[string]int64
-	n     atomic.Int64
+	root string
+	n    atomic.Int64
 }
 
 func (p *parts) Parts(_ context.Context, _ jobs.Job, _ jobs.Reporter, parent string) (generation.Parts, error) {

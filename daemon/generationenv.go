@@ -46,7 +46,7 @@ func (e genEnv) Parts(ctx context.Context, job jobs.Job, rep jobs.Reporter, pare
 		Runner:   &genEpisodes{d: d, job: job, rep: rep, specs: specs, dry: dry},
 		Judge:    genJudge{m: judge.Clients(d.Models), l: job.Layout, specs: specs},
 		Datasets: genDatasets{l: job.Layout, dry: dry}, Trainer: genTrainer{b: e.b, rep: rep},
-		Exporter: genExporter{b: e.b}, Models: e.b.ModelRegistrar(job.ID)}, nil
+		Exporter: genExporter(e), Models: e.b.ModelRegistrar(job.ID)}, nil
 }
 
 // parentModel is model g−1: a registered generation, or a configured
