@@ -145,8 +145,10 @@ var seedChecks = [...]string{"re-derived one reported number from the inputs", "
 
 // SeedQuality is the secondary quality a request seed gives a team episode
 // (seed mod 3, so 0, 1 or 2): each workflow worker writes that many extra
-// passing checks into its /workspace/dryrun/checks file, which the export
-// carries and the evidence bundle shows; the grader never reads them.
+// passing "secondary check" lines into its /workspace/dryrun/checks file,
+// which the export carries and the evidence bundle shows; the grader never
+// reads them, and the evaluator weighs them only between otherwise equal
+// workspaces (so a better design still beats a luckier seed).
 func SeedQuality(seed int) int {
 	return ((seed % 3) + 3) % 3
 }
@@ -205,7 +207,7 @@ func workerWrites(r *fakeopenai.Request, a assignment) []fakeopenai.Call {
 		fmt.Fprintf(&b, "Check: %s extra check %d: pass\n", a.agent, i+1)
 	}
 	for i, what := range seedChecks[:SeedQuality(seed)] {
-		fmt.Fprintf(&b, "Check: %s seed check %d (%s): pass\n", a.agent, i+1, what)
+		fmt.Fprintf(&b, "Check: %s secondary check %d (%s): pass\n", a.agent, i+1, what)
 	}
 	write("/workspace/dryrun/checks/"+a.agent+".md", b.String())
 	return calls
