@@ -358,13 +358,13 @@ s_generation() {
 	"$MASSCTL" search --task "$GEN_TASK" --iterations 3 --model scripted --json >"$OUT/gen-search.json" || { cat "$OUT/gen-search.json"; return 1; }
 	task=$(json_get "$OUT/gen-search.json" 'd["task"]')
 	note "search on $task: champion v$(json_get "$OUT/gen-search.json" 'd["champion_version"]'), beats reference $(json_get "$OUT/gen-search.json" 'd["beats_reference"]')"
-	# Small settings: GEN_EPISODES runs (top-ups to +2), 2 ring neighbours each,
+	# Small settings: GEN_EPISODES runs (top-ups to +4), 2 ring neighbours each,
 	# 3 train + 1 validation episodes, one LoRA step on the tiny model (massd
 	# runs mass-train, whose default CPU backend is the fast `cpu` one).
 	printf '+ %s generation start --tasks %s --model scripted --episodes %s --min-success %s --cap %s --opponents 2 --train 3 --val 1 --train-steps 1 --seed 1 --json > generation.json\n' \
-		"$MASSCTL" "$task" "$GEN_EPISODES" "$min" "$((GEN_EPISODES + 2))"
+		"$MASSCTL" "$task" "$GEN_EPISODES" "$min" "$((GEN_EPISODES + 4))"
 	"$MASSCTL" generation start --tasks "$task" --model scripted --episodes "$GEN_EPISODES" --min-success "$min" \
-		--cap "$((GEN_EPISODES + 2))" --opponents 2 --train 3 --val 1 --train-steps 1 --seed 1 --json >"$out" || { cat "$out"; return 1; }
+		--cap "$((GEN_EPISODES + 4))" --opponents 2 --train 3 --val 1 --train-steps 1 --seed 1 --json >"$out" || { cat "$out"; return 1; }
 	python3 - "$out" <<'PY' || return 1
 import json, sys
 d = json.load(open(sys.argv[1]))
