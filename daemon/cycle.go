@@ -51,5 +51,5 @@ func (s cycleSearches) Search(ctx context.Context, id, task, model string, seed 
 	if err := json.Unmarshal(b, &r); err != nil {
 		return generation.Retained{}, fmt.Errorf("search %s: %w", id, err)
 	}
-	return generation.Retained{Workflow: r.Design, BeatsReference: r.BeatsReference}, nil
+	return retainedWorkflow(filepath.Join(l.Search(task), id), r)
 }

@@ -6,10 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"testing"
 	"time"
 
+	"github.com/mass-dev/mass/agents/model/scripted"
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/cycle/search"
 	"github.com/mass-dev/mass/daemon/api"
@@ -22,13 +22,13 @@ import (
 // short LoRA run on the tiny model, the adapter and merged model, and
 // gen-1 registered with its parent.
 func TestGenerationScriptedThroughMassd(t *testing.T) {
-	r := newSearchRig(t, nil)
+	r := newGradedRig(t)
 	cmd := exec.Command("go", "build", "-o", r.bin+"/", "./cmd/mass-train")
 	cmd.Dir = ".."
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build mass-train: %v\n%s", err, out)
 	}
-	task := ungraded(t, "../examples/tasks/sales-analysis")
+	task := "../examples/tasks/sales-analysis/task.yaml"
 	out, err := r.massctl("search", "--task", task, "--iterations", "3", "--seed", "0", "--model", "scripted", "--json")
 	if err != nil {
 		t.Fatal(err)
@@ -61,9 +61,12 @@ func TestGenerationScriptedThroughMassd(t *testing.T) {
 	}
 	t.Logf("%d runs, %d eligible, %d judgments (%d invalid)", ts.Episodes, ts.Successful, ts.Judgments, ts.InvalidJudgments)
 	tau, n := seededOrder(t, filepath.Join(r.data, "generations", "1", "collect", ss.Task, "episodes.json"), ts.Ranking)
-	t.Logf("Kendall τ between the Bradley–Terry order and the scripted executor's seeded quality (extra check when seed %% 3 == 0): %.3f over %d pairs", tau, n)
-	if n > 0 && tau < 0.3 {
-		t.Errorf("τ = %.3f: the ranking does not follow the seeded quality", tau)
+	t.Logf("Kendall τ between the Bradley–Terry order and the scripted executor's seeded quality (scripted.SeedQuality: seed mod 3 extra checks per worker): %.3f over %d pairs", tau, n)
+	if n == 0 || tau <= 0.3 {
+		t.Errorf("τ = %.3f over %d pairs of differing quality: the ranking does not follow the seeded quality", tau, n)
+	}
+	if len(ts.Ranking) > 1 && ts.Ranking[0].Score == ts.Ranking[len(ts.Ranking)-1].Score {
+		t.Errorf("every Bradley–Terry score ties: %+v", ts.Ranking)
 	}
 	for _, st := range s.Stages {
 		t.Logf("stage %-8s %6.1fs", st.Name, st.Seconds)
@@ -99,31 +102,10 @@ func TestGenerationScriptedThroughMassd(t *testing.T) {
 	}
 }
 
-// ungraded copies an example task without its grader: the scripted
-// executor's outputs do not pass the example graders, and this test is
-// about the generation's stages, not the grader (the predicate still checks
-// outputs and guards).
-func ungraded(t *testing.T, src string) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), filepath.Base(src))
-	if out, err := exec.Command("cp", "-r", src, dst).CombinedOutput(); err != nil {
-		t.Fatalf("copy task: %v %s", err, out)
-	}
-	spec := filepath.Join(dst, "task.yaml")
-	b, err := os.ReadFile(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = regexp.MustCompile(`(?m)^(hidden_paths|grader):\n(  .*\n)+`).ReplaceAll(b, nil)
-	if err := os.WriteFile(spec, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return spec
-}
-
 // seededOrder is Kendall's τ over the pairs of ranked episodes whose
-// seeded quality differs: the scripted executor writes one more passing
-// check per worker when the episode's seed is divisible by 3.
+// seeded quality (scripted.SeedQuality of the episode's seed) differs: +1
+// when the better one scores strictly higher, −1 when strictly lower, 0 on
+// a tied score, divided by the number of such pairs.
 func seededOrder(t *testing.T, slotsFile string, ranking []generation.RankEntry) (float64, int) {
 	t.Helper()
 	type slot struct {
@@ -132,29 +114,32 @@ func seededOrder(t *testing.T, slotsFile string, ranking []generation.RankEntry)
 			EpisodeID string `json:"episode_id"`
 		} `json:"result"`
 	}
-	good := map[string]bool{}
+	quality := map[string]int{}
 	for _, sl := range readJSON[[]slot](t, slotsFile) {
 		if sl.Result != nil {
-			good[sl.Result.EpisodeID] = sl.Seed%3 == 0
+			quality[sl.Result.EpisodeID] = scripted.SeedQuality(int(sl.Seed))
 		}
 	}
-	c, d := 0, 0
+	sum, n := 0, 0
 	for i := range ranking {
 		for j := i + 1; j < len(ranking); j++ {
-			a, b := ranking[i], ranking[j] // a ranks above b
-			switch {
-			case good[a.ID] == good[b.ID] || a.Score == b.Score:
-			case good[a.ID]:
-				c++
-			default:
-				d++
+			a, b := ranking[i], ranking[j]
+			qa, qb := quality[a.ID], quality[b.ID]
+			if qa == qb {
+				continue
+			}
+			n++
+			if a.Score != b.Score && (qa > qb) == (a.Score > b.Score) {
+				sum++
+			} else if a.Score != b.Score {
+				sum--
 			}
 		}
 	}
-	if c+d == 0 {
+	if n == 0 {
 		return 0, 0
 	}
-	return float64(c-d) / float64(c+d), c + d
+	return float64(sum) / float64(n), n
 }
 
 type e2eSlot struct {
@@ -172,13 +157,13 @@ type e2eSlot struct {
 // with no finished episode run again and the cut-off ones retried as the
 // next attempt of their slot.
 func TestGenerationKillDuringCollect(t *testing.T) {
-	r := newSearchRig(t, nil)
+	r := newGradedRig(t)
 	cmd := exec.Command("go", "build", "-o", r.bin+"/", "./cmd/mass-train")
 	cmd.Dir = ".."
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build mass-train: %v\n%s", err, out)
 	}
-	out, err := r.massctl("search", "--task", ungraded(t, "../examples/tasks/sales-analysis"), "--iterations", "3", "--seed", "0", "--model", "scripted", "--json")
+	out, err := r.massctl("search", "--task", "../examples/tasks/sales-analysis/task.yaml", "--iterations", "3", "--seed", "0", "--model", "scripted", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}

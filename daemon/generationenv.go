@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/mass-dev/mass/agents/eligibility"
@@ -95,6 +96,7 @@ func (w searchWorkflows) Retained(_ context.Context, task string) (generation.Re
 	paths, _ := filepath.Glob(filepath.Join(w.l.Search(task), "*", search.RetainedFile))
 	var best *search.Retained
 	var bestTime int64
+	var bestDir string
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -106,13 +108,30 @@ func (w searchWorkflows) Retained(_ context.Context, task string) (generation.Re
 			continue
 		}
 		if best == nil || fi.ModTime().UnixNano() > bestTime {
-			best, bestTime = &r, fi.ModTime().UnixNano()
+			best, bestTime, bestDir = &r, fi.ModTime().UnixNano(), filepath.Dir(p)
 		}
 	}
 	if best == nil {
 		return generation.Retained{}, errors.New("no finished search")
 	}
-	return generation.Retained{Workflow: best.Design, BeatsReference: best.BeatsReference}, nil
+	return retainedWorkflow(bestDir, *best)
+}
+
+// retainedWorkflow reads the champion design a search's retained record
+// names (Design is a path relative to the search folder) into the text a
+// teacher prompt appends to the task.
+func retainedWorkflow(dir string, r search.Retained) (generation.Retained, error) {
+	if !filepath.IsLocal(r.Design) {
+		return generation.Retained{}, fmt.Errorf("search %s: design path %q leaves the search folder", r.SearchID, r.Design)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, r.Design))
+	if err != nil {
+		return generation.Retained{}, fmt.Errorf("search %s: read champion design: %w", r.SearchID, err)
+	}
+	if strings.TrimSpace(string(b)) == "" {
+		return generation.Retained{}, fmt.Errorf("search %s: champion design %s is empty", r.SearchID, r.Design)
+	}
+	return generation.Retained{Workflow: string(b), BeatsReference: r.BeatsReference}, nil
 }
 
 // genEpisodes runs teacher episodes as child episodes of the job and

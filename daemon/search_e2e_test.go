@@ -38,6 +38,31 @@ type searchRig struct {
 
 func newSearchRig(t *testing.T, models map[string]string) *searchRig {
 	t.Helper()
+	return newRig(t, models, image.TestRef)
+}
+
+// newGradedRig is a searchRig on the agent image, whose python3 runs the
+// example tasks' graders (the busybox test image has none, so every
+// graded episode there fails its grade); it skips without that image.
+func newGradedRig(t *testing.T) *searchRig {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds massd and runs real sandboxes")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if cli, skip, err := sandboxtest.Engine(ctx, "graded tests"); err != nil {
+		t.Fatal(err)
+	} else if cli == nil {
+		t.Skip(skip)
+	} else if _, err := cli.ImageInspect(ctx, image.AgentRef); err != nil {
+		t.Skipf("agent image %s missing (massctl image build --all): %v", image.AgentRef, err)
+	}
+	return newRig(t, nil, image.AgentRef)
+}
+
+func newRig(t *testing.T, models map[string]string, img string) *searchRig {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds massd and runs real sandboxes")
 	}
@@ -59,7 +84,7 @@ func newSearchRig(t *testing.T, models map[string]string) *searchRig {
 	}
 	tmp := t.TempDir()
 	r := &searchRig{t: t, bin: bin, tmp: tmp, data: filepath.Join(tmp, "data"), sock: filepath.Join(tmp, "massd.sock")}
-	conf := fmt.Sprintf("socket: %s\ndata_dir: %s\njobs:\n  concurrency: 2\nsandbox:\n  image: %s\n  helper: %s\n", r.sock, r.data, image.TestRef, helper)
+	conf := fmt.Sprintf("socket: %s\ndata_dir: %s\njobs:\n  concurrency: 2\nsandbox:\n  image: %s\n  helper: %s\n", r.sock, r.data, img, helper)
 	if len(models) > 0 {
 		conf += "models:\n"
 		for name, url := range models {

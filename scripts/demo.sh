@@ -5,7 +5,10 @@
 # runs the first's Python file), audits it and verifies its ledger, runs the
 # sandbox isolation self-test, runs a 3-iteration workflow search (massctl search),
 # builds SFT windows from the episodes, trains a
-# tiny LoRA on them (directly and as a massd job) and exports a PEFT adapter.
+# tiny LoRA on them (directly and as a massd job) and exports a PEFT adapter,
+# then runs a short generation on a train task (search, teacher episodes, the
+# ring of judgments, Bradley–Terry, selection, a LoRA step on the tiny model
+# with mass-train's fast `cpu` backend, adapter, merged model, gen-1).
 #
 # Needs `make build image` first (make demo does both). Exits non-zero when a
 # stage fails and says which. Artifacts: out/demo/ (kept), socket: a temp dir.
@@ -13,7 +16,9 @@
 # Knobs (environment): BIN (default bin), DEMO_OUT (out/demo), DEMO_TASK
 # (examples/tasks/projectile-sim/task.yaml), DEMO_TRAIN_STEPS (4),
 # DEMO_JOB_STEPS (2), DEMO_RACE_OPS (500 host file operations in the sandbox
-# swap race; massctl's default is 10,000), DEMO_SKIP_VERIFY=1 skips stage 6.
+# swap race; massctl's default is 10,000), DEMO_SKIP_VERIFY=1 skips stage 6,
+# DEMO_GEN_TASK (examples/tasks/sales-analysis/task.yaml, a train task),
+# DEMO_GEN_EPISODES (6 teacher episodes; thresholds follow).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -25,6 +30,8 @@ TOKENIZER=trainer/tokenizer/testdata
 TRAIN_STEPS=${DEMO_TRAIN_STEPS:-4}
 JOB_STEPS=${DEMO_JOB_STEPS:-2}
 RACE_OPS=${DEMO_RACE_OPS:-500}
+GEN_TASK=${DEMO_GEN_TASK:-examples/tasks/sales-analysis/task.yaml}
+GEN_EPISODES=${DEMO_GEN_EPISODES:-6}
 
 case $BIN in /*) ;; *) BIN=$root/$BIN ;; esac
 case $OUT in /*) ;; *) OUT=$root/$OUT ;; esac
@@ -55,7 +62,7 @@ step() {
 # stage N TITLE FUNC runs FUNC under a numbered banner and records the result.
 stage() {
 	local n=$1 title=$2 fn=$3 t0 rc
-	banner "stage $n/9: $title"
+	banner "stage $n/10: $title"
 	t0=$(date +%s)
 	"$fn"
 	rc=$?
@@ -96,7 +103,7 @@ summary() {
 		[ "${STAGE_RESULTS[$i]}" = ok ] || failed=1
 	done
 	echo
-	for k in episode audit search sandbox dataset eval_base eval_adapter train_job; do
+	for k in episode audit search sandbox dataset eval_base eval_adapter train_job generation gen_model; do
 		[ -n "${FACT[$k]:-}" ] && printf '%-14s %s\n' "$k" "${FACT[$k]}"
 	done
 	echo
@@ -111,7 +118,8 @@ summary() {
 		"dataset|SFT windows: rows.jsonl, windows.bin, manifest.json, val.jsonl" "window0.txt|window 0 as text" \
 		"model|tiny random Qwen3 model" "run|direct training run (checkpoints, metrics.jsonl, best/)" \
 		"adapter|exported PEFT adapter" "eval-base.json|val loss without the adapter" \
-		"eval-adapter.json|val loss with the adapter"; do
+		"eval-adapter.json|val loss with the adapter" "gen-search.json|search before the generation" \
+		"generation.json|massctl generation start --json summary"; do
 		[ -e "$OUT/${a%%|*}" ] && printf '  %-20s %s\n' "${a%%|*}" "${a#*|}"
 	done
 	if [ $failed -ne 0 ]; then
@@ -343,6 +351,45 @@ s_train() {
 	return $ok
 }
 
+s_generation() {
+	local task min=$((GEN_EPISODES * 2 / 3)) out=$OUT/generation.json
+	[ "$min" -ge 4 ] || min=4
+	printf '+ %s search --task %s --iterations 3 --model scripted --json > gen-search.json\n' "$MASSCTL" "$GEN_TASK"
+	"$MASSCTL" search --task "$GEN_TASK" --iterations 3 --model scripted --json >"$OUT/gen-search.json" || { cat "$OUT/gen-search.json"; return 1; }
+	task=$(json_get "$OUT/gen-search.json" 'd["task"]')
+	note "search on $task: champion v$(json_get "$OUT/gen-search.json" 'd["champion_version"]'), beats reference $(json_get "$OUT/gen-search.json" 'd["beats_reference"]')"
+	# Small settings: GEN_EPISODES runs (top-ups to +4), 2 ring neighbours each,
+	# 3 train + 1 validation episodes, one LoRA step on the tiny model (massd
+	# runs mass-train, whose default CPU backend is the fast `cpu` one).
+	printf '+ %s generation start --tasks %s --model scripted --episodes %s --min-success %s --cap %s --opponents 2 --train 3 --val 1 --train-steps 1 --seed 1 --json > generation.json\n' \
+		"$MASSCTL" "$task" "$GEN_EPISODES" "$min" "$((GEN_EPISODES + 4))"
+	"$MASSCTL" generation start --tasks "$task" --model scripted --episodes "$GEN_EPISODES" --min-success "$min" \
+		--cap "$((GEN_EPISODES + 4))" --opponents 2 --train 3 --val 1 --train-steps 1 --seed 1 --json >"$out" || { cat "$out"; return 1; }
+	python3 - "$out" <<'PY' || return 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+for t in d["tasks"]:
+    print(f"task {t['id']}: {t['episodes']} runs, {t['successful']} eligible, {t['judgments']} judgments ({t['invalid_judgments']} invalid)")
+    print("  ranking (Bradley-Terry, rank 1 best):")
+    for r in t["ranking"]:
+        print(f"    {r['rank']:2d}  {r['score']:+.3f}  {r['id']}")
+    print("  train:", ", ".join(t["train"]))
+    print("  val:  ", ", ".join(t["val"]))
+for e in d.get("excluded") or []:
+    print(f"excluded {e['id']}: {e['reason']}")
+print("adapter:", d["adapter"])
+print("merged: ", d["merged"])
+print("tokens: ", json.dumps(d["tokens"]))
+ok = d["generation"] == 1 and d["adapter"] and d["merged"] and len(d["tasks"]) == 1 and len(d["tasks"][0]["train"]) == 3
+sys.exit(0 if ok else 1)
+PY
+	step "$MASSCTL" model list || return 1
+	"$MASSCTL" model list --json | python3 -c 'import json,sys; ms=json.load(sys.stdin); sys.exit(0 if any(m["name"] == "gen-1" for m in ms) else 1)' ||
+		{ note "gen-1 is not registered"; return 1; }
+	FACT[generation]="generation 1 of $task: adapter $(json_get "$out" 'd["adapter"]'), merged $(json_get "$out" 'd["merged"]'), tokens $(json_get "$out" 'json.dumps(d["tokens"])')"
+	FACT[gen_model]="gen-1 registered (massctl model list)"
+}
+
 s_stop() {
 	step "$MASSCTL" job list
 	printf '+ kill -TERM %s (massd)\n' "$massd_pid"
@@ -369,5 +416,6 @@ stage 5 "workflow search: 3 iterations, scripted executor/judge/optimizer" s_sea
 stage 6 "sandbox policy and isolation self-test" s_sandbox
 stage 7 "build and show SFT windows" s_data
 stage 8 "train, export and evaluate a tiny LoRA" s_train
-stage 9 "stop massd" s_stop
+stage 9 "generation 1: collect, rank, select, train, export, gen-1" s_generation
+stage 10 "stop massd" s_stop
 exit 0

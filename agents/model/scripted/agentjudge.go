@@ -25,13 +25,7 @@ func agentEvaluate(r *fakeopenai.Request) fakeopenai.Reply {
 	out, _ := r.LastTool()
 	a := readEvidence(section(out, "## Workspace A", "## Workspace B"))
 	b := readEvidence(section(out, "## Workspace B", "## Rubric"))
-	winner, why := "tie", "both workspaces show comparable evidence"
-	switch sa, sb := a.score(), b.score(); {
-	case sa > sb:
-		winner, why = "A", "A is more complete"
-	case sb > sa:
-		winner, why = "B", "B is more complete"
-	}
+	winner, why := decide(a, b)
 	v, _ := json.Marshal(map[string]string{"winner": winner, "rationale": fmt.Sprintf("%s (agent mode) A: %s. B: %s. %s.", Label, a, b, why)})
 	return fakeopenai.Reply{Reasoning: Label + " Decide from what the inspection printed.", Content: string(v)}
 }

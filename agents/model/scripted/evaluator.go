@@ -19,12 +19,14 @@ const (
 type evidence struct {
 	delivered, missing []string
 	checks, files      int
+	secondary          int // passing secondary checks (seed quality), also in checks
 }
 
 var (
 	okLine    = regexp.MustCompile(`(?m)^- \[x\] (\S+?):`)
 	missLine  = regexp.MustCompile(`(?m)^- \[ \] (\S+?):`)
 	checkLine = regexp.MustCompile(`(?m)^Check: .*: pass$`)
+	scndLine  = regexp.MustCompile(`(?m)^Check: \S+ secondary check .*: pass$`)
 	fileLine  = regexp.MustCompile(`(?m)^\S.* \(\d+ bytes\)$`)
 )
 
@@ -36,7 +38,8 @@ func readEvidence(s string) evidence {
 	for _, m := range missLine.FindAllStringSubmatch(s, -1) {
 		e.missing = append(e.missing, m[1])
 	}
-	e.checks = len(checkLine.FindAllString(s, -1))
+	e.secondary = len(scndLine.FindAllString(s, -1))
+	e.checks = len(checkLine.FindAllString(s, -1)) - e.secondary
 	e.files = len(fileLine.FindAllString(s, -1))
 	return e
 }
@@ -46,7 +49,7 @@ func (e evidence) score() int {
 }
 
 func (e evidence) String() string {
-	s := fmt.Sprintf("%d deliverables present, %d passing checks, %d files", len(e.delivered), e.checks, e.files)
+	s := fmt.Sprintf("%d deliverables present, %d passing checks (+%d secondary), %d files", len(e.delivered), e.checks, e.secondary, e.files)
 	if len(e.missing) > 0 {
 		s += ", missing " + strings.Join(e.missing, ", ")
 	}
@@ -64,19 +67,31 @@ func section(s, from, to string) string {
 }
 
 // evaluate decides from the evidence bundles in the prompt only: present
-// deliverables weigh most, then passing contract checks, then files.
+// deliverables weigh most, then passing contract checks, then files; the
+// secondary checks decide between workspaces equal on all of those.
 func evaluate(r *fakeopenai.Request) fakeopenai.Reply {
 	p := r.FirstUser()
 	a := readEvidence(section(p, "## Workspace A", "## Workspace B"))
 	b := readEvidence(section(p, "## Workspace B", "## Rubric"))
-	winner, why := "tie", "both workspaces show comparable evidence"
+	winner, why := decide(a, b)
+	rat := fmt.Sprintf("%s A: %s. B: %s. %s.", Label, a, b, why)
+	out, _ := json.Marshal(map[string]string{"winner": winner, "rationale": rat})
+	return fakeopenai.Reply{Reasoning: Label + " Compare the deliverables preflight, the checks and the file trees.", Content: string(out)}
+}
+
+// decide compares two sides' evidence: the score first, then the
+// secondary checks; equal on both is a tie.
+func decide(a, b evidence) (winner, why string) {
+	winner, why = "tie", "both workspaces show comparable evidence"
 	switch sa, sb := a.score(), b.score(); {
 	case sa > sb:
 		winner, why = "A", "A is more complete"
 	case sb > sa:
 		winner, why = "B", "B is more complete"
+	case a.secondary > b.secondary:
+		winner, why = "A", "equally complete, A ran more secondary checks"
+	case b.secondary > a.secondary:
+		winner, why = "B", "equally complete, B ran more secondary checks"
 	}
-	rat := fmt.Sprintf("%s A: %s. B: %s. %s.", Label, a, b, why)
-	out, _ := json.Marshal(map[string]string{"winner": winner, "rationale": rat})
-	return fakeopenai.Reply{Reasoning: Label + " Compare the deliverables preflight, the checks and the file trees.", Content: string(out)}
+	return winner, why
 }

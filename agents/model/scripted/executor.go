@@ -140,6 +140,19 @@ func Quality(modelID string) int {
 	return n
 }
 
+// seedChecks are the secondary checks a worker adds as its seed's quality rises.
+var seedChecks = [...]string{"re-derived one reported number from the inputs", "cross-checked the totals against the breakdowns"}
+
+// SeedQuality is the secondary quality a request seed gives a team episode
+// (seed mod 3, so 0, 1 or 2): each workflow worker writes that many extra
+// passing "secondary check" lines into its /workspace/dryrun/checks file,
+// which the export carries and the evidence bundle shows; the grader never
+// reads them, and the evaluator weighs them only between otherwise equal
+// workspaces (so a better design still beats a luckier seed).
+func SeedQuality(seed int) int {
+	return ((seed % 3) + 3) % 3
+}
+
 // teamWorker plays one workflow agent: turn 0 writes its files in one
 // message (several tool calls), turn 1 verifies, turn 2 reports. The
 // second agent first reads the first one's Python file (a code handoff).
@@ -193,8 +206,8 @@ func workerWrites(r *fakeopenai.Request, a assignment) []fakeopenai.Call {
 	for i := 0; i < Quality(r.Model); i++ {
 		fmt.Fprintf(&b, "Check: %s extra check %d: pass\n", a.agent, i+1)
 	}
-	if seed%3 == 0 {
-		fmt.Fprintf(&b, "Check: %s seed-dependent sanity check: pass\n", a.agent)
+	for i, what := range seedChecks[:SeedQuality(seed)] {
+		fmt.Fprintf(&b, "Check: %s secondary check %d (%s): pass\n", a.agent, i+1, what)
 	}
 	write("/workspace/dryrun/checks/"+a.agent+".md", b.String())
 	return calls
