@@ -3,14 +3,15 @@ package episode
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/mass-dev/mass/agents/grade"
-	"github.com/mass-dev/mass/agents/guard"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/mass-dev/mass/agents/grade"
+	"github.com/mass-dev/mass/agents/guard"
 	"github.com/mass-dev/mass/agents/tools"
 	"github.com/mass-dev/mass/episodefmt"
+	"github.com/mass-dev/mass/internal/atomicfile"
 )
 
 // File names inside an episode directory: those of package episodefmt,
@@ -114,25 +115,7 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
 	}
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err = f.Write(append(b, '\n')); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, append(b, '\n'), 0o640)
 }
 
 // ReadStatus reads an episode's run_status.json.

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+
+	"github.com/mass-dev/mass/internal/atomicfile"
 )
 
 // VersionsDir holds a search's designs, one file per version.
@@ -117,27 +119,7 @@ func ReadPointer(taskDir string) (Pointer, error) {
 }
 
 // WriteFileAtomic writes b to path through a synced temporary file and a rename.
-func WriteFileAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err = f.Write(b); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
+func WriteFileAtomic(path string, b []byte) error { return atomicfile.Write(path, b, 0o640) }
 
 // ParseFile reads and parses a workflow file.
 func ParseFile(path string) (Workflow, error) {

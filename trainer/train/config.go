@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mass-dev/mass/internal/atomicfile"
 	"github.com/mass-dev/mass/trainer/lora"
 	"github.com/mass-dev/mass/trainer/optim"
 )
@@ -101,13 +102,4 @@ func writeRunConfig(c *Config) (resume bool, err error) {
 	return resume, writeAtomic(p, append(b, '\n'))
 }
 
-func writeAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("rename %s: %w", path, err)
-	}
-	return nil
-}
+func writeAtomic(path string, b []byte) error { return atomicfile.Write(path, b, 0o644) }
