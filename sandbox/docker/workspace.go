@@ -91,7 +91,7 @@ func (r *Runtime) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec,
 		return fmt.Errorf("prepare workspace %s: %w", ws.Episode, err)
 	}
 	if res.ExitCode != 0 {
-		return fmt.Errorf("prepare workspace %s: %s: %w", ws.Episode, res.Stderr, sandbox.ErrInvalid)
+		return fmt.Errorf("prepare workspace %s: helper exit %d: %q: %w", ws.Episode, res.ExitCode, res.Stderr, sandbox.ErrInvalid)
 	}
 	if pol.DiskBytes > 0 && r.cfg.DiskMode == DiskMonitor {
 		r.startMonitor(ws.Episode, pol.DiskBytes)
