@@ -25,7 +25,7 @@ build: ## build massd, massctl, mass-train (and mass-train-cuda), the static san
 		$(GO) build -tags masscuda -ldflags '$(LDFLAGS)' -o $(BIN)/mass-train-cuda ./cmd/mass-train; \
 	fi
 
-test: setup build ## run every test (real Docker, SQLite, torch reference)
+test: setup build image ## run every test (real Docker, SQLite, torch reference; builds the sandbox images first)
 	bash scripts/test.sh
 
 check: ## gofmt, go vet, staticcheck, -race on concurrent packages
