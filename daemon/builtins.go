@@ -118,14 +118,14 @@ func ModelConfig(name string, m *config.Model) model.Config {
 // Kinds are the job kinds this massd runs, all sharing the builtins. Owners
 // add theirs here, one line each.
 func (b *Builtins) Kinds() []jobs.Kind {
-	return []jobs.Kind{
+	return b.withEvaluation([]jobs.Kind{
 		jobs.WaitKind(),
 		trainjob.Kind(trainjob.PickBinary(b.cfg.Trainer.Binary, b.cfg.Trainer.CUDABinary)),
 		b.EpisodeKind(),
 		b.SearchKind(),
 		b.GenerationKind(),
 		b.CycleKind(),
-	}
+	})
 }
 
 // EpisodeKind is the "episode" job kind in the builtins' environment. It

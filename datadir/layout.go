@@ -34,6 +34,7 @@ const (
 	DatasetsDir    = "datasets"
 	SearchDir      = "search"
 	GenerationsDir = "generations"
+	EvalsDir       = "evals"
 )
 
 // DB is the SQLite database.
@@ -78,6 +79,13 @@ func (l Layout) Search(id string) string { return filepath.Join(l.Root, SearchDi
 
 // Generation is the directory of one generation of the cycle.
 func (l Layout) Generation(id string) string { return filepath.Join(l.Root, GenerationsDir, id) }
+
+// Eval is the directory of one evaluation: a rollout's episodes book and
+// the judge-pairs verdicts on it.
+func (l Layout) Eval(name string) string { return filepath.Join(l.Root, EvalsDir, name) }
+
+// Evals is the directory of evaluations.
+func (l Layout) Evals() string { return filepath.Join(l.Root, EvalsDir) }
 
 // Resolve makes p absolute against the data directory; an absolute or
 // empty p is returned as is.

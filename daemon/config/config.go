@@ -32,6 +32,7 @@ type Config struct {
 	Models  map[string]*Model `yaml:"models"`
 	Sandbox Sandbox           `yaml:"sandbox"`
 	Trainer Trainer           `yaml:"trainer"`
+	Judges  []Judge           `yaml:"judges"` // external judges of the evaluation (judges.go)
 }
 
 // TCP is the optional TCP listener. It always requires a bearer token.

@@ -39,6 +39,7 @@ func (c *Config) Validate() error {
 		}
 		validateModel(name, c.Models[name], bad)
 	}
+	c.validateJudges(bad)
 	return errors.Join(errs...)
 }
 

@@ -197,8 +197,8 @@ func workerWrites(r *fakeopenai.Request, a assignment) []fakeopenai.Call {
 			write("/workspace/"+name, rc.Files[name])
 		}
 	}
-	if a.of == 1 && a.agent == "solver" {
-		return calls
+	if a.of == 1 && a.agent == "solver" && Quality(r.Model) == 0 {
+		return calls // the base model's bare-task solver checks nothing
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s contract checks %s\n\n", a.agent, Label)

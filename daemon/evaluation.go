@@ -1,0 +1,213 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/mass-dev/mass/agents/episode"
+	"github.com/mass-dev/mass/cycle/eval/judgepairs"
+	"github.com/mass-dev/mass/cycle/generation"
+	"github.com/mass-dev/mass/cycle/judge"
+	"github.com/mass-dev/mass/cycle/rollout"
+	"github.com/mass-dev/mass/cycle/search"
+	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/daemon/taskspec"
+)
+
+// RolloutKind is the "rollout" job kind on the builtins: bare-prompt
+// episodes recorded as the job's children.
+func (b *Builtins) RolloutKind() jobs.Kind { return rollout.NewKind(rolloutEnv{b}) }
+
+// JudgePairsKind is the "judge-pairs" job kind: massd's external judges
+// (the judges section) and the rollout's models judge every pair.
+func (b *Builtins) JudgePairsKind() jobs.Kind { return judgepairs.NewKind(pairsEnv{b}) }
+
+// withEvaluation keeps the external judges out of the loop stages and
+// adds the evaluation kinds.
+func (b *Builtins) withEvaluation(ks []jobs.Kind) []jobs.Kind {
+	for i := range ks {
+		ks[i] = b.keepJudgesOut(ks[i])
+	}
+	return append(ks, b.RolloutKind(), b.JudgePairsKind())
+}
+
+type rolloutEnv struct{ b *Builtins }
+
+type pairsEnv struct{ b *Builtins }
+
+func (e rolloutEnv) Setup(ctx context.Context, job jobs.Job, rep jobs.Reporter, models []string) (rollout.Episodes, rollout.Tasks, error) {
+	if _, err := e.b.Runtime.Get(ctx); err != nil {
+		return nil, nil, fmt.Errorf("sandbox runtime: %w", err)
+	}
+	for _, m := range models {
+		if !e.b.Models.Has(m) {
+			return nil, nil, fmt.Errorf("rollout: no model named %q (massctl model list shows the models massd can call)", m)
+		}
+	}
+	specs := &specCache{l: job.Layout, m: map[string]*taskspec.Spec{}}
+	return &rolloutEpisodes{d: e.b.Env.Deps(), job: job, rep: rep, specs: specs}, specSplits{specs}, nil
+}
+
+type specSplits struct{ c *specCache }
+
+func (s specSplits) Split(_ context.Context, task string) (string, error) {
+	spec, err := s.c.get(task)
+	if err != nil {
+		return "", err
+	}
+	if spec.Split == "" {
+		return taskspec.SplitTrain, nil
+	}
+	return spec.Split, nil
+}
+
+// rolloutEpisodes runs bare-prompt episodes as child episodes of the job.
+type rolloutEpisodes struct {
+	d     episode.Deps
+	job   jobs.Job
+	rep   jobs.Reporter
+	specs *specCache
+}
+
+func (g *rolloutEpisodes) Run(ctx context.Context, r rollout.EpisodeRequest) (rollout.EpisodeResult, error) {
+	spec, err := g.specs.get(r.Task)
+	if err != nil {
+		return rollout.EpisodeResult{}, err
+	}
+	dir := g.job.Layout.Episode(r.ID)
+	rec := jobs.EpisodeRecord{ID: r.ID, JobID: g.job.ID, TaskID: r.Task, Status: "running", Dir: dir}
+	g.rep.Episode(rec)
+	seed := int(r.Seed & 0x7fffffff)
+	st, err := episode.Run(ctx, g.d, episode.Options{ID: r.ID, JobID: g.job.ID, Task: spec, TaskID: r.Task, Model: r.Model, Seed: &seed, Dir: dir})
+	if st.EpisodeID == "" {
+		rec.Status = "failed"
+		g.rep.Episode(rec)
+		return rollout.EpisodeResult{}, err
+	}
+	rec.Status, rec.Summary = st.Exit, st
+	g.rep.Episode(rec)
+	if err != nil {
+		return rollout.EpisodeResult{}, fmt.Errorf("episode %s: %w", r.ID, err)
+	}
+	res := rollout.EpisodeResult{EpisodeID: r.ID, Exit: st.Exit, Success: st.Success,
+		PromptTokens: st.Tokens.Prompt, CompletionTokens: st.Tokens.Completion}
+	if gr := st.Grade; gr != nil {
+		res.Graded, res.Passed, res.Score = gr.Ran, gr.Passed, gr.Score
+	}
+	return res, nil
+}
+
+func (g *rolloutEpisodes) Close(ctx context.Context, id string) error {
+	dir := g.job.Layout.Episode(id)
+	if _, err := os.Stat(filepath.Join(dir, episode.StatusFile)); err == nil {
+		return nil
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil // never started
+	}
+	err := episode.Recover(ctx, g.d, id, dir)
+	g.rep.Episode(jobs.EpisodeRecord{ID: id, JobID: g.job.ID, Status: "interrupted", Dir: dir})
+	return err
+}
+
+// Setup of judge-pairs: the configured judges, each a model massd can call.
+func (e pairsEnv) Setup(ctx context.Context, job jobs.Job, rep jobs.Reporter, mode string) (judgepairs.Parts, error) {
+	var parts judgepairs.Parts
+	for _, j := range e.b.cfg.Judges {
+		if !e.b.Models.Has(j.Model) {
+			return parts, fmt.Errorf("judge %q of massd.yaml is not a model massd can call; add it to the models section", j.Model)
+		}
+		parts.Judges = append(parts.Judges, judgepairs.JudgeSpec{Model: j.Model, Seeds: j.Seeds})
+	}
+	if mode == judgepairs.ModeAgent {
+		if _, err := e.b.Runtime.Get(ctx); err != nil {
+			return parts, fmt.Errorf("sandbox runtime (judge mode agent): %w", err)
+		}
+	}
+	d := e.b.Env.Deps()
+	parts.Judger = pairJudge{m: judge.Clients(d.Models), d: d, job: job, rep: rep,
+		specs: &specCache{l: job.Layout, m: map[string]*taskspec.Spec{}}}
+	return parts, nil
+}
+
+// pairJudge judges a pair in bundle mode (one model call on the evidence
+// bundles) or agent mode (a judge-agent episode, as the search's).
+type pairJudge struct {
+	m     judge.Model
+	d     episode.Deps
+	job   jobs.Job
+	rep   jobs.Reporter
+	specs *specCache
+}
+
+func (j pairJudge) Judge(ctx context.Context, r judgepairs.Request) (judge.Result, error) {
+	spec, err := j.specs.get(r.Task)
+	if err != nil {
+		return judge.Result{}, err
+	}
+	l := j.job.Layout
+	req := judge.Request{Key: r.Key, Model: r.Model, Seed: r.Seed,
+		Task:   judge.Task{ID: r.Task, Prompt: spec.Prompt, Domain: spec.Domain, Required: requiredOutputs(spec)},
+		First:  judge.Side{Label: r.Candidate, Tar: filepath.Join(l.Episode(r.CandidateEp), "workspace.tar")},
+		Second: judge.Side{Label: r.Baseline, Tar: filepath.Join(l.Episode(r.BaseEp), "workspace.tar")}}
+	if r.Mode == judgepairs.ModeAgent {
+		res, _, err := judge.RunAgent(ctx, &searchEpisodes{d: j.d, job: j.job, rep: j.rep, spec: spec}, req)
+		return res, err
+	}
+	res, _, err := judge.Run(ctx, j.m, req)
+	return res, err
+}
+
+// keepJudgesOut makes a loop kind (search, generation, cycle) refuse an
+// external judge as executor, evaluator or optimizer, at submission and
+// again when it runs; other kinds are returned as they are.
+func (b *Builtins) keepJudgesOut(k jobs.Kind) jobs.Kind {
+	switch k.Name {
+	case search.KindName, generation.KindName, generation.CycleKindName:
+	default:
+		return k
+	}
+	judges := b.cfg.JudgeModels()
+	if len(judges) == 0 {
+		return k
+	}
+	check := func(raw json.RawMessage) error {
+		var p map[string]json.RawMessage
+		if len(raw) > 0 && json.Unmarshal(raw, &p) != nil {
+			return nil // the kind's own validation explains it
+		}
+		names := map[string]string{"model": b.Env.DefaultModel}
+		for _, key := range []string{"model", "judge_model", "optimizer_model"} {
+			var s string
+			if json.Unmarshal(p[key], &s) == nil && s != "" {
+				names[key] = s
+			}
+		}
+		for key, n := range names {
+			if judges[n] {
+				return fmt.Errorf("%s job: %s %q is an external judge (massd.yaml judges); judges are kept out of search, generation and cycle: pick another model", k.Name, key, n)
+			}
+		}
+		return nil
+	}
+	validate, run := k.Validate, k.Run
+	k.Validate = func(raw json.RawMessage) error {
+		if err := check(raw); err != nil {
+			return err
+		}
+		if validate != nil {
+			return validate(raw)
+		}
+		return nil
+	}
+	k.Run = func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+		if err := check(job.Params); err != nil {
+			return err
+		}
+		return run(ctx, job, rep)
+	}
+	return k
+}
