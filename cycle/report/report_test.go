@@ -1,0 +1,325 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mass-dev/mass/cycle/eval/judgepairs"
+	"github.com/mass-dev/mass/cycle/report"
+	"github.com/mass-dev/mass/cycle/report/reporttest"
+	"github.com/mass-dev/mass/datadir"
+)
+
+var spec = reporttest.Spec{Name: "eval-1", Tasks: []string{"projectile-sim", "orbit-fit"}, Models: []string{"base", "gen-1", "gen-2"},
+	Episodes: 6, Seed: 3, Judges: []judgepairs.JudgeSpec{{Model: "judge-a", Seeds: []int64{42, 43, 44}}, {Model: "judge-b", Seeds: []int64{42, 43, 44}}}}
+
+func build(t testing.TB, s reporttest.Spec, gens ...string) (*report.Report, datadir.Layout) {
+	t.Helper()
+	l, err := reporttest.Write(t.TempDir(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.Build(context.Background(), l, report.Request{Eval: s.Name, Gens: gens})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, l
+}
+
+// rawVerdict is a verdict file read with nothing but encoding/json.
+type rawVerdict struct {
+	Task, Candidate, Baseline, Model, Status, Winner string
+	Index                                            int
+	External                                         bool
+	WinnerLabel                                      string `json:"winner_label"`
+}
+
+func readRaw(t *testing.T, dir string) []rawVerdict {
+	t.Helper()
+	var out []rawVerdict
+	err := filepath.Walk(filepath.Join(dir, "verdicts"), func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var v rawVerdict
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestBuildRecomputedFromVerdictFiles: every win rate, tie count, pair
+// count and agreement in the report equals a tally made here from the raw
+// verdict files.
+func TestBuildRecomputedFromVerdictFiles(t *testing.T) {
+	r, l := build(t, spec, "1", "gen-2")
+	raw := readRaw(t, l.Eval(spec.Name))
+	if got, want := r.Verdicts, len(raw); got != want || want != 2*2*6*(6+3) {
+		t.Fatalf("verdicts %d, files %d", got, want)
+	}
+	type tally struct{ w, l, t, inv int }
+	count := map[string]*tally{}
+	pairs := map[string]map[string]bool{}
+	for _, v := range raw {
+		if !v.External {
+			continue
+		}
+		for _, k := range []string{v.Candidate, v.Candidate + "/" + v.Task} {
+			if count[k] == nil {
+				count[k], pairs[k] = &tally{}, map[string]bool{}
+			}
+			c := count[k]
+			switch {
+			case v.Status != "valid":
+				c.inv++
+				continue
+			case v.Winner == "tie":
+				c.t++
+			case v.WinnerLabel == v.Candidate:
+				c.w++
+			default:
+				c.l++
+			}
+			pairs[k][v.Task+string(rune(v.Index))] = true
+		}
+	}
+	if len(r.WinRates) != 2 || r.WinRates[0].Model != "gen-1" || r.WinRates[1].Model != "gen-2" {
+		t.Fatalf("models %+v", r.WinRates)
+	}
+	check := func(key string, w judgepairs.WinRate) {
+		c := count[key]
+		if w.Wins != c.w || w.Losses != c.l || w.Ties != c.t || w.Pairs != len(pairs[key]) {
+			t.Errorf("%s: report %d/%d/%d over %d pairs, files %d/%d/%d over %d", key, w.Wins, w.Losses, w.Ties, w.Pairs, c.w, c.l, c.t, len(pairs[key]))
+		}
+		if want := float64(c.w) / float64(c.w+c.l); w.Rate == nil || math.Abs(*w.Rate-want) > 1e-12 {
+			t.Errorf("%s: rate %v, want %v", key, w.Rate, want)
+		}
+		if w.Low == nil || w.High == nil || *w.Low > *w.Rate || *w.High < *w.Rate {
+			t.Errorf("%s: interval %v–%v does not hold %v", key, w.Low, w.High, w.Rate)
+		}
+	}
+	for _, m := range r.WinRates {
+		check(m.Model, m.Overall)
+		if m.Invalid != count[m.Model].inv {
+			t.Errorf("%s invalid %d, files %d", m.Model, m.Invalid, count[m.Model].inv)
+		}
+		for _, tw := range m.Tasks {
+			check(m.Model+"/"+tw.Task, tw.WinRate)
+		}
+	}
+	checkAgreement(t, r, raw)
+	if !strings.Contains(r.Unit, "pairs") || !strings.Contains(r.Unit, "not six samples") {
+		t.Errorf("unit note %q does not say intervals are at the pair level", r.Unit)
+	}
+}
+
+// checkAgreement recomputes each self-judge's agreement with the strict
+// external plurality of each pair.
+func checkAgreement(t *testing.T, r *report.Report, raw []rawVerdict) {
+	t.Helper()
+	outcome := func(v rawVerdict) string {
+		switch {
+		case v.Status != "valid":
+			return ""
+		case v.Winner == "tie":
+			return "tie"
+		case v.WinnerLabel == v.Candidate:
+			return "win"
+		}
+		return "loss"
+	}
+	votes := map[string]map[string]int{}
+	for _, v := range raw {
+		if o := outcome(v); v.External && o != "" {
+			k := v.Task + "/" + v.Candidate + "/" + string(rune(v.Index))
+			if votes[k] == nil {
+				votes[k] = map[string]int{}
+			}
+			votes[k][o]++
+		}
+	}
+	for _, a := range r.Agreement {
+		agree, n := 0, 0
+		for _, v := range raw {
+			o := outcome(v)
+			if v.External || v.Model != a.Judge || o == "" {
+				continue
+			}
+			c := votes[v.Task+"/"+v.Candidate+"/"+string(rune(v.Index))]
+			best, top, uniq := "", -1, false
+			for _, k := range []string{"win", "loss", "tie"} {
+				if c[k] > top {
+					best, top, uniq = k, c[k], true
+				} else if c[k] == top {
+					uniq = false
+				}
+			}
+			if !uniq {
+				continue
+			}
+			n++
+			if best == o {
+				agree++
+			}
+		}
+		if a.Agree != agree || a.Pairs != n {
+			t.Errorf("agreement of %s: report %d/%d, files %d/%d", a.Judge, a.Agree, a.Pairs, agree, n)
+		}
+	}
+	if len(r.Agreement) != 3 {
+		t.Errorf("agreement rows %d, want one per rollout model", len(r.Agreement))
+	}
+}
+
+// TestAuditTokensBlindSpots: the aggregated audit reads every episode's
+// ledger (the fixture's base episodes delegate once and hand no code off,
+// gen-g episodes delegate g+1 times with a handoff), and the token means
+// and blind spots follow the rollout and the verdicts.
+func TestAuditTokensBlindSpots(t *testing.T) {
+	r, l := build(t, spec)
+	n := len(spec.Tasks) * spec.Episodes
+	for _, a := range r.Audit {
+		wantHandoff := n
+		if a.Model == "base" {
+			wantHandoff = 0
+		}
+		if a.N != n || a.Audited != n || a.Delegation != n || a.CodeHandoff != wantHandoff || len(a.AuditErrors) > 0 {
+			t.Errorf("audit %s: %+v", a.Model, a)
+		}
+		if (a.Model == "base") != (a.JudgePreference == nil) || a.PassRate == nil || *a.PassRate != float64(a.Passed)/float64(a.Graded) {
+			t.Errorf("audit %s: pass rate %v preference %v", a.Model, a.PassRate, a.JudgePreference)
+		}
+	}
+	raw := readRaw(t, l.Eval(spec.Name))
+	var ro struct {
+		Runs []struct {
+			EpisodeID string `json:"episode_id"`
+			Passed    bool   `json:"passed"`
+		} `json:"runs"`
+	}
+	b, _ := os.ReadFile(filepath.Join(l.Eval(spec.Name), "rollout.json"))
+	if err := json.Unmarshal(b, &ro); err != nil {
+		t.Fatal(err)
+	}
+	failed := map[string]bool{}
+	for _, x := range ro.Runs {
+		failed[x.EpisodeID] = !x.Passed
+	}
+	rows, judges := map[string]bool{}, 0
+	for _, v := range raw {
+		if !v.External || v.Status != "valid" || v.Winner == "tie" {
+			continue
+		}
+		pref := v.Candidate
+		if v.WinnerLabel != v.Candidate {
+			pref = v.Baseline
+		}
+		ep := map[string]string{}
+		for _, x := range r.Runs {
+			if x.Task == v.Task && x.Index == v.Index {
+				ep[x.Model] = x.EpisodeID
+			}
+		}
+		if failed[ep[pref]] {
+			rows[v.Task+string(rune(v.Index))+v.Candidate+pref] = true
+			judges++
+		}
+	}
+	got := 0
+	for _, bs := range r.BlindSpots {
+		got += len(bs.Judges)
+		if !failed[bs.PreferredEpisode] || len(bs.Judges) > bs.Of {
+			t.Errorf("blind spot %+v: preferred side passed or judges miscounted", bs)
+		}
+	}
+	if len(rows) == 0 || len(r.BlindSpots) != len(rows) || got != judges {
+		t.Errorf("blind spots: report %d rows / %d verdicts, files %d / %d", len(r.BlindSpots), got, len(rows), judges)
+	}
+	if len(r.Tokens) != 3 || r.Tokens[1].StoredSupervised == nil || r.Tokens[0].StoredSupervised != nil {
+		t.Errorf("tokens %+v", r.Tokens)
+	}
+	if len(r.Generations) != 2 || len(r.Generations[0].Loss) == 0 || len(r.Generations[0].Ranking) != 2 {
+		t.Errorf("generations %+v", r.Generations)
+	}
+	for _, s := range r.Statistics {
+		if s.Unit == "" || (s.P == nil && !strings.HasPrefix(s.Detail, "undefined")) {
+			t.Errorf("statistic %+v has no unit or p", s)
+		}
+	}
+}
+
+// TestRenderSelfContained: the page loads nothing from anywhere (no
+// script, no external URL but the SVG namespace), declares its CSP and
+// carries every section and plot.
+func TestRenderSelfContained(t *testing.T) {
+	r, _ := build(t, spec)
+	var buf bytes.Buffer
+	if err := report.Render(&buf, r, report.RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	rest := strings.ReplaceAll(page, `xmlns="http://www.w3.org/2000/svg"`, "")
+	for _, bad := range []string{"<script", "http://", "https://", "<img", "<link", "@import", "url("} {
+		if strings.Contains(rest, bad) {
+			t.Errorf("page holds %q", bad)
+		}
+	}
+	if !strings.Contains(page, `http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;`) {
+		t.Errorf("no CSP meta")
+	}
+	if got, want := strings.Count(page, `<svg `), 1+2*2+1; got != want {
+		t.Errorf("%d plots, want %d", got, want)
+	}
+	for _, id := range []string{"win-rates", "agreement", "statistics", "generations", "audit", "tokens", "blind-spots", "episodes"} {
+		if !strings.Contains(page, `id="`+id+`"`) {
+			t.Errorf("no section %s", id)
+		}
+	}
+	if strings.Count(page, `href="file://`) != len(r.Runs) {
+		t.Errorf("episode links: %d, want %d", strings.Count(page, `href="file://`), len(r.Runs))
+	}
+}
+
+// BenchmarkBuild110 builds and renders the report of 110 rollout
+// episodes (11 held-out tasks × 5 episodes × base and gen-1), two
+// external judges × 3 seeds and two self-judges: 440 verdict files, 110
+// ledgers to audit, one generation.
+func BenchmarkBuild110(b *testing.B) {
+	s := reporttest.Spec{Name: "bench", Models: []string{"base", "gen-1"}, Episodes: 5, Seed: 1, Judges: spec.Judges}
+	for i := 0; i < 11; i++ {
+		s.Tasks = append(s.Tasks, "task-"+string(rune('a'+i)))
+	}
+	l, err := reporttest.Write(b.TempDir(), s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, err := report.Build(context.Background(), l, report.Request{Eval: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := report.Render(&bytes.Buffer{}, r, report.RenderOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		if len(r.Runs) != 110 {
+			b.Fatalf("%d runs", len(r.Runs))
+		}
+	}
+}
