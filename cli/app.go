@@ -41,6 +41,8 @@ func App(version string) *cli.App {
 			rankCommand(),
 			generationCommand(),
 			cycleCommand(),
+			evalCommand(),
+			reportCommand(),
 			completionCommand(),
 		},
 	}

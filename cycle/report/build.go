@@ -13,6 +13,7 @@ import (
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/cycle/rollout"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/errclass"
 )
 
 // Request selects what a report shows.
@@ -36,7 +37,7 @@ func Build(ctx context.Context, l datadir.Layout, req Request) (*Report, error) 
 		}
 	}
 	if !datadir.ValidID(name) {
-		return nil, fmt.Errorf("evaluation %q: not a valid name", name)
+		return nil, fmt.Errorf("evaluation %q: not a valid name: %w", name, errclass.ErrInvalid)
 	}
 	ro, err := rollout.Load(l, name)
 	if err != nil {
@@ -87,7 +88,7 @@ func newestEval(l datadir.Layout) (string, error) {
 		}
 	}
 	if best == "" {
-		return "", fmt.Errorf("no evaluation yet: run a rollout job (massctl job submit rollout) and judge-pairs on it first")
+		return "", fmt.Errorf("no evaluation yet: run a rollout job and a judge-pairs job on it first: %w", errclass.ErrNotFound)
 	}
 	return best, nil
 }
@@ -115,12 +116,12 @@ func (r *Report) resolve(ctx context.Context, l datadir.Layout, ro rollout.Summa
 		if g, err := strconv.Atoi(a); err == nil {
 			s, err := generation.Load(l.Generation(strconv.Itoa(g)))
 			if err != nil {
-				return nil, fmt.Errorf("generation %d: %w", g, err)
+				return nil, fmt.Errorf("generation %d: %v: %w", g, err, errclass.ErrNotFound)
 			}
 			model = s.Model
 		}
 		if !slices.Contains(ro.Models, model) || model == r.Baseline {
-			return nil, fmt.Errorf("%s: model %q is not a candidate of rollout %s (models %v, baseline %s)", a, model, ro.Name, ro.Models, r.Baseline)
+			return nil, fmt.Errorf("%s: model %q is not a candidate of rollout %s (models %v, baseline %s): %w", a, model, ro.Name, ro.Models, r.Baseline, errclass.ErrInvalid)
 		}
 		if slices.Contains(r.Models, model) {
 			continue

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/errclass"
 )
 
 // Defaults.
@@ -169,7 +170,7 @@ func Load(l datadir.Layout, name string) (Summary, error) {
 	var s Summary
 	ok, err := generation.ReadJSON(filepath.Join(l.Eval(name), SummaryFile), &s)
 	if err == nil && !ok {
-		err = fmt.Errorf("evaluation %s has no finished rollout (%s)", name, SummaryFile)
+		err = fmt.Errorf("evaluation %s has no finished rollout (%s): %w", name, SummaryFile, errclass.ErrNotFound)
 	}
 	return s, err
 }

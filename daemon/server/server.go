@@ -85,6 +85,7 @@ func New(o Options) *Server {
 		{"GET /v1/models", s.listModels},
 		{"GET /v1/generations", s.listGenerations},
 		{"GET /v1/generations/{g}", s.getGeneration},
+		{"GET /v1/report", s.getReport},
 		{"POST /v1/models/{name}/test", s.testModel},
 	}
 	for _, r := range routes {
