@@ -1,0 +1,139 @@
+package daemon_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mass-dev/mass/agents/model/scripted"
+	"github.com/mass-dev/mass/cycle/report"
+	"github.com/mass-dev/mass/cycle/rollout"
+)
+
+// TestEvaluationScriptedThroughMassd runs the evaluation end to end on
+// a real massd with real sandboxes: a rollout of the scripted base model
+// and scripted-gen-1 on the held-out example task projectile-sim, two
+// external judges that are two more scripted endpoints (each with three
+// seeds), the judge-pairs job, and `massctl report --json --html`, whose
+// numbers are recomputed here from the raw verdict files. Search and
+// generation refuse a judge model.
+func TestEvaluationScriptedThroughMassd(t *testing.T) {
+	r := newGradedRig(t)
+	js, err := scripted.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer js.Close()
+	r.stop(false)
+	conf, _ := os.ReadFile(r.conf)
+	conf = fmt.Appendf(conf, "models:\n  judge-a:\n    base_url: %s\n    model: %s\n  judge-b:\n    base_url: %s\n    model: %s\n"+
+		"judges:\n  - model: judge-a\n    seeds: [42, 43, 44]\n  - model: judge-b\n", js.URL(), scripted.ModelID, js.URL(), scripted.ModelID)
+	if err := os.WriteFile(r.conf, conf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.start()
+	task := "../examples/tasks/projectile-sim/task.yaml"
+	if _, err := r.massctl("task", "add", task); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"search", "--task", task, "--model", "judge-a", "--iterations", "1", "--json"},
+		{"generation", "start", "--tasks", "projectile-sim", "--model", "judge-b"},
+		{"job", "start", "search", "--task", "projectile-sim", "--params", `{"model":"scripted","optimizer_model":"judge-a"}`},
+	} {
+		if out, err := r.massctl(args...); err == nil || !strings.Contains(err.Error(), "external judge") {
+			t.Errorf("massctl %s: a judge model was not refused: %v %s", strings.Join(args, " "), err, out)
+		}
+	}
+	out, err := r.massctl("eval", "rollout", "--tasks", "projectile-sim", "--models", "scripted,"+scripted.Gen1Name,
+		"--episodes", "3", "--name", "e2e", "--seed", "5", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ro rollout.Summary
+	if err := json.Unmarshal(out, &ro); err != nil || len(ro.Runs) != 6 {
+		t.Fatalf("rollout: %v %s", err, out)
+	}
+	for _, x := range ro.Runs {
+		if x.EpisodeID == "" || !x.Graded || x.Seed != rollout.SeedFor(5, "projectile-sim", x.Index) {
+			t.Errorf("run %+v: not a graded episode at its paired seed", x)
+		}
+	}
+	if out, err = r.massctl("eval", "judge", "--rollout", "e2e", "--json"); err != nil {
+		t.Fatal(err)
+	}
+	html := filepath.Join(r.tmp, "report.html")
+	if out, err = r.massctl("report", "--eval", "e2e", "--html", html, "--json", scripted.Gen1Name); err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("report: %v %s", err, out)
+	}
+	recompute(t, &rep, filepath.Join(r.data, "evals", "e2e"))
+	page, err := os.ReadFile(html)
+	if err != nil || !strings.Contains(string(page), `data-plot="win-rates"`) || strings.Contains(string(page), "<script") {
+		t.Errorf("report page: %v %.300s", err, page)
+	}
+	for _, a := range rep.Audit {
+		if a.N != 3 || a.Audited != 3 || a.Delegation != 3 || a.CodeHandoff != 3 {
+			t.Errorf("audit %s: %+v (the scripted bare run delegates twice and hands one file off)", a.Model, a)
+		}
+	}
+	t.Logf("gen-1 vs base: %d wins, %d losses, %d ties over %d pairs; %d blind spots", rep.WinRates[0].Overall.Wins,
+		rep.WinRates[0].Overall.Losses, rep.WinRates[0].Overall.Ties, rep.WinRates[0].Overall.Pairs, len(rep.BlindSpots))
+}
+
+// recompute tallies the raw verdict files and compares them with the
+// report's win rate and agreement; the scripted gen-1's bare solver
+// checks its work, so the external judges prefer it.
+func recompute(t *testing.T, rep *report.Report, dir string) {
+	t.Helper()
+	type raw struct {
+		Candidate, Model, Status, Winner string
+		External                         bool
+		WinnerLabel                      string `json:"winner_label"`
+		Task                             string
+		Index                            int
+	}
+	var vs []raw
+	filepath.Walk(filepath.Join(dir, "verdicts"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			var v raw
+			b, _ := os.ReadFile(p)
+			if json.Unmarshal(b, &v) != nil {
+				t.Errorf("verdict %s does not parse", p)
+			}
+			vs = append(vs, v)
+		}
+		return nil
+	})
+	if len(vs) != 3*(6+2) || rep.Verdicts != len(vs) {
+		t.Fatalf("%d verdict files, report %d; want 3 pairs × (2 judges × 3 seeds + 2 self-judges)", len(vs), rep.Verdicts)
+	}
+	w, l, ties := 0, 0, 0
+	for _, v := range vs {
+		switch {
+		case !v.External || v.Status != "valid":
+		case v.Winner == "tie":
+			ties++
+		case v.WinnerLabel == v.Candidate:
+			w++
+		default:
+			l++
+		}
+	}
+	o := rep.WinRates[0].Overall
+	if o.Wins != w || o.Losses != l || o.Ties != ties || o.Pairs != 3 {
+		t.Errorf("report %+v, files %d wins %d losses %d ties", o, w, l, ties)
+	}
+	if w+l == 0 || o.Rate == nil || *o.Rate != float64(w)/float64(w+l) || *o.Rate <= 0.5 {
+		t.Errorf("win rate %v from %d/%d: want gen-1 preferred", o.Rate, w, w+l)
+	}
+	if len(rep.Agreement) != 2 {
+		t.Errorf("agreement %+v: want both rollout models as self-judges", rep.Agreement)
+	}
+}
