@@ -62,7 +62,7 @@ step() {
 # stage N TITLE FUNC runs FUNC under a numbered banner and records the result.
 stage() {
 	local n=$1 title=$2 fn=$3 t0 rc
-	banner "stage $n/10: $title"
+	banner "stage $n/11: $title"
 	t0=$(date +%s)
 	"$fn"
 	rc=$?
@@ -103,7 +103,7 @@ summary() {
 		[ "${STAGE_RESULTS[$i]}" = ok ] || failed=1
 	done
 	echo
-	for k in episode audit search sandbox dataset eval_base eval_adapter train_job generation gen_model; do
+	for k in episode audit search sandbox dataset eval_base eval_adapter train_job generation gen_model report; do
 		[ -n "${FACT[$k]:-}" ] && printf '%-14s %s\n' "$k" "${FACT[$k]}"
 	done
 	echo
@@ -119,7 +119,8 @@ summary() {
 		"model|tiny random Qwen3 model" "run|direct training run (checkpoints, metrics.jsonl, best/)" \
 		"adapter|exported PEFT adapter" "eval-base.json|val loss without the adapter" \
 		"eval-adapter.json|val loss with the adapter" "gen-search.json|search before the generation" \
-		"generation.json|massctl generation start --json summary"; do
+		"generation.json|massctl generation start --json summary" \
+		"report.html|evaluation report page (massctl report --html)" "report.png|its screenshot (headless Chromium)"; do
 		[ -e "$OUT/${a%%|*}" ] && printf '  %-20s %s\n' "${a%%|*}" "${a#*|}"
 	done
 	if [ $failed -ne 0 ]; then
@@ -390,6 +391,39 @@ PY
 	FACT[gen_model]="gen-1 registered (massctl model list)"
 }
 
+# s_report: the evaluation (issue 14). Restarts massd with two scripted
+# external judges (seeds 42, 43, 44 each), rolls out the scripted base model,
+# gen-1 (when the generation stage registered it) and scripted-gen-1 on the
+# held-out task, judges every pair, writes the report page and a screenshot.
+s_report() {
+	local models=scripted,scripted-gen-1 gens=scripted-gen-1 n=${DEMO_EVAL_EPISODES:-3} i
+	if "$MASSCTL" model list --json | python3 -c 'import json,sys; sys.exit(0 if any(m["name"] == "gen-1" for m in json.load(sys.stdin)) else 1)'; then
+		models=scripted,gen-1,scripted-gen-1 gens="1 scripted-gen-1"
+	fi
+	stop_massd
+	printf 'judges:  # the evaluation'"'"'s external judges, kept out of search and generation\n  - model: scripted-judge-1\n  - model: scripted-judge-2\n' >>"$OUT/massd.yaml"
+	printf '+ %s --config %s &  (restarted with judges)\n' "$MASSD" "$OUT/massd.yaml"
+	"$MASSD" --config "$OUT/massd.yaml" >>"$OUT/massd.log" 2>&1 &
+	massd_pid=$!
+	for i in $(seq 150); do "$MASSCTL" status >/dev/null 2>&1 && break; sleep 0.2; done
+	"$MASSCTL" status >/dev/null 2>&1 || { note "massd did not come back with judges"; return 1; }
+	step "$MASSCTL" eval rollout --tasks projectile-sim --models "$models" --episodes "$n" --name demo-eval --seed 3 --json >"$OUT/rollout.json" || return 1
+	step "$MASSCTL" eval judge --rollout demo-eval --json >"$OUT/judgement.json" || return 1
+	# shellcheck disable=SC2086 # gens is a list of arguments
+	step "$MASSCTL" report --eval demo-eval --html "$OUT/report.html" $gens || return 1
+	# shellcheck disable=SC2086
+	"$MASSCTL" report --eval demo-eval --json $gens >"$OUT/report.json" || return 1
+	# shellcheck disable=SC2086
+	step "$MASSCTL" report --eval demo-eval $gens || return 1
+	if command -v chromium >/dev/null; then
+		step chromium --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars --user-data-dir="$(mktemp -d)" \
+			--window-size=1200,2400 --screenshot="$OUT/report.png" "file://$OUT/report.html" 2>/dev/null || return 1
+	else
+		note "chromium is not installed (scripts/setup-host.sh): no report.png"
+	fi
+	FACT[report]="$OUT/report.html ($(json_get "$OUT/report.json" 'len(d["runs"])') episodes, $(json_get "$OUT/report.json" 'd["verdicts"]') verdicts)"
+}
+
 s_stop() {
 	step "$MASSCTL" job list
 	printf '+ kill -TERM %s (massd)\n' "$massd_pid"
@@ -417,5 +451,6 @@ stage 6 "sandbox policy and isolation self-test" s_sandbox
 stage 7 "build and show SFT windows" s_data
 stage 8 "train, export and evaluate a tiny LoRA" s_train
 stage 9 "generation 1: collect, rank, select, train, export, gen-1" s_generation
-stage 10 "stop massd" s_stop
+stage 10 "evaluation: rollout, external judges, report page" s_report
+stage 11 "stop massd" s_stop
 exit 0

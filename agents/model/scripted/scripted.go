@@ -148,8 +148,13 @@ func (s *Server) Config() model.Config { return s.ConfigFor(Name) }
 // passing check per worker (Quality), so two generations differ measurably.
 const Gen1Name = "scripted-gen-1"
 
+// JudgeNames are two more scripted model names for an offline
+// evaluation's external judges (massd.yaml judges: [{model:
+// scripted-judge-1}, …]): the same evaluator, other model names.
+var JudgeNames = []string{Name + "-judge-1", Name + "-judge-2"}
+
 // Names are the scripted model names massd offers.
-var Names = []string{Name, Gen1Name}
+var Names = []string{Name, Gen1Name, JudgeNames[0], JudgeNames[1]}
 
 // IsScripted reports whether a configured model name is a scripted one.
 func IsScripted(name string) bool { return name == Name || strings.HasPrefix(name, Name+"-gen-") }
