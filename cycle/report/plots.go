@@ -25,7 +25,7 @@ func winRatePlot(r *Report) template.HTML {
 		}
 	}
 	h := 30 + 24*float64(len(rows))
-	s := newSVG(labelW+plotW+150, h, "win-rates", "win rate against "+r.Baseline+" per task with pair-level intervals")
+	s := newSVG(labelW+plotW+220, h, "win-rates", "win rate against "+r.Baseline+" per task with pair-level intervals")
 	x := scale(0, 1, labelW, labelW+plotW)
 	for _, v := range []float64{0, 0.25, 0.5, 0.75, 1} {
 		s.line(x(v), 14, x(v), h-6, map[bool]string{true: "mid", false: "grid"}[v == 0.5])
