@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/agents/model/scripted"
+	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/report"
 	"github.com/mass-dev/mass/cycle/rollout"
 )
@@ -62,7 +63,7 @@ func TestEvaluationScriptedThroughMassd(t *testing.T) {
 			t.Errorf("run %+v: not a graded episode at its paired seed", x)
 		}
 	}
-	if out, err = r.massctl("eval", "judge", "--rollout", "e2e", "--json"); err != nil {
+	if _, err = r.massctl("eval", "judge", "--rollout", "e2e", "--json"); err != nil {
 		t.Fatal(err)
 	}
 	html := filepath.Join(r.tmp, "report.html")
@@ -93,6 +94,9 @@ func TestEvaluationScriptedThroughMassd(t *testing.T) {
 func recompute(t *testing.T, rep *report.Report, dir string) {
 	t.Helper()
 	type raw struct {
+		Key                              string
+		Seed                             int64
+		Swapped                          bool
 		Candidate, Model, Status, Winner string
 		External                         bool
 		WinnerLabel                      string `json:"winner_label"`
@@ -106,6 +110,9 @@ func recompute(t *testing.T, rep *report.Report, dir string) {
 			b, _ := os.ReadFile(p)
 			if json.Unmarshal(b, &v) != nil {
 				t.Errorf("verdict %s does not parse", p)
+			}
+			if v.Swapped != judge.Swapped(v.Seed, v.Key) {
+				t.Errorf("verdict %s: swapped %v, but seed %d and key %s decide %v", p, v.Swapped, v.Seed, v.Key, !v.Swapped)
 			}
 			vs = append(vs, v)
 		}

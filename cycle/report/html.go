@@ -33,9 +33,9 @@ var page = template.Must(template.New("report.tmpl").Funcs(template.FuncMap{
 		}
 		return fmt.Sprintf("%.3g", *p)
 	},
-	"kn":    func(k, n int) string { return fmt.Sprintf("%d/%d", k, n) },
-	"join":  strings.Join,
-	"seeds": func(s []int64) string { return strings.Trim(fmt.Sprint(s), "[]") },
+	"kn":      func(k, n int) string { return fmt.Sprintf("%d/%d", k, n) },
+	"join":    strings.Join,
+	"seeds":   func(s []int64) string { return strings.Trim(fmt.Sprint(s), "[]") },
 	"winPlot": winRatePlot, "btPlot": btPlot, "lossPlot": lossPlot, "tokenPlot": tokenPlot,
 }).ParseFS(templates, "templates/report.tmpl"))
 

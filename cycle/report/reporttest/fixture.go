@@ -164,7 +164,7 @@ func writeEpisode(dir, id string, team int, rng *rand.Rand) error {
 func writeGeneration(l datadir.Layout, g int, model, parent string, tasks []string, rng *rand.Rand) error {
 	dir := l.Generation(fmt.Sprint(g))
 	s := generation.Summary{Generation: g, Dir: dir, Model: model, Parent: parent, Status: generation.StatusDone,
-		Tokens: generation.Tokens{Generated: int64(1e6 + rng.IntN(1e5)), StoredSupervised: int64(2e5 + rng.IntN(1e4)), ProcessedSupervised: int64(3e5 + rng.IntN(1e4))},
+		Tokens:   generation.Tokens{Generated: int64(1e6 + rng.IntN(1e5)), StoredSupervised: int64(2e5 + rng.IntN(1e4)), ProcessedSupervised: int64(3e5 + rng.IntN(1e4))},
 		Training: &generation.Training{Steps: 60, BestStep: 45, BestValLoss: 1.2}}
 	for _, t := range tasks {
 		var ids []string
