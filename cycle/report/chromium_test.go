@@ -38,7 +38,7 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Skip("CHROMIUM NOT INSTALLED (scripts/setup-host.sh installs it): report browser test SKIPPED")
 	}
-	r, _ := build(t, spec)
+	r, _ := build(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	var buf bytes.Buffer
@@ -72,7 +72,7 @@ func TestReportInChromium(t *testing.T) {
 // checkDOM looks for every plot and table in the DOM Chromium built.
 func checkDOM(t *testing.T, dom string, runs int) {
 	t.Helper()
-	for _, want := range []string{`data-plot="win-rates"`, `data-plot="bt-scores"`, `data-plot="loss"`, `data-plot="tokens"`,
+	for _, want := range []string{`data-plot="win-rates"`, `data-plot="bt-scores"`, `data-plot="loss"`, `data-plot="tokens"`, `data-plot="supervised"`,
 		`id="win-table"`, `id="agreement-table"`, `id="stats-table"`, `id="audit-table"`, `id="token-table"`, `id="blind-table"`, `id="episode-table"`,
 		"<polyline", "<circle", "<rect"} {
 		if !strings.Contains(dom, want) {

@@ -36,7 +36,7 @@ var page = template.Must(template.New("report.tmpl").Funcs(template.FuncMap{
 	"kn":      func(k, n int) string { return fmt.Sprintf("%d/%d", k, n) },
 	"join":    strings.Join,
 	"seeds":   func(s []int64) string { return strings.Trim(fmt.Sprint(s), "[]") },
-	"winPlot": winRatePlot, "btPlot": btPlot, "lossPlot": lossPlot, "tokenPlot": tokenPlot,
+	"winPlot": winRatePlot, "btPlot": btPlot, "lossPlot": lossPlot, "tokenPlot": tokenPlot, "supPlot": supervisedPlot,
 }).ParseFS(templates, "templates/report.tmpl"))
 
 type view struct {

@@ -145,3 +145,29 @@ func tokenPlot(r *Report) template.HTML {
 	}
 	return s.html()
 }
+
+// supervisedPlot draws each generation's stored and processed supervised
+// tokens (generation.json) as a pair of bars.
+func supervisedPlot(r *Report) template.HTML {
+	hi := 1.0
+	for _, g := range r.Generations {
+		hi = math.Max(hi, math.Max(float64(g.Tokens.StoredSupervised), float64(g.Tokens.ProcessedSupervised)))
+	}
+	h := 30 + 40*float64(len(r.Generations))
+	s := newSVG(labelW+plotW+120, h, "supervised", "stored and processed supervised tokens per generation")
+	x := scale(0, hi, labelW, labelW+plotW)
+	for i, g := range r.Generations {
+		y := 16 + 40*float64(i)
+		for k, v := range []struct {
+			what  string
+			n     int64
+			class string
+		}{{"stored", g.Tokens.StoredSupervised, "bar tok"}, {"processed", g.Tokens.ProcessedSupervised, "bar"}} {
+			yy := y + 17*float64(k)
+			s.text(labelW-8, yy+12, "end", "label", fmt.Sprintf("gen %d %s", g.G, v.what))
+			s.rect(x(0), yy+2, x(float64(v.n))-x(0), 13, v.class, fmt.Sprintf("generation %d: %d %s supervised tokens", g.G, v.n, v.what))
+			s.text(x(float64(v.n))+6, yy+12, "start", "value", fmt.Sprint(v.n))
+		}
+	}
+	return s.html()
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mass-dev/mass/cycle/eval/judgepairs"
@@ -19,17 +20,37 @@ import (
 var spec = reporttest.Spec{Name: "eval-1", Tasks: []string{"projectile-sim", "orbit-fit"}, Models: []string{"base", "gen-1", "gen-2"},
 	Episodes: 6, Seed: 3, Judges: []judgepairs.JudgeSpec{{Model: "judge-a", Seeds: []int64{42, 43, 44}}, {Model: "judge-b", Seeds: []int64{42, 43, 44}}}}
 
-func build(t testing.TB, s reporttest.Spec, gens ...string) (*report.Report, datadir.Layout) {
+var (
+	shared     datadir.Layout
+	sharedOnce sync.Once
+	sharedErr  error
+	sharedDir  string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedDir != "" {
+		os.RemoveAll(sharedDir)
+	}
+	os.Exit(code)
+}
+
+// build reports on the shared fixture (written once: the tests only read it).
+func build(t testing.TB, gens ...string) (*report.Report, datadir.Layout) {
 	t.Helper()
-	l, err := reporttest.Write(t.TempDir(), s)
+	sharedOnce.Do(func() {
+		if sharedDir, sharedErr = os.MkdirTemp("", "report-fixture-"); sharedErr == nil {
+			shared, sharedErr = reporttest.Write(sharedDir, spec)
+		}
+	})
+	if sharedErr != nil {
+		t.Fatal(sharedErr)
+	}
+	r, err := report.Build(context.Background(), shared, report.Request{Eval: spec.Name, Gens: gens})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := report.Build(context.Background(), l, report.Request{Eval: s.Name, Gens: gens})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r, l
+	return r, shared
 }
 
 // rawVerdict is a verdict file read with nothing but encoding/json.
@@ -68,7 +89,7 @@ func readRaw(t *testing.T, dir string) []rawVerdict {
 // count and agreement in the report equals a tally made here from the raw
 // verdict files.
 func TestBuildRecomputedFromVerdictFiles(t *testing.T) {
-	r, l := build(t, spec, "1", "gen-2")
+	r, l := build(t, "1", "gen-2")
 	raw := readRaw(t, l.Eval(spec.Name))
 	if got, want := r.Verdicts, len(raw); got != want || want != 2*2*6*(6+3) {
 		t.Fatalf("verdicts %d, files %d", got, want)
@@ -192,7 +213,7 @@ func checkAgreement(t *testing.T, r *report.Report, raw []rawVerdict) {
 // gen-g episodes delegate g+1 times with a handoff), and the token means
 // and blind spots follow the rollout and the verdicts.
 func TestAuditTokensBlindSpots(t *testing.T) {
-	r, l := build(t, spec)
+	r, l := build(t)
 	n := len(spec.Tasks) * spec.Episodes
 	for _, a := range r.Audit {
 		wantHandoff := n
@@ -268,7 +289,7 @@ func TestAuditTokensBlindSpots(t *testing.T) {
 // script, no external URL but the SVG namespace), declares its CSP and
 // carries every section and plot.
 func TestRenderSelfContained(t *testing.T) {
-	r, _ := build(t, spec)
+	r, _ := build(t)
 	var buf bytes.Buffer
 	if err := report.Render(&buf, r, report.RenderOptions{}); err != nil {
 		t.Fatal(err)
@@ -283,7 +304,7 @@ func TestRenderSelfContained(t *testing.T) {
 	if !strings.Contains(page, `http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;`) {
 		t.Errorf("no CSP meta")
 	}
-	if got, want := strings.Count(page, `<svg `), 1+2*2+1; got != want {
+	if got, want := strings.Count(page, `<svg `), 1+2*2+2; got != want {
 		t.Errorf("%d plots, want %d", got, want)
 	}
 	for _, id := range []string{"win-rates", "agreement", "statistics", "generations", "audit", "tokens", "blind-spots", "episodes"} {
@@ -321,5 +342,28 @@ func BenchmarkBuild110(b *testing.B) {
 		if len(r.Runs) != 110 {
 			b.Fatalf("%d runs", len(r.Runs))
 		}
+	}
+}
+
+// TestBadInputClearError: a damaged verdict file or an unknown model is a
+// clear error that names it, and nothing is written.
+func TestBadInputClearError(t *testing.T) {
+	s := reporttest.Spec{Name: "small", Tasks: []string{"t"}, Models: []string{"base", "gen-1"}, Episodes: 1, Seed: 1, Judges: spec.Judges[:1]}
+	l, err := reporttest.Write(t.TempDir(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.Build(context.Background(), l, report.Request{Eval: "small", Gens: []string{"gen-7"}}); err == nil || !strings.Contains(err.Error(), "gen-7") {
+		t.Errorf("unknown model: %v", err)
+	}
+	if _, err := report.Build(context.Background(), l, report.Request{Eval: "nope"}); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("unknown evaluation: %v", err)
+	}
+	p := judgepairs.Path(l.Eval("small"), "t", 0, "gen-1", "judge-a", 42)
+	if err := os.WriteFile(p, []byte(`{"task":"t","winner":`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.Build(context.Background(), l, report.Request{Eval: "small"}); err == nil || !strings.Contains(err.Error(), p) {
+		t.Errorf("damaged verdict: %v", err)
 	}
 }

@@ -1,0 +1,59 @@
+package rollout
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/datadir"
+)
+
+type splits map[string]string
+
+func (s splits) Split(_ context.Context, t string) (string, error) { return s[t], nil }
+
+type env struct {
+	r *runner
+	s splits
+}
+
+func (e env) Setup(context.Context, jobs.Job, jobs.Reporter, []string) (Episodes, Tasks, error) {
+	return e.r, e.s, nil
+}
+
+type reporter struct{ result any }
+
+func (*reporter) Event(string, string, map[string]any) {}
+func (*reporter) Progress(jobs.Progress)               {}
+func (r *reporter) SetResult(v any)                    { r.result = v }
+func (*reporter) Episode(jobs.EpisodeRecord)           {}
+func (*reporter) Logger() *slog.Logger                 { return slog.New(slog.DiscardHandler) }
+
+// TestKindRunsHeldOutTasksOnly: a task of the train split is refused
+// before any episode; a test task runs, in evals/<job id> by default.
+func TestKindRunsHeldOutTasksOnly(t *testing.T) {
+	r := &runner{failAt: -1}
+	k := NewKind(env{r, splits{"held": "test", "seen": "train"}})
+	l := datadir.New(t.TempDir())
+	job := jobs.Job{ID: "job-1", Layout: l, Params: []byte(`{"tasks":["held","seen"],"models":["base","gen-1"],"episodes":1}`)}
+	if err := k.Run(context.Background(), job, &reporter{}); err == nil || !strings.Contains(err.Error(), "split: test") || len(r.runs) != 0 {
+		t.Fatalf("train task: %v, %d episodes", err, len(r.runs))
+	}
+	job.Params = []byte(`{"tasks":["held"],"models":["base","gen-1"],"episodes":2}`)
+	rep := &reporter{}
+	if err := k.Run(context.Background(), job, rep); err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := rep.result.(Summary); !ok || len(s.Runs) != 4 || s.Name != "job-1" {
+		t.Fatalf("result %+v", rep.result)
+	}
+	if _, err := Load(l, "job-1"); err != nil {
+		t.Error(err)
+	}
+	other := jobs.Job{ID: "job-2", Layout: l, Params: []byte(`{"name":"job-1","tasks":["held"],"models":["base","gen-1"]}`)}
+	if err := k.Run(context.Background(), other, &reporter{}); err == nil || !strings.Contains(err.Error(), "belongs to job job-1") {
+		t.Errorf("second job on the same evaluation: %v", err)
+	}
+}
