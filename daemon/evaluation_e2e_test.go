@@ -84,6 +84,7 @@ func TestEvaluationScriptedThroughMassd(t *testing.T) {
 			t.Errorf("audit %s: %+v (the scripted bare run delegates twice and hands one file off)", a.Model, a)
 		}
 	}
+	agentMode(t, r)
 	t.Logf("gen-1 vs base: %d wins, %d losses, %d ties over %d pairs; %d blind spots", rep.WinRates[0].Overall.Wins,
 		rep.WinRates[0].Overall.Losses, rep.WinRates[0].Overall.Ties, rep.WinRates[0].Overall.Pairs, len(rep.BlindSpots))
 }
@@ -142,5 +143,42 @@ func recompute(t *testing.T, rep *report.Report, dir string) {
 	}
 	if len(rep.Agreement) != 2 {
 		t.Errorf("agreement %+v: want both rollout models as self-judges", rep.Agreement)
+	}
+}
+
+// agentMode judges a one-pair rollout in agent mode: every verdict is a
+// judge-agent episode of its own.
+func agentMode(t *testing.T, r *searchRig) {
+	t.Helper()
+	if _, err := r.massctl("eval", "rollout", "--tasks", "projectile-sim", "--models", "scripted,"+scripted.Gen1Name,
+		"--episodes", "1", "--name", "e2e-agent", "--seed", "6", "--json"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.massctl("eval", "judge", "--rollout", "e2e-agent", "--mode", "agent", "--no-self", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Mode   string `json:"mode"`
+		Models []struct {
+			Overall struct{ Wins, Losses, Ties int } `json:"overall"`
+		} `json:"models"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil || res.Mode != "agent" || res.Models[0].Overall.Wins+res.Models[0].Overall.Losses+res.Models[0].Overall.Ties != 6 {
+		t.Fatalf("agent mode: %v %s", err, out)
+	}
+	paths, _ := filepath.Glob(filepath.Join(r.data, "evals", "e2e-agent", "verdicts", "*", "*", "*.json"))
+	for _, p := range paths {
+		var v struct {
+			Mode     string   `json:"mode"`
+			Episodes []string `json:"episodes"`
+		}
+		b, _ := os.ReadFile(p)
+		if json.Unmarshal(b, &v) != nil || v.Mode != "agent" || len(v.Episodes) == 0 {
+			t.Errorf("%s: not an agent-mode verdict with its judge episode: %s", p, b)
+		}
+	}
+	if len(paths) != 6 {
+		t.Errorf("%d agent verdicts, want 2 judges × 3 seeds", len(paths))
 	}
 }

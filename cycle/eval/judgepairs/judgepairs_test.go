@@ -66,6 +66,10 @@ func TestExecuteWritesAndResumes(t *testing.T) {
 	if _, err := Execute(context.Background(), c); err != nil || j.calls.Load() != 32 {
 		t.Fatalf("resume judged again: %d calls, %v", j.calls.Load(), err)
 	}
+	c.Params.Mode = ModeAgent
+	if _, err := Execute(context.Background(), c); err == nil || !strings.Contains(err.Error(), "evaluator mode bundle") {
+		t.Errorf("a rerun in another mode reused the verdicts: %v", err)
+	}
 	o := res.Models[0].Overall
 	if o.Wins != 12 || o.Losses != 0 || o.Ties != 12 || o.Pairs != 4 || o.Rate == nil || *o.Rate != 1 {
 		t.Errorf("overall %+v", o)

@@ -241,8 +241,12 @@ func (c Config) task(pr PairRef, model string, seed int64, ext bool) task {
 }
 
 func (c Config) judgeOne(ctx context.Context, t task, i, n int) error {
-	if _, err := os.Stat(t.path); err == nil {
-		return nil // judged before the restart
+	if _, err := os.Stat(t.path); err == nil { // judged before the restart
+		v, err := readVerdict(t.path)
+		if err == nil && v.Mode != t.req.Mode {
+			err = fmt.Errorf("verdict %s was made in evaluator mode %s, this job asks for %s: judge another rollout or remove its verdicts", t.path, v.Mode, t.req.Mode)
+		}
+		return err
 	}
 	if c.Progress != nil {
 		c.Progress(fmt.Sprintf("verdict %d of %d: %s by %s seed %d", i+1, n, t.req.Key, t.req.Model, t.req.Seed))
