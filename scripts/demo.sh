@@ -416,8 +416,13 @@ s_report() {
 	# shellcheck disable=SC2086
 	step "$MASSCTL" report --eval demo-eval $gens || return 1
 	if command -v chromium >/dev/null; then
-		step chromium --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars --user-data-dir="$(mktemp -d)" \
-			--window-size=1200,2400 --screenshot="$OUT/report.png" "file://$OUT/report.html" 2>/dev/null || return 1
+		local prof rc
+		prof=$(mktemp -d)
+		step chromium --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars --user-data-dir="$prof" \
+			--window-size=1200,2400 --screenshot="$OUT/report.png" "file://$OUT/report.html" 2>/dev/null
+		rc=$?
+		rm -rf "$prof"
+		[ "$rc" -eq 0 ] || return 1
 	else
 		note "chromium is not installed (scripts/setup-host.sh): no report.png"
 	fi
