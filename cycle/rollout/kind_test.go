@@ -57,3 +57,22 @@ func TestKindRunsHeldOutTasksOnly(t *testing.T) {
 		t.Errorf("second job on the same evaluation: %v", err)
 	}
 }
+
+func FuzzParseParams(f *testing.F) {
+	f.Add([]byte(`{"tasks":["projectile-sim"],"models":["base","gen-1"],"episodes":10}`))
+	f.Add([]byte(`{"tasks":["x"],"models":["a","a"]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := ParseParams(b)
+		if err != nil {
+			return
+		}
+		if len(p.Models) < 2 || len(p.Tasks) == 0 || p.Episodes < 1 || p.Concurrency < 1 {
+			t.Fatalf("accepted %+v", p)
+		}
+		for _, v := range append(p.Tasks, p.Models...) {
+			if !datadir.ValidID(v) {
+				t.Fatalf("accepted name %q", v)
+			}
+		}
+	})
+}

@@ -155,3 +155,17 @@ func FuzzParseVerdict(f *testing.F) {
 		_ = v.Pair()
 	})
 }
+
+func FuzzParseParams(f *testing.F) {
+	f.Add([]byte(`{"rollout":"ev","mode":"agent","judges":["a"]}`))
+	f.Add([]byte(`{"rollout":"../x"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := ParseParams(b)
+		if err != nil {
+			return
+		}
+		if p.Mode != ModeBundle && p.Mode != ModeAgent || p.Concurrency < 1 || p.Rollout == "" || strings.Contains(p.Rollout, "/") {
+			t.Fatalf("accepted %+v", p)
+		}
+	})
+}
