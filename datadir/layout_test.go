@@ -18,6 +18,7 @@ func TestLayoutPaths(t *testing.T) {
 		l.Dataset("d1"):        "/var/lib/mass/datasets/d1",
 		l.Search("s1"):         "/var/lib/mass/search/s1",
 		l.Generation("g1"):     "/var/lib/mass/generations/g1",
+		l.Eval("e1"):           "/var/lib/mass/evals/e1",
 		l.Resolve("x/y"):       "/var/lib/mass/x/y",
 		l.Resolve("/abs/x"):    "/abs/x",
 		filepath.Dir(l.Jobs()): "/var/lib/mass",

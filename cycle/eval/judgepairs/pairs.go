@@ -1,6 +1,10 @@
 package judgepairs
 
-import "github.com/mass-dev/mass/cycle/rollout"
+import (
+	"fmt"
+
+	"github.com/mass-dev/mass/cycle/rollout"
+)
 
 // PairRef is one pair of a rollout: episode Index of Candidate and of the
 // baseline on Task, run with the same seed.
@@ -14,7 +18,7 @@ type PairRef struct {
 // order; a pair one of whose episodes never ran is left out.
 func Pairs(ro rollout.Summary, base string) []PairRef {
 	ep := map[string]string{}
-	key := func(t, m string, i int) string { return t + "\x00" + m + "\x00" + string(rune(i)) }
+	key := func(t, m string, i int) string { return fmt.Sprintf("%s\x00%s\x00%d", t, m, i) }
 	for _, r := range ro.Runs {
 		if r.EpisodeID != "" && r.Error == "" {
 			ep[key(r.Task, r.Model, r.Index)] = r.EpisodeID
