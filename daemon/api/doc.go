@@ -28,3 +28,4 @@ package api
 //	                                           manifests/<agent>.json (regular files only, links never followed)
 //	GET  /v1/models                            []Model (configured models; no secrets)
 //	POST /v1/models/{name}/test                ModelTest (one small request offering a tool, timed)
+//	GET  /v1/report?eval=NAME&gen=G…          cycle/report.Report (win rates, audit, tokens, blind spots; 404 with no evaluation)
