@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mass-dev/mass/agents/model/scripted"
 	"github.com/mass-dev/mass/cycle/judge"
@@ -181,4 +182,68 @@ func agentMode(t *testing.T, r *searchRig) {
 	if len(paths) != 6 {
 		t.Errorf("%d agent verdicts, want 2 judges × 3 seeds", len(paths))
 	}
+}
+
+// TestRolloutKillResumes kills massd with SIGKILL while a rollout runs,
+// restarts it, and checks that the job completes with no finished
+// episode run again and every cut-off attempt closed.
+func TestRolloutKillResumes(t *testing.T) {
+	r := newGradedRig(t)
+	if _, err := r.massctl("task", "add", "../examples/tasks/projectile-sim/task.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.massctl("eval", "rollout", "--tasks", "projectile-sim", "--models", "scripted,"+scripted.Gen1Name,
+		"--episodes", "4", "--name", "kill", "--concurrency", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobID := strings.TrimSpace(string(out))
+	books := []string{rollout.BookPath(filepath.Join(r.data, "evals", "kill"), "projectile-sim", "scripted"),
+		rollout.BookPath(filepath.Join(r.data, "evals", "kill"), "projectile-sim", scripted.Gen1Name)}
+	finished := func() (map[string]int, []e2eSlot) {
+		done := map[string]int{}
+		var all []e2eSlot
+		for _, p := range books {
+			var slots []e2eSlot
+			if b, err := os.ReadFile(p); err == nil && json.Unmarshal(b, &slots) == nil {
+				for _, s := range slots {
+					if s.Result != nil {
+						done[p+s.Name] = len(s.Attempts)
+					}
+					s.Name = p + s.Name
+					all = append(all, s)
+				}
+			}
+		}
+		return done, all
+	}
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		if done, _ := finished(); len(done) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the rollout never finished 2 episodes")
+		}
+	}
+	r.stop(true)
+	before, _ := finished()
+	r.start()
+	if j := r.waitJob(jobID, 5*time.Minute); j.State != "succeeded" {
+		t.Fatalf("job after restart: %s %s", j.State, j.Error)
+	}
+	done, after := finished()
+	if len(done) != 8 {
+		t.Errorf("%d of 8 slots finished", len(done))
+	}
+	for _, s := range after {
+		if n, ok := before[s.Name]; ok && len(s.Attempts) != n {
+			t.Errorf("slot %s finished before the kill, run again: %+v", s.Name, s.Attempts)
+		}
+		for i, a := range s.Attempts {
+			if a.Status == "running" || (a.Status == "interrupted" && i == len(s.Attempts)-1) {
+				t.Errorf("slot %s: attempt %d left %s", s.Name, a.N, a.Status)
+			}
+		}
+	}
+	t.Logf("killed with %d of 8 episodes finished", len(before))
 }
