@@ -84,7 +84,11 @@ func (r *Report) statistics(ro rollout.Summary) []Stat {
 			f.Detail = "undefined: " + err.Error()
 		} else {
 			f.Statistic, f.P = finite(fr.OddsRatio), finite(fr.P)
-			f.Detail = fmt.Sprintf("table [[%d passed, %d failed] (%s), [%d, %d] (%s)], odds ratio %.4g", pc, fc, m, pb, fb, r.Baseline, fr.OddsRatio)
+			odds := "undefined (an empty row or column)"
+			if !math.IsNaN(fr.OddsRatio) {
+				odds = fmt.Sprintf("%.4g", fr.OddsRatio)
+			}
+			f.Detail = fmt.Sprintf("table [[%d passed, %d failed] (%s), [%d, %d] (%s)], odds ratio %s", pc, fc, m, pb, fb, r.Baseline, odds)
 		}
 		s := Stat{Model: m, Test: "sign", Unit: UnitSign}
 		if st, err := stats.SignTaskMeans(x, y); err != nil {
