@@ -62,8 +62,10 @@ func TestReportInChromium(t *testing.T) {
 		t.Fatalf("screenshot %s: %v, %d bytes", shot, err, len(png))
 	}
 	if out := os.Getenv("MASS_SCREENSHOTS"); out != "" {
-		if err := os.WriteFile(filepath.Join(out, "report.png"), png, 0o644); err != nil {
-			t.Error(err)
+		for name, b := range map[string][]byte{"report.png": png, "report.html": buf.Bytes()} {
+			if err := os.WriteFile(filepath.Join(out, name), b, 0o644); err != nil {
+				t.Error(err)
+			}
 		}
 	}
 	t.Logf("screenshot %s (%d bytes)", shot, len(png))
