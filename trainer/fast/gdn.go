@@ -97,14 +97,14 @@ func (p GDN) eachHead(f func(h int, w *gdnWork)) {
 
 // gdnWork holds one chunk of one head and its intermediates.
 type gdnWork struct {
-	n                  int
-	q, k, v            []float32 // [n,dk] (q scaled), [n,dk], [n,dv]
-	gam, beta          []float32 // Γ (cumulative log decay) and β, [n]
-	kk, a, t, p, m     []float32 // [C,C]: K·Kᵀ, A, T=(I+A)⁻¹, Q·Kᵀ, masked decay
-	bv, bk, u, w, d    []float32 // β⊙V, βγ⊙K, U, W, Δ
-	qs, tail           []float32 // Q·S0 [n,dv]; exp(Γ_n−Γ_s) [n]
-	tmpC, tmpK, tmpV   []float32
-	bw                 *gdnBack
+	n                int
+	q, k, v          []float32 // [n,dk] (q scaled), [n,dk], [n,dv]
+	gam, beta        []float32 // Γ (cumulative log decay) and β, [n]
+	kk, a, t, p, m   []float32 // [C,C]: K·Kᵀ, A, T=(I+A)⁻¹, Q·Kᵀ, masked decay
+	bv, bk, u, w, d  []float32 // β⊙V, βγ⊙K, U, W, Δ
+	qs, tail         []float32 // Q·S0 [n,dv]; exp(Γ_n−Γ_s) [n]
+	tmpC, tmpK, tmpV []float32
+	bw               *gdnBack
 }
 
 func newGDNWork(p GDN) *gdnWork {
