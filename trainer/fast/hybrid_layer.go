@@ -8,7 +8,7 @@ type hybridActs struct {
 	qg, gate, gated []float32
 	// Gated DeltaNet.
 	qkv, pre, q0, k0, q, k, v, z, braw, araw, g, beta, entry, o, y []float32
-	uqkv, uz, uout                                                []float32
+	uqkv, uz, uout                                                 []float32
 }
 
 // hybridForward runs layer l of a Qwen3.5/3.6 hybrid on the residual x.
