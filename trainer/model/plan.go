@@ -48,7 +48,7 @@ func (c *Config) MemoryPlan() Plan {
 // Fits refuses a plan whose float32 weights alone exceed available memory.
 func (p Plan) Fits() error {
 	if p.Available > 0 && p.HostFP32 > p.Available {
-		return fmt.Errorf("%w: %s parameters need %s as float32 on the host, this machine has %s available; train it on the cuda backend or a larger machine",
+		return fmt.Errorf("%w: %s parameters need %s as float32 on the host, this machine has %s available (mass-train holds the weights as float32 on the host for every backend)",
 			ErrUnsupported, humanCount(p.Params), humanBytes(p.HostFP32), humanBytes(p.Available))
 	}
 	return nil
