@@ -24,13 +24,12 @@ func hybridFP8Skipped(c *model.Config) []string {
 	var out []string
 	for l := 0; l < c.NumLayers; l++ {
 		for _, g := range hybridFP8Groups {
-			shape, ok := exp[model.LayerName(l, g[0]+".weight")]
-			if !ok {
+			if _, ok := exp[model.LayerName(l, g[0]+".weight")]; !ok {
 				continue
 			}
 			fits := true
 			for _, mod := range g {
-				shape = exp[model.LayerName(l, mod+".weight")]
+				shape := exp[model.LayerName(l, mod+".weight")]
 				fits = fits && shape[0]%FP8Block == 0 && shape[1]%FP8Block == 0
 			}
 			if !fits {

@@ -59,8 +59,6 @@ type rope struct {
 	cos, sin []float32
 }
 
-func newRope(t, hd int, theta float64) *rope { return newPartialRope(t, hd, hd, theta) }
-
 func newPartialRope(t, hd, rot int, theta float64) *rope {
 	half := rot / 2
 	r := &rope{hd: hd, rot: rot, cos: make([]float32, t*half), sin: make([]float32, t*half)}

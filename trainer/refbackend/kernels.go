@@ -77,8 +77,6 @@ type rope struct {
 	cos, sin          []float64 // [T, rot/2]
 }
 
-func newRope(t, heads, hd int, theta float64) *rope { return newPartialRope(t, heads, hd, hd, theta) }
-
 func newPartialRope(t, heads, hd, rot int, theta float64) *rope {
 	half := rot / 2
 	r := &rope{t: t, heads: heads, hd: hd, rot: rot, cos: make([]float64, t*half), sin: make([]float64, t*half)}
