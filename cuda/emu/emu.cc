@@ -150,6 +150,7 @@ const std::map<std::string, std::function<void(Args)>> table = {
     {"flash_attn_fwd", [](Args a) { flash_attn_fwd(P<bf16>(a[0]), P<float>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), I(a[5]), I(a[6]), I(a[7]), I(a[8]), F(a[9])); }},
     {"flash_attn_bwd_delta", [](Args a) { flash_attn_bwd_delta(P<float>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2]), I(a[3]), I(a[4]), I(a[5])); }},
     {"flash_attn_bwd", [](Args a) { flash_attn_bwd(P<float>(a[0]), P<bf16>(a[1]), P<bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), P<const bf16>(a[5]), P<const bf16>(a[6]), P<const float>(a[7]), P<const float>(a[8]), I(a[9]), I(a[10]), I(a[11]), I(a[12]), F(a[13])); }},
+    {"gdn_chunk_fwd", [](Args a) { gdn_chunk_fwd(P<float>(a[0]), P<float>(a[1]), P<const float>(a[2]), P<const float>(a[3]), P<const float>(a[4]), P<const float>(a[5]), P<const float>(a[6]), P<const float>(a[7]), P<float>(a[8]), I(a[9]), I(a[10]), I(a[11]), I(a[12]), I(a[13]), I(a[14]), F(a[15])); }},
 };
 }  // namespace
 
