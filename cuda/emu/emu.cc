@@ -150,6 +150,8 @@ const std::map<std::string, std::function<void(Args)>> table = {
     {"flash_attn_fwd", [](Args a) { flash_attn_fwd(P<bf16>(a[0]), P<float>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), I(a[5]), I(a[6]), I(a[7]), I(a[8]), F(a[9])); }},
     {"flash_attn_bwd_delta", [](Args a) { flash_attn_bwd_delta(P<float>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2]), I(a[3]), I(a[4]), I(a[5])); }},
     {"flash_attn_bwd", [](Args a) { flash_attn_bwd(P<float>(a[0]), P<bf16>(a[1]), P<bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), P<const bf16>(a[5]), P<const bf16>(a[6]), P<const float>(a[7]), P<const float>(a[8]), I(a[9]), I(a[10]), I(a[11]), I(a[12]), F(a[13])); }},
+    {"gdn_chunk_fwd", [](Args a) { gdn_chunk_fwd(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<const float>(a[3]), P<const float>(a[4]), P<const float>(a[5]), P<const float>(a[6]), P<const float>(a[7]), P<const float>(a[8]), P<float>(a[9]), I(a[10]), I(a[11]), I(a[12]), I(a[13]), I(a[14]), I(a[15]), F(a[16])); }},
+    {"gdn_chunk_bwd", [](Args a) { gdn_chunk_bwd(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<float>(a[3]), P<float>(a[4]), P<float>(a[5]), P<const float>(a[6]), P<const float>(a[7]), P<const float>(a[8]), P<const float>(a[9]), P<const float>(a[10]), P<const float>(a[11]), P<const float>(a[12]), P<const float>(a[13]), P<float>(a[14]), I(a[15]), I(a[16]), I(a[17]), I(a[18]), I(a[19]), I(a[20]), F(a[21])); }},
 };
 }  // namespace
 

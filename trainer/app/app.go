@@ -34,7 +34,7 @@ func New(version string, opt Options) *cli.App {
 		Before:  func(*cli.Context) error { setMemoryLimit(); return nil },
 		Commands: []*cli.Command{
 			r.trainCommand(), r.evalCommand(), exportCommand(), mergeCommand(),
-			initModelCommand(), toyDataCommand(), r.benchCommand(), r.benchTrainCommand(),
+			initModelCommand(), toyDataCommand(), r.benchCommand(), r.benchTrainCommand(), inspectModelCommand(),
 		},
 	}
 }

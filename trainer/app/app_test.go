@@ -144,7 +144,7 @@ func TestUsageErrors(t *testing.T) {
 		{"train without model", []string{"train", "--data", f.train, "--out", out}, `Required flag "model" not set`},
 		{"export without out", []string{"export", "--run", f.dir}, `Required flag "out" not set`},
 		{"unknown flag", []string{"eval", "--model", f.model, "--data", f.val, "--bogus"}, "flag provided but not defined: -bogus"},
-		{"unknown preset", []string{"init-model", "--config", "huge", "--out", out}, `unknown model preset "huge" (have [micro tiny])`},
+		{"unknown preset", []string{"init-model", "--config", "huge", "--out", out}, `unknown model preset "huge" (have [hybrid-micro hybrid-tiny micro tiny])`},
 		{"init-model bad dtype", []string{"init-model", "--config", "micro", "--out", out, "--dtype", "F8"}, "--dtype F8: want BF16, F16 or F32"},
 		{"model folder missing", []string{"eval", "--model", missing, "--data", f.val}, "read model config: open " + filepath.Join(missing, "config.json")},
 		{"rows file missing", []string{"eval", "--model", f.model, "--data", missing}, "open rows: open " + missing},

@@ -14,9 +14,9 @@ import (
 func initModelCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "init-model",
-		Usage: "write a random Qwen3-architecture model folder (tiny: Qwen3 vocabulary + tokenizer; micro: 256 tokens)",
+		Usage: "write a random model folder (tiny: Qwen3 vocabulary + tokenizer; micro: 256 tokens; hybrid-tiny, hybrid-micro: the Qwen3.5/3.6 Gated DeltaNet hybrid in the official nested layout)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "config", Value: "tiny", Usage: "preset: tiny or micro"},
+			&cli.StringFlag{Name: "config", Value: "tiny", Usage: "preset: tiny, micro, hybrid-tiny or hybrid-micro"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "model `DIR`"},
 			&cli.Uint64Flag{Name: "seed", Value: 1},
 			&cli.StringFlag{Name: "dtype", Value: "F32", Usage: "BF16, F16 or F32"},
@@ -92,6 +92,14 @@ func overrideShape(cfg *model.Config, c *cli.Context) error {
 			*o.dst = v
 		} else if c.IsSet(o.flag) {
 			return fmt.Errorf("--%s %d must be positive", o.flag, v)
+		}
+	}
+	if cfg.Hybrid != nil {
+		if c.String("arch") != "" {
+			return fmt.Errorf("--arch does not apply to the hybrid presets")
+		}
+		if len(cfg.Hybrid.LayerTypes) != cfg.NumLayers {
+			cfg.Hybrid = model.HybridLayers(cfg.Hybrid, cfg.NumLayers)
 		}
 	}
 	switch c.String("arch") {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mass-dev/mass/trainer/lora"
+	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/optim"
 	"github.com/mass-dev/mass/trainer/train"
 	"github.com/urfave/cli/v2"
@@ -37,7 +38,7 @@ func (r *runner) trainCommand() *cli.Command {
 			&cli.Float64Flag{Name: "alpha", Value: lora.DefaultAlpha},
 			&cli.Float64Flag{Name: "dropout", Value: lora.DefaultDropout},
 			&cli.BoolFlag{Name: "rslora", Usage: "scale by alpha/sqrt(rank)"},
-			&cli.StringFlag{Name: "targets", Value: strings.Join(lora.Modules, ","), Usage: "comma-separated LoRA target modules"},
+			&cli.StringFlag{Name: "targets", Usage: "comma-separated LoRA target modules (default: " + strings.Join(lora.Modules, ",") + ", and on a Qwen3.5/3.6 hybrid also " + strings.Join(lora.LinearModules, ",") + ")"},
 			&cli.IntFlag{Name: "val-every", Value: train.DefaultValEvery, Usage: "validate every `N` steps (and at the last)"},
 			&cli.IntFlag{Name: "ckpt-every", Value: train.DefaultCkptEvery, Usage: "checkpoint every `N` steps (and at the last)"},
 			&cli.IntFlag{Name: "keep-checkpoints", Value: train.DefaultKeep, Usage: "keep the newest `N` checkpoints (0: all); best/ is kept apart"},
@@ -46,12 +47,16 @@ func (r *runner) trainCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json-progress", Usage: "print each metrics record as a JSON line on stdout"},
 		},
 		Action: func(c *cli.Context) error {
+			targets, err := defaultTargets(c.String("targets"), c.String("model"))
+			if err != nil {
+				return err
+			}
 			cfg := train.Config{
 				Model: c.String("model"), Data: c.String("data"), Val: c.String("val"), Out: c.String("out"),
 				Backend: c.String("backend"), Steps: c.Int("steps"), Batch: c.Int("batch"), Accum: c.Int("accum"),
 				ValEvery: c.Int("val-every"), CkptEvery: c.Int("ckpt-every"), MaxVal: c.Int("max-val"), Keep: c.Int("keep-checkpoints"), Seed: c.Uint64("seed"),
 				LoRA: lora.Config{Rank: c.Int("rank"), Alpha: c.Float64("alpha"), Dropout: c.Float64("dropout"),
-					RSLoRA: c.Bool("rslora"), Targets: strings.Split(c.String("targets"), ",")},
+					RSLoRA: c.Bool("rslora"), Targets: targets},
 				Optim: optim.Config{LR: c.Float64("lr"), Warmup: c.Int("warmup"), TotalSteps: c.Int("steps"), Floor: c.Float64("floor"),
 					WeightDecay: c.Float64("weight-decay"), Beta1: c.Float64("beta1"), Beta2: c.Float64("beta2"), Eps: optim.DefaultEps, Clip: c.Float64("clip")},
 			}
@@ -93,4 +98,20 @@ func (r *runner) trainCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// defaultTargets is the --targets list, or when empty the model's default:
+// the dense projections, plus the Gated DeltaNet ones on a hybrid.
+func defaultTargets(flag, modelDir string) ([]string, error) {
+	if flag != "" {
+		return strings.Split(flag, ","), nil
+	}
+	mc, err := model.LoadConfig(modelDir)
+	if err != nil {
+		return nil, err
+	}
+	if mc.Hybrid != nil {
+		return lora.HybridTargets(), nil
+	}
+	return lora.Modules, nil
 }

@@ -75,6 +75,9 @@ var fp8Groups = [][]string{{"q_proj", "k_proj", "v_proj"}, {"gate_proj", "up_pro
 // block-FP8 loader requires both the output and the input size of every
 // shard to be multiples of the block.
 func FP8Skipped(c *model.Config) []string {
+	if c.Hybrid != nil {
+		return hybridFP8Skipped(c)
+	}
 	var out []string
 	for l := 0; l < c.NumLayers; l++ {
 		for _, g := range fp8Groups {
@@ -103,8 +106,9 @@ func saveFP8(dir string, m *model.Model, o MergedOptions) error {
 	for n, t := range m.Tensors {
 		if isProjection(n) && len(t.Shape) == 2 && !slices.Contains(skipped, strings.TrimSuffix(n, ".weight")) {
 			codes, inv := QuantizeFP8(t.Data, t.Shape[0], t.Shape[1])
-			ts = append(ts, safetensors.Tensor{Name: n, DType: safetensors.F8E4M3, Shape: t.Shape, Data: codes})
-			st, err := safetensors.F32Tensor(n+"_scale_inv", safetensors.F32,
+			on := m.Config.OfficialName(n)
+			ts = append(ts, safetensors.Tensor{Name: on, DType: safetensors.F8E4M3, Shape: t.Shape, Data: codes})
+			st, err := safetensors.F32Tensor(on+"_scale_inv", safetensors.F32,
 				[]int{(t.Shape[0] + FP8Block - 1) / FP8Block, (t.Shape[1] + FP8Block - 1) / FP8Block}, inv)
 			if err != nil {
 				return err
@@ -112,16 +116,20 @@ func saveFP8(dir string, m *model.Model, o MergedOptions) error {
 			ts = append(ts, st)
 			continue
 		}
-		st, err := safetensors.F32Tensor(n, o.DType, t.Shape, t.Data)
+		st, err := safetensors.F32Tensor(m.Config.OfficialName(n), o.DType, t.Shape, t.Data)
 		if err != nil {
 			return err
 		}
 		ts = append(ts, st)
 	}
-	if err := writeFP8Config(dir, m.Config, o.DType, skipped); err != nil {
+	official := make([]string, len(skipped))
+	for i, n := range skipped {
+		official[i] = m.Config.OfficialName(n)
+	}
+	if err := writeFP8Config(dir, m.Config, o.DType, official); err != nil {
 		return err
 	}
-	return safetensors.WriteSharded(dir, ts, o.MaxShardBytes)
+	return m.WriteWithCarried(dir, ts, o.MaxShardBytes)
 }
 
 // writeFP8Config writes config.json with the quantization_config vLLM and

@@ -12,12 +12,15 @@ import (
 // Merge returns a copy of m with W + scaling·B·A folded into every adapted
 // projection. m is not modified.
 func Merge(m *model.Model, a *lora.Adapter) (*model.Model, error) {
-	out := &model.Model{Config: m.Config, Tensors: make(map[string]*model.Tensor, len(m.Tensors))}
+	out := &model.Model{Config: m.Config, Tensors: make(map[string]*model.Tensor, len(m.Tensors)), Carried: m.Carried, Source: m.Source}
 	for n, t := range m.Tensors {
 		out.Tensors[n] = t
 	}
 	for l := 0; l < m.Config.NumLayers; l++ {
 		for _, mod := range a.Config.Targets {
+			if !lora.Exists(m.Config, l, mod) {
+				continue
+			}
 			pa, pb := a.Param(lora.AName(l, mod)), a.Param(lora.BName(l, mod))
 			if pa == nil || pb == nil {
 				return nil, fmt.Errorf("adapter lacks layer %d %s", l, mod)

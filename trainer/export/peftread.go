@@ -169,9 +169,13 @@ func resolveTargets(rawT, rawX json.RawMessage, mc *model.Config) ([]string, err
 	}
 	var out []string
 	used := map[string]bool{}
-	for _, mod := range lora.Modules {
-		n := 0
+	for _, mod := range lora.AllModules() {
+		n, have := 0, 0
 		for l := 0; l < mc.NumLayers; l++ {
+			if !lora.Exists(mc, l, mod) {
+				continue
+			}
+			have++
 			name := lora.ModuleName(l, mod)
 			if tm.match(name) && !xm.match(name) {
 				n++
@@ -183,20 +187,20 @@ func resolveTargets(rawT, rawX json.RawMessage, mc *model.Config) ([]string, err
 			}
 		}
 		switch {
-		case n == mc.NumLayers:
+		case n > 0 && n == have:
 			out = append(out, mod)
 		case n > 0:
-			return nil, fmt.Errorf("target_modules cover %s in %d of %d layers; per-layer targets are not supported", mod, n, mc.NumLayers)
+			return nil, fmt.Errorf("target_modules cover %s in %d of %d layers; per-layer targets are not supported", mod, n, have)
 		}
 	}
 	for _, t := range tm.names {
 		if !used[t] {
-			return nil, fmt.Errorf("target_modules entry %q names no projection of this model (supported: %s)", t, strings.Join(lora.Modules, ", "))
+			return nil, fmt.Errorf("target_modules entry %q names no projection of this model (supported: %s)", t, strings.Join(lora.AllModules(), ", "))
 		}
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("target_modules select no projection of this model")
 	}
-	slices.SortFunc(out, func(a, b string) int { return slices.Index(lora.Modules, a) - slices.Index(lora.Modules, b) })
+	slices.SortFunc(out, func(a, b string) int { return slices.Index(lora.AllModules(), a) - slices.Index(lora.AllModules(), b) })
 	return out, nil
 }

@@ -28,6 +28,7 @@ type proj struct {
 type layer struct {
 	inNorm, postNorm, qNorm, kNorm []float32
 	q, k, v, o, gate, up, down     proj
+	hy                             *hybridLayer // Qwen3.5/3.6 only
 }
 
 // Backend is the fast CPU backend.
@@ -46,14 +47,25 @@ func New(m *model.Model, a *lora.Adapter) (trainer.Backend, error) {
 		return nil, fmt.Errorf("cpu backend needs an adapter (may have no trainable modules)")
 	}
 	c := m.Config
-	if c.Arch != model.Qwen2 && c.Arch != model.Qwen3 {
-		return nil, fmt.Errorf("%w: the cpu backend runs qwen2 and qwen3, not %s", model.ErrUnsupported, c.Arch)
+	if c.Arch != model.Qwen2 && c.Arch != model.Qwen3 && c.Arch != model.Qwen35 {
+		return nil, fmt.Errorf("%w: the cpu backend runs qwen2, qwen3 and the qwen3.5 hybrid, not %s", model.ErrUnsupported, c.Arch)
 	}
 	initBLAS()
 	b := &Backend{cfg: c, adapter: a,
 		embed: m.Get("model.embed_tokens.weight").Data, head: m.LMHead().Data,
 		finalNorm: m.Get("model.norm.weight").Data}
+	if c.Hybrid != nil {
+		b.finalNorm = onePlus(b.finalNorm)
+	}
 	for l := 0; l < c.NumLayers; l++ {
+		if c.Hybrid != nil {
+			ly, err := newHybridLayer(m, a, l)
+			if err != nil {
+				return nil, err
+			}
+			b.layers = append(b.layers, ly)
+			continue
+		}
 		get := func(s string) []float32 { return m.Get(model.LayerName(l, s)).Data }
 		ly := layer{inNorm: get("input_layernorm.weight"), postNorm: get("post_attention_layernorm.weight")}
 		ps := []*proj{&ly.q, &ly.k, &ly.v, &ly.o, &ly.gate, &ly.up, &ly.down}

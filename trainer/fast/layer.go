@@ -3,6 +3,9 @@ package fast
 // layerForward runs decoder layer l on the residual x [t, D].
 func (r *run) layerForward(l int, x []float32) *acts {
 	ly := &r.b.layers[l]
+	if ly.hy != nil {
+		return r.hybridForward(l, x)
+	}
 	c := r.b.cfg
 	a := &acts{xin: x}
 	a.h1 = rmsNorm(x, ly.inNorm, c.RMSNormEps)
@@ -21,7 +24,15 @@ func (r *run) layerForward(l int, x []float32) *acts {
 	a.u[3] = uo
 	a.x1 = o
 	addInto(a.x1, x)
-	a.h2 = rmsNorm(a.x1, ly.postNorm, c.RMSNormEps)
+	r.mlpForward(l, a)
+	return a
+}
+
+// mlpForward is x2 = x1 + down(silu(gate(h2))·up(h2)), h2 = norm(x1); without
+// gradients it keeps x2 only.
+func (r *run) mlpForward(l int, a *acts) {
+	ly := &r.b.layers[l]
+	a.h2 = rmsNorm(a.x1, ly.postNorm, r.b.cfg.RMSNormEps)
 	a.g, a.u[4] = r.linear(&ly.gate, l, a.h2)
 	a.up, a.u[5] = r.linear(&ly.up, l, a.h2)
 	act := siluMul(a.g, a.up)
@@ -32,15 +43,11 @@ func (r *run) layerForward(l int, x []float32) *acts {
 	if !r.opts.grad {
 		*a = acts{x2: a.x2}
 	}
-	return a
 }
 
-// layerBackward takes the gradient of layer l's output and returns the
-// gradient of its input, adding the LoRA gradients on the way.
-func (r *run) layerBackward(l int, a *acts, dx2 []float32) []float32 {
+// mlpBackward returns dLoss/dx1 given dLoss/dx2.
+func (r *run) mlpBackward(l int, a *acts, dx2 []float32) []float32 {
 	ly := &r.b.layers[l]
-	c := r.b.cfg
-	// MLP: x2 = x1 + down(silu(gate(h2))·up(h2)).
 	act := siluMul(a.g, a.up)
 	dact := make([]float32, len(act))
 	r.linearBack(&ly.down, l, act, a.u[6], dx2, dact, true)
@@ -48,7 +55,18 @@ func (r *run) layerBackward(l int, a *acts, dx2 []float32) []float32 {
 	dh2 := make([]float32, len(a.h2))
 	r.linearBack(&ly.gate, l, a.h2, a.u[4], dg, dh2, true)
 	r.linearBack(&ly.up, l, a.h2, a.u[5], du, dh2, false)
-	dx1 := rmsNormBack(a.x1, ly.postNorm, dh2, c.RMSNormEps, dx2)
+	return rmsNormBack(a.x1, ly.postNorm, dh2, r.b.cfg.RMSNormEps, dx2)
+}
+
+// layerBackward takes the gradient of layer l's output and returns the
+// gradient of its input, adding the LoRA gradients on the way.
+func (r *run) layerBackward(l int, a *acts, dx2 []float32) []float32 {
+	ly := &r.b.layers[l]
+	if ly.hy != nil {
+		return r.hybridBackward(l, a, dx2)
+	}
+	c := r.b.cfg
+	dx1 := r.mlpBackward(l, a, dx2)
 	// Attention: x1 = xin + o(attn(rope(q), rope(k), v)).
 	dao := make([]float32, len(a.ao))
 	r.linearBack(&ly.o, l, a.ao, a.u[3], dx1, dao, true)

@@ -81,7 +81,7 @@ func (r *run) mask(p *proj, layer int) []float32 {
 	if !r.opts.grad || prob <= 0 {
 		return nil
 	}
-	mi := slices.Index(lora.Modules, p.module)
+	mi := slices.Index(lora.AllModules(), p.module)
 	rng := rand.New(rand.NewPCG(r.opts.dropoutSeed, mix(uint64(layer), uint64(mi))))
 	keep := float32(1 / (1 - prob))
 	m := make([]float32, r.t*p.in)

@@ -52,18 +52,19 @@ func rmsNormBack(x, w, g []float32, eps float64, acc []float32) []float32 {
 	return out
 }
 
-// rope holds the rotary tables of positions 0..t-1: cos and sin [t, hd/2].
+// rope holds the rotary tables of positions 0..t-1: cos and sin [t, rot/2],
+// rotating the first rot dims of each head (rot = hd but for partial rotary).
 type rope struct {
-	hd       int
+	hd, rot  int
 	cos, sin []float32
 }
 
-func newRope(t, hd int, theta float64) *rope {
-	half := hd / 2
-	r := &rope{hd: hd, cos: make([]float32, t*half), sin: make([]float32, t*half)}
+func newPartialRope(t, hd, rot int, theta float64) *rope {
+	half := rot / 2
+	r := &rope{hd: hd, rot: rot, cos: make([]float32, t*half), sin: make([]float32, t*half)}
 	for p := 0; p < t; p++ {
 		for i := 0; i < half; i++ {
-			a := float64(p) / math.Pow(theta, float64(2*i)/float64(hd))
+			a := float64(p) / math.Pow(theta, float64(2*i)/float64(rot))
 			r.cos[p*half+i], r.sin[p*half+i] = float32(math.Cos(a)), float32(math.Sin(a))
 		}
 	}
@@ -73,7 +74,7 @@ func newRope(t, hd int, theta float64) *rope {
 // apply rotates x [t, heads·hd] in place (rotate_half); sign -1 applies the
 // inverse rotation, which is the backward pass.
 func (k *rope) apply(x []float32, heads int, sign float32) {
-	half, hd := k.hd/2, k.hd
+	half, hd := k.rot/2, k.hd
 	parallelRows(len(x)/(heads*hd), func(r0, r1 int) {
 		for p := r0; p < r1; p++ {
 			cs, sn := k.cos[p*half:(p+1)*half], k.sin[p*half:(p+1)*half]

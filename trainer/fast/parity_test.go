@@ -20,6 +20,19 @@ const (
 	tolGrad = 2e-4
 )
 
+// tolerances of one parity case: step-0 loss and gradients, the losses of
+// ten AdamW steps and the logits after them.
+type tolerances struct{ loss, grad, steps, logits float64 }
+
+var denseTol = tolerances{tolLoss, tolGrad, tolLoss, tolGrad}
+
+// hybridTol is looser after step 0: the random hybrids are ill-conditioned
+// (the gated RMSNorm and L2 norms rescale small vectors), so that the float64
+// reference itself moves its LoRA gradients by 2e-5 when its weights get
+// noise of float32 rounding size (6e-8), and AdamW's normalized steps turn
+// such differences in small gradient entries into O(lr) parameter changes.
+var hybridTol = tolerances{tolLoss, 1e-3, 2e-3, 3e-2}
+
 func windows(r *rand.Rand, vocab, n, t int) []trainer.Window {
 	ws := make([]trainer.Window, n)
 	for i := range ws {
@@ -66,6 +79,17 @@ func testModel(t *testing.T, preset, arch string) *model.Model {
 func testAdapter(t *testing.T, cfg *model.Config, dropout float64) *lora.Adapter {
 	lc := lora.DefaultConfig()
 	lc.Rank, lc.Alpha, lc.Dropout = 8, 16, dropout
+	if cfg.Hybrid != nil {
+		lc.Targets = nil
+		for _, mod := range lora.HybridTargets() {
+			for l := 0; l < cfg.NumLayers; l++ {
+				if lora.Exists(cfg, l, mod) {
+					lc.Targets = append(lc.Targets, mod)
+					break
+				}
+			}
+		}
+	}
 	a, err := lora.New(lc, cfg, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -88,16 +112,22 @@ func TestParity(t *testing.T) {
 		dropout      float64
 	}{
 		{"micro", "qwen3", 150, 0.1}, {"micro", "qwen2", 150, 0}, {"tiny", "qwen3", 24, 0}, {"tiny", "qwen2", 24, 0.1},
+		// Qwen3.5/3.6 hybrids: 150 tokens span three 64-token chunks of the gated delta rule.
+		{"hybrid-micro", "", 150, 0.1}, {"hybrid-tiny", "", 24, 0},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s/%s/T%d/dropout%g", c.preset, c.arch, c.t, c.dropout), func(t *testing.T) {
 			m := testModel(t, c.preset, c.arch)
-			parity(t, m, windows(rand.New(rand.NewPCG(12, 13)), m.Config.VocabSize, 2, c.t), c.dropout)
+			tol := denseTol
+			if m.Config.Hybrid != nil {
+				tol = hybridTol
+			}
+			parity(t, m, windows(rand.New(rand.NewPCG(12, 13)), m.Config.VocabSize, 2, c.t), c.dropout, tol)
 		})
 	}
 }
 
-func parity(t *testing.T, m *model.Model, ws []trainer.Window, dropout float64) {
+func parity(t *testing.T, m *model.Model, ws []trainer.Window, dropout float64, tol tolerances) {
 	ctx := context.Background()
 	ar, af := testAdapter(t, m.Config, dropout), testAdapter(t, m.Config, dropout)
 	rb, err := refbackend.New(m, ar)
@@ -130,8 +160,8 @@ func parity(t *testing.T, m *model.Model, ws []trainer.Window, dropout float64) 
 			worst = math.Max(worst, math.Abs(lf[i].Loss-lr[i].Loss)/math.Abs(lr[i].Loss))
 		}
 		if step == 0 {
-			check(t, "step 0 loss", worst, tolLoss)
-			check(t, "step 0 lora grads", relErr(grads(af), grads(ar)), tolGrad)
+			check(t, "step 0 loss", worst, tol.loss)
+			check(t, "step 0 lora grads", relErr(grads(af), grads(ar)), tol.grad)
 		}
 		for _, s := range []struct {
 			o *optim.AdamW
@@ -142,10 +172,10 @@ func parity(t *testing.T, m *model.Model, ws []trainer.Window, dropout float64) 
 			}
 		}
 	}
-	check(t, fmt.Sprintf("%d-step losses (max)", steps), worst, tolLoss)
+	check(t, fmt.Sprintf("%d-step losses (max)", steps), worst, tol.steps)
 	ev, _ := rb.Loss(ctx, ws)
 	ef, _ := fb.Loss(ctx, ws)
-	check(t, "eval loss", math.Abs(ef[0].Loss-ev[0].Loss)/ev[0].Loss, tolLoss)
+	check(t, "eval loss", math.Abs(ef[0].Loss-ev[0].Loss)/ev[0].Loss, tol.steps)
 	gr, err := rb.Logits(ctx, ws[0])
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +184,7 @@ func parity(t *testing.T, m *model.Model, ws []trainer.Window, dropout float64) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	check(t, "logits", relErr(gf, gr), tolGrad)
+	check(t, "logits", relErr(gf, gr), tol.logits)
 }
 
 func check(t *testing.T, what string, got, tol float64) {

@@ -33,6 +33,7 @@ type run struct {
 type acts struct {
 	xin, h1, qraw, kraw, q, k, v, ao, lse, x1, h2, g, up, x2 []float32
 	u                                                        [7][]float32 // LoRA u per module, in lora.Modules order
+	hy                                                       *hybridActs
 }
 
 func (b *Backend) run(w trainer.Window, opts runOpts) (runResult, error) {
@@ -54,7 +55,11 @@ func (b *Backend) run(w trainer.Window, opts runOpts) (runResult, error) {
 			return runResult{}, fmt.Errorf("label %d at %d outside vocabulary of %d", l, i, c.VocabSize)
 		}
 	}
-	r := &run{b: b, t: t, opts: opts, rope: newRope(t, c.HeadDim, c.RopeTheta), labels: w.Labels,
+	rot := c.HeadDim
+	if c.Hybrid != nil {
+		rot = c.Hybrid.RotaryDim
+	}
+	r := &run{b: b, t: t, opts: opts, rope: newPartialRope(t, c.HeadDim, rot, c.RopeTheta), labels: w.Labels,
 		attn: attnShape{t: t, nh: c.NumHeads, nkv: c.NumKVHeads, hd: c.HeadDim, scale: float32(1 / math.Sqrt(float64(c.HeadDim)))}}
 	var saved []*acts
 	for l := range b.layers {

@@ -15,7 +15,11 @@ const PEFTPrefix = "base_model.model."
 func (a *Adapter) Tensors(prefix string) ([]safetensors.Tensor, error) {
 	out := make([]safetensors.Tensor, 0, len(a.Params))
 	for _, p := range a.Params {
-		t, err := safetensors.F32Tensor(prefix+p.Name, safetensors.F32, p.Shape, p.Data)
+		name := prefix + p.Name
+		if a.nested && prefix == PEFTPrefix {
+			name = prefix + nestedName(p.Name)
+		}
+		t, err := safetensors.F32Tensor(name, safetensors.F32, p.Shape, p.Data)
 		if err != nil {
 			return nil, err
 		}
@@ -45,7 +49,7 @@ func (a *Adapter) Load(path string) error {
 	defer f.Close()
 	seen := 0
 	for name := range f.Header.Tensors {
-		p := a.Param(strings.TrimPrefix(name, PEFTPrefix))
+		p := a.Param(internalName(strings.TrimPrefix(name, PEFTPrefix)))
 		if p == nil {
 			return fmt.Errorf("%s: tensor %s is not a parameter of this adapter (targets %v, rank %d)", path, name, a.Config.Targets, a.Config.Rank)
 		}
@@ -63,4 +67,23 @@ func (a *Adapter) Load(path string) error {
 		return fmt.Errorf("%s holds %d of the adapter's %d tensors", path, seen, len(a.Params))
 	}
 	return nil
+}
+
+// languagePrefix is where a Qwen3.5/3.6 checkpoint keeps the text decoder.
+const languagePrefix = "model.language_model."
+
+// nestedName maps model.layers.N… to model.language_model.layers.N….
+func nestedName(name string) string {
+	if strings.HasPrefix(name, "model.") {
+		return languagePrefix + strings.TrimPrefix(name, "model.")
+	}
+	return name
+}
+
+// internalName undoes nestedName.
+func internalName(name string) string {
+	if strings.HasPrefix(name, languagePrefix) {
+		return "model." + strings.TrimPrefix(name, languagePrefix)
+	}
+	return name
 }

@@ -16,6 +16,31 @@ import (
 // Modules are the projections LoRA can target, in PEFT's names.
 var Modules = []string{"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}
 
+// LinearModules are the Gated DeltaNet projections of a Qwen3.5/3.6 hybrid
+// that LoRA can target (the paper's reference adds them to Modules).
+var LinearModules = []string{"in_proj_qkv", "in_proj_z", "out_proj"}
+
+// AllModules is Modules then LinearModules: every target this package knows.
+func AllModules() []string { return append(slices.Clone(Modules), LinearModules...) }
+
+// HybridTargets are the reference's targets on a hybrid model: all of AllModules.
+func HybridTargets() []string { return AllModules() }
+
+// Exists reports whether layer l of the model has the projection: dense
+// layers have Modules; a hybrid's full-attention layers have Modules and its
+// Gated DeltaNet layers the MLP's and LinearModules.
+func Exists(c *model.Config, layer int, module string) bool {
+	lin := slices.Contains(LinearModules, module)
+	if c.Hybrid == nil {
+		return !lin
+	}
+	switch module {
+	case "gate_proj", "up_proj", "down_proj":
+		return true
+	}
+	return lin == c.IsLinear(layer)
+}
+
 // Defaults are the paper's settings.
 const (
 	DefaultRank    = 64
@@ -61,8 +86,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("lora needs at least one target module (from %s)", strings.Join(Modules, ","))
 	}
 	for _, t := range c.Targets {
-		if !slices.Contains(Modules, t) {
-			return fmt.Errorf("unknown lora target %q (want some of %s)", t, strings.Join(Modules, ","))
+		if !slices.Contains(AllModules(), t) {
+			return fmt.Errorf("unknown lora target %q (want some of %s)", t, strings.Join(AllModules(), ","))
 		}
 	}
 	if err := c.RankPattern.validate("rank_pattern", true); err != nil {
@@ -87,6 +112,9 @@ type Adapter struct {
 	Config Config
 	Params []*Param // sorted by name
 	byName map[string]*Param
+	// nested: the model keeps its decoder under model.language_model. (a
+	// Qwen3.5/3.6 checkpoint), so PEFT files name parameters there.
+	nested bool
 }
 
 // ModulePath returns "self_attn.q_proj" or "mlp.up_proj".
@@ -94,6 +122,8 @@ func ModulePath(module string) string {
 	switch module {
 	case "gate_proj", "up_proj", "down_proj":
 		return "mlp." + module
+	case "in_proj_qkv", "in_proj_z", "out_proj":
+		return "linear_attn." + module
 	}
 	return "self_attn." + module
 }
@@ -114,7 +144,7 @@ func Dims(c *model.Config, module string) (int, int) {
 	d := c.HiddenSize
 	switch module {
 	case "q_proj":
-		return d, c.QDim()
+		return d, c.QProjOut()
 	case "k_proj", "v_proj":
 		return d, c.KVDim()
 	case "o_proj":
@@ -123,6 +153,16 @@ func Dims(c *model.Config, module string) (int, int) {
 		return d, c.IntermediateSize
 	case "down_proj":
 		return c.IntermediateSize, d
+	}
+	if h := c.Hybrid; h != nil {
+		switch module {
+		case "in_proj_qkv":
+			return d, h.ConvDim()
+		case "in_proj_z":
+			return d, h.LinearValueWidth()
+		case "out_proj":
+			return h.LinearValueWidth(), d
+		}
 	}
 	panic("lora: unknown module " + module)
 }
@@ -134,12 +174,14 @@ func New(cfg Config, mc *model.Config, seed uint64) (*Adapter, error) {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x6c6f7261))
-	a := &Adapter{Config: cfg, byName: map[string]*Param{}}
+	a := &Adapter{Config: cfg, byName: map[string]*Param{}, nested: mc.Hybrid != nil && mc.Hybrid.Nested}
+	used := map[string]bool{}
 	for l := 0; l < mc.NumLayers; l++ {
-		for _, m := range Modules {
-			if !cfg.Has(m) {
+		for _, m := range AllModules() {
+			if !cfg.Has(m) || !Exists(mc, l, m) {
 				continue
 			}
+			used[m] = true
 			in, out := Dims(mc, m)
 			rank := cfg.RankOf(l, m)
 			pa := newParam(AName(l, m), rank, in)
@@ -149,6 +191,11 @@ func New(cfg Config, mc *model.Config, seed uint64) (*Adapter, error) {
 			}
 			a.add(pa)
 			a.add(newParam(BName(l, m), out, rank))
+		}
+	}
+	for _, t := range cfg.Targets {
+		if !used[t] {
+			return nil, fmt.Errorf("lora target %q is no projection of this model", t)
 		}
 	}
 	a.sort()

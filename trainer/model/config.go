@@ -1,6 +1,8 @@
 // Package model reads and writes Qwen2, Qwen2.5 and Qwen3 dense decoder
-// folders (Hugging Face layout): config.json, safetensors weights and the
-// tokenizer files, with clear errors for anything the trainer cannot run.
+// folders and Qwen3.5/3.6 hybrid ones (Gated DeltaNet + gated attention,
+// Qwen3_5ForConditionalGeneration's nested text_config; hybrid.go) in Hugging
+// Face layout: config.json, safetensors weights and the tokenizer files, with
+// clear errors for anything the trainer cannot run.
 package model
 
 import (
@@ -21,6 +23,9 @@ type Arch string
 const (
 	Qwen2 Arch = "qwen2"
 	Qwen3 Arch = "qwen3"
+	// Qwen35 is the Qwen3.5/3.6 dense hybrid decoder (model_type qwen3_5 or
+	// qwen3_5_text); Config.Hybrid holds its extra fields.
+	Qwen35 Arch = "qwen3_5"
 )
 
 // Config is the subset of config.json the trainer needs, normalized.
@@ -44,13 +49,18 @@ type Config struct {
 	BOSTokenID        *int     `json:"bos_token_id,omitempty"`
 	EOSTokenID        any      `json:"eos_token_id,omitempty"`
 	HiddenAct         string   `json:"hidden_act"`
+	// Hybrid is set for Qwen35 only.
+	Hybrid *Hybrid `json:"-"`
 }
 
 type rawConfig struct {
 	Config
 	RopeParameters *struct {
-		RopeTheta float64 `json:"rope_theta"`
-		RopeType  string  `json:"rope_type"`
+		RopeTheta        float64 `json:"rope_theta"`
+		RopeType         string  `json:"rope_type"`
+		PartialRotary    float64 `json:"partial_rotary_factor"`
+		MRopeSection     []int   `json:"mrope_section"`
+		MRopeInterleaved bool    `json:"mrope_interleaved"`
 	} `json:"rope_parameters"`
 	RopeScaling *struct {
 		RopeType string `json:"rope_type"`
@@ -59,6 +69,7 @@ type rawConfig struct {
 	UseSlidingWindow bool            `json:"use_sliding_window"`
 	DType            string          `json:"dtype"`
 	TextConfig       json.RawMessage `json:"text_config"`
+	hybridFields
 }
 
 // ParseConfig parses and validates config.json text.
@@ -68,6 +79,9 @@ func ParseConfig(b []byte) (*Config, error) {
 	if err := json.Unmarshal(b, &rc); err != nil {
 		return nil, fmt.Errorf("parse config.json: %w", err)
 	}
+	if isHybridType(rc.ModelType) {
+		return parseHybrid(b)
+	}
 	c := rc.Config
 	switch c.ModelType {
 	case "qwen2":
@@ -76,8 +90,13 @@ func ParseConfig(b []byte) (*Config, error) {
 	case "qwen3":
 		c.Arch = Qwen3
 	default:
-		return nil, fmt.Errorf("%w: model_type %q (architectures %v); this trainer runs qwen2, qwen2.5 and qwen3 dense decoders", ErrUnsupported, c.ModelType, c.Architectures)
+		return nil, fmt.Errorf("%w: model_type %q (architectures %v); this trainer runs qwen2, qwen2.5 and qwen3 dense decoders and the qwen3.5/3.6 dense hybrid", ErrUnsupported, c.ModelType, c.Architectures)
 	}
+	return finishConfig(&rc, c)
+}
+
+// finishConfig applies defaults and the checks shared by every family.
+func finishConfig(rc *rawConfig, c Config) (*Config, error) {
 	if rc.RopeParameters != nil {
 		if rc.RopeParameters.RopeType != "" && rc.RopeParameters.RopeType != "default" {
 			return nil, fmt.Errorf("%w: rope_type %q (only default RoPE is implemented)", ErrUnsupported, rc.RopeParameters.RopeType)
@@ -158,6 +177,9 @@ func (c *Config) KVDim() int { return c.NumKVHeads * c.HeadDim }
 
 // JSON renders config.json for this configuration.
 func (c *Config) JSON() ([]byte, error) {
+	if c.Hybrid != nil {
+		return c.hybridJSON()
+	}
 	m := map[string]any{
 		"architectures":           c.Architectures,
 		"model_type":              c.ModelType,

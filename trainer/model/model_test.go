@@ -112,6 +112,11 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte(`{"model_type":"qwen3","vocab_size":10,"hidden_size":8,"intermediate_size":16,"num_hidden_layers":1,"num_attention_heads":2,"head_dim":4}`))
 	f.Add([]byte(`{"model_type":"qwen2","rope_parameters":{"rope_theta":1}}`))
 	f.Add([]byte(`[]`))
+	if b, err := os.ReadFile(filepath.Join("testdata", "qwen3.6-27b", "config.json")); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(`{"model_type":"qwen3_5_text","vocab_size":8,"hidden_size":8,"intermediate_size":8,"num_hidden_layers":2,"num_attention_heads":1,"head_dim":8,"linear_num_key_heads":1,"linear_num_value_heads":2,"linear_key_head_dim":4,"linear_value_head_dim":4,"partial_rotary_factor":0.5,"full_attention_interval":2}`))
+	f.Add([]byte(`{"model_type":"qwen3_5","text_config":{"model_type":"qwen3_5_moe_text"}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c, err := ParseConfig(b)
 		if err != nil {
@@ -119,6 +124,14 @@ func FuzzParseConfig(f *testing.F) {
 		}
 		if c.HeadDim <= 0 || c.HeadDim%2 != 0 || c.NumHeads%c.NumKVHeads != 0 || c.VocabSize <= 0 {
 			t.Fatalf("accepted an unusable config: %+v", c)
+		}
+		if h := c.Hybrid; h != nil {
+			if len(h.LayerTypes) != c.NumLayers || h.KeyHeads <= 0 || h.ValueHeads%h.KeyHeads != 0 || h.RotaryDim <= 0 || h.RotaryDim%2 != 0 || h.ConvKernel <= 0 {
+				t.Fatalf("accepted an unusable hybrid config: %+v %+v", c, h)
+			}
+			if _, err := c.JSON(); err != nil {
+				t.Fatal(err)
+			}
 		}
 	})
 }

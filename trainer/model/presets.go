@@ -35,7 +35,45 @@ func Presets() map[string]*Config {
 			NumHeads: 4, NumKVHeads: 2, HeadDim: 8, RMSNormEps: 1e-6, RopeTheta: 10000,
 			TieWordEmbeddings: false, MaxPositions: 4096,
 		},
+		// hybrid-tiny and hybrid-micro are Qwen3.5/3.6 hybrids (three Gated
+		// DeltaNet layers, then one gated full-attention layer) in the official
+		// nested layout; hybrid-tiny keeps the Qwen3 vocabulary and tokenizer.
+		"hybrid-tiny": {
+			Arch: Qwen35, Architectures: []string{"Qwen3_5ForConditionalGeneration"}, ModelType: "qwen3_5",
+			VocabSize: 151936, HiddenSize: 64, IntermediateSize: 128, NumLayers: 4,
+			NumHeads: 4, NumKVHeads: 2, HeadDim: 16, RMSNormEps: 1e-6, RopeTheta: 10000000,
+			MaxPositions: 40960, EOSTokenID: eos, Hybrid: hybridPreset(4, 2, 4, 16, 16),
+		},
+		"hybrid-micro": {
+			Arch: Qwen35, Architectures: []string{"Qwen3_5ForConditionalGeneration"}, ModelType: "qwen3_5",
+			VocabSize: 256, HiddenSize: 32, IntermediateSize: 64, NumLayers: 4,
+			NumHeads: 2, NumKVHeads: 1, HeadDim: 16, RMSNormEps: 1e-6, RopeTheta: 10000000,
+			MaxPositions: 4096, Hybrid: hybridPreset(4, 2, 4, 8, 8),
+		},
 	}
+}
+
+// hybridPreset has full attention every fourth layer, a width-4 conv,
+// rotary on a quarter of head_dim 16 (mrope sections over its 2 frequencies).
+func hybridPreset(layers, kh, vh, kd, vd int) *Hybrid {
+	h := &Hybrid{ConvKernel: 4, KeyHeads: kh, ValueHeads: vh, KeyDim: kd, ValueDim: vd,
+		RotaryDim: 4, OutputGate: true, MRopeSection: []int{1, 1, 0}, Nested: true}
+	return HybridLayers(h, layers)
+}
+
+// HybridLayers returns a copy of h with layer_types for n layers, full
+// attention every fourth (full_attention_interval 4).
+func HybridLayers(h *Hybrid, n int) *Hybrid {
+	c := *h
+	c.LayerTypes = nil
+	for l := 0; l < n; l++ {
+		if (l+1)%4 == 0 {
+			c.LayerTypes = append(c.LayerTypes, FullAttention)
+		} else {
+			c.LayerTypes = append(c.LayerTypes, LinearAttention)
+		}
+	}
+	return &c
 }
 
 // Preset returns a copy of a named preset.

@@ -21,6 +21,11 @@ type Tensor struct {
 type Model struct {
 	Config  *Config
 	Tensors map[string]*Tensor
+	// Carried names the tensors of Source (official names: a hybrid
+	// checkpoint's model.visual.*, mtp.*) that the trainer does not use; Save
+	// copies them byte for byte, one source shard at a time.
+	Carried []string
+	Source  string
 }
 
 // LayerName returns the full name of a per-layer weight, e.g.
@@ -31,6 +36,9 @@ func LayerName(layer int, suffix string) string {
 
 // Expected lists every tensor the architecture needs with its shape.
 func (c *Config) Expected() map[string][]int {
+	if c.Hybrid != nil {
+		return c.hybridExpected()
+	}
 	d, q, kv, f := c.HiddenSize, c.QDim(), c.KVDim(), c.IntermediateSize
 	m := map[string][]int{
 		"model.embed_tokens.weight": {c.VocabSize, d},
@@ -71,32 +79,56 @@ func Load(dir string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.MemoryPlan().Fits(); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
 	st, err := safetensors.OpenModel(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open model weights: %w", err)
 	}
 	defer st.Close()
 	m := &Model{Config: cfg, Tensors: map[string]*Tensor{}}
-	for name, want := range cfg.Expected() {
-		ti, ok := st.Info(name)
+	exp := cfg.Expected()
+	for name, want := range exp {
+		file := cfg.OfficialName(name)
+		ti, ok := st.Info(file)
 		if !ok {
-			return nil, fmt.Errorf("%w: %s: weight %s missing", ErrUnsupported, dir, name)
+			return nil, fmt.Errorf("%w: %s: weight %s missing", ErrUnsupported, dir, file)
 		}
-		switch ti.DType {
-		case safetensors.F32, safetensors.BF16, safetensors.F16, safetensors.F64:
-		default:
-			return nil, fmt.Errorf("%w: %s: weight %s has dtype %s (want BF16, F16 or F32)", ErrUnsupported, dir, name, ti.DType)
+		if err := checkWeight(dir, file, ti, want); err != nil {
+			return nil, err
 		}
-		if !slices.Equal(ti.Shape, want) {
-			return nil, fmt.Errorf("%w: %s: weight %s has shape %v, config implies %v", ErrUnsupported, dir, name, ti.Shape, want)
-		}
-		v, shape, err := st.Float32s(name)
+		v, shape, err := st.Float32s(file)
 		if err != nil {
 			return nil, err
 		}
 		m.Tensors[name] = &Tensor{Shape: shape, Data: v}
 	}
+	if cfg.Hybrid != nil {
+		m.Source = dir
+		used := map[string]bool{}
+		for n := range exp {
+			used[cfg.OfficialName(n)] = true
+		}
+		for _, n := range st.Names() {
+			if !used[n] {
+				m.Carried = append(m.Carried, n)
+			}
+		}
+	}
 	return m, nil
+}
+
+func checkWeight(dir, name string, ti safetensors.TensorInfo, want []int) error {
+	switch ti.DType {
+	case safetensors.F32, safetensors.BF16, safetensors.F16, safetensors.F64:
+	default:
+		return fmt.Errorf("%w: %s: weight %s has dtype %s (want BF16, F16 or F32)", ErrUnsupported, dir, name, ti.DType)
+	}
+	if !slices.Equal(ti.Shape, want) {
+		return fmt.Errorf("%w: %s: weight %s has shape %v, config implies %v", ErrUnsupported, dir, name, ti.Shape, want)
+	}
+	return nil
 }
 
 // Get returns a tensor or panics; names come from Expected, which Load checked.
@@ -135,6 +167,11 @@ func NewRandom(cfg *Config, seed uint64) *Model {
 			size *= d
 		}
 		v := make([]float32, size)
+		if cfg.Hybrid != nil {
+			hybridInit(n, shape, v, rng)
+			m.Tensors[n] = &Tensor{Shape: shape, Data: v}
+			continue
+		}
 		std := 0.0
 		if len(shape) == 2 {
 			std = 1 / math.Sqrt(float64(shape[1]))
@@ -166,6 +203,9 @@ func (m *Model) Save(dir string, dtype safetensors.DType, maxShardBytes int64) e
 	}
 	cfg := *m.Config
 	cfg.TorchDType = map[safetensors.DType]string{safetensors.BF16: "bfloat16", safetensors.F16: "float16", safetensors.F32: "float32"}[dtype]
+	if cfg.Hybrid != nil {
+		return m.saveHybrid(dir, &cfg, dtype, maxShardBytes)
+	}
 	js, err := cfg.JSON()
 	if err != nil {
 		return err

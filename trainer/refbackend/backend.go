@@ -1,7 +1,9 @@
 // Package refbackend is mass-train's reference backend ("reference"): the Qwen decoder with LoRA
 // built as a gorgonia expression graph in float64, differentiated
 // symbolically, with custom ops (RMSNorm, RoPE, attention, SwiGLU, masked
-// cross-entropy) that carry their own gradients.
+// cross-entropy) that carry their own gradients. Qwen3.5/3.6 hybrids add the
+// Gated DeltaNet ops (causal conv, L2 norm, the recurrent gated delta rule,
+// gated RMSNorm) and the gated, partially rotary full attention (hybrid.go).
 package refbackend
 
 import (
@@ -23,6 +25,7 @@ type layerWeights struct {
 	inNorm, postNorm, qNorm, kNorm []float64
 	bq, bk, bv                     []float64
 	w                              map[string]*tensor.Dense // module -> W^T [in,out]
+	hy                             *hybridWeights           // Qwen3.5/3.6 layers only
 }
 
 // Backend is the gorgonia CPU backend. It keeps the frozen weights in float64,
@@ -45,10 +48,17 @@ func New(m *model.Model, a *lora.Adapter) (trainer.Backend, error) {
 	c := m.Config
 	b := &Backend{cfg: c, adapter: a, embed: m.Get("model.embed_tokens.weight")}
 	b.finalNorm = f64(m.Get("model.norm.weight").Data)
+	if c.Hybrid != nil {
+		b.finalNorm = onePlus(m.Get("model.norm.weight").Data)
+	}
 	b.head = transposed(m.LMHead())
 	hd := m.LMHead()
 	b.headRows = tensor.New(tensor.WithShape(hd.Shape...), tensor.WithBacking(f64(hd.Data)))
 	for l := 0; l < c.NumLayers; l++ {
+		if c.Hybrid != nil {
+			b.layers = append(b.layers, newHybridLayer(m, l))
+			continue
+		}
 		get := func(s string) *model.Tensor { return m.Get(model.LayerName(l, s)) }
 		lw := layerWeights{
 			inNorm:   f64(get("input_layernorm.weight").Data),

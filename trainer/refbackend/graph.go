@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/mass-dev/mass/trainer"
 	"github.com/mass-dev/mass/trainer/lora"
@@ -121,12 +122,7 @@ func (gr *graph) linear(x *G.Node, layer int, module string, bias []float64) *G.
 }
 
 func (gr *graph) dropoutMask(x *G.Node, layer int, module string, p float64) []float64 {
-	mi := 0
-	for i, m := range lora.Modules {
-		if m == module {
-			mi = i
-		}
-	}
+	mi := slices.Index(lora.AllModules(), module)
 	rng := rand.New(rand.NewPCG(gr.opts.dropoutSeed, mix(uint64(layer), uint64(mi))))
 	mask := make([]float64, x.Shape().TotalSize())
 	keep := 1 / (1 - p)
@@ -161,11 +157,20 @@ func (b *Backend) run(w trainer.Window, opts runOpts) (runResult, error) {
 	}
 	gr := &graph{b: b, g: G.NewGraph(), t: t, opts: opts}
 	h := gr.matrix(tensor.New(tensor.WithShape(t, d), tensor.WithBacking(h0)), "embed")
-	rp := newRope(t, c.NumHeads, c.HeadDim, c.RopeTheta)
-	rk := newRope(t, c.NumKVHeads, c.HeadDim, c.RopeTheta)
+	rot := c.HeadDim
+	if c.Hybrid != nil {
+		rot = c.Hybrid.RotaryDim
+	}
+	rp := newPartialRope(t, c.NumHeads, c.HeadDim, rot, c.RopeTheta)
+	rk := newPartialRope(t, c.NumKVHeads, c.HeadDim, rot, c.RopeTheta)
 	for l := range b.layers {
 		lw := b.layers[l]
 		x := gr.apply(&rmsNorm{width: d, w: lw.inNorm, eps: c.RMSNormEps}, 2, h)
+		if lw.hy != nil {
+			h = gr.add(h, gr.hybridMixer(x, l, rp, rk))
+			h = gr.mlp(h, l)
+			continue
+		}
 		q := gr.linear(x, l, "q_proj", lw.bq)
 		k := gr.linear(x, l, "k_proj", lw.bk)
 		v := gr.linear(x, l, "v_proj", lw.bv)
@@ -177,9 +182,7 @@ func (b *Backend) run(w trainer.Window, opts runOpts) (runResult, error) {
 		k = gr.apply(rk, 2, k)
 		a := gr.apply(&attention{t: t, nh: c.NumHeads, nkv: c.NumKVHeads, hd: c.HeadDim, scale: 1 / math.Sqrt(float64(c.HeadDim))}, 2, q, k, v)
 		h = gr.add(h, gr.linear(a, l, "o_proj", nil))
-		x = gr.apply(&rmsNorm{width: d, w: lw.postNorm, eps: c.RMSNormEps}, 2, h)
-		m := gr.apply(siluMul{}, 2, gr.linear(x, l, "gate_proj", nil), gr.linear(x, l, "up_proj", nil))
-		h = gr.add(h, gr.linear(m, l, "down_proj", nil))
+		h = gr.mlp(h, l)
 	}
 	x := gr.apply(&rmsNorm{width: d, w: b.finalNorm, eps: c.RMSNormEps}, 2, h)
 	ce := &maskedCE{t: t, v: c.VocabSize, labels: w.Labels}
@@ -228,6 +231,14 @@ func (b *Backend) run(w trainer.Window, opts runOpts) (runResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// mlp is the residual SwiGLU block of layer l.
+func (gr *graph) mlp(h *G.Node, l int) *G.Node {
+	c := gr.b.cfg
+	x := gr.apply(&rmsNorm{width: c.HiddenSize, w: gr.b.layers[l].postNorm, eps: c.RMSNormEps}, 2, h)
+	m := gr.apply(siluMul{}, 2, gr.linear(x, l, "gate_proj", nil), gr.linear(x, l, "up_proj", nil))
+	return gr.add(h, gr.linear(m, l, "down_proj", nil))
 }
 
 func scalar(v G.Value) float64 {

@@ -69,18 +69,20 @@ func (k *rmsNorm) backward(_ int, in [][]float64, _, g, gin []float64) {
 	}
 }
 
-// rope applies rotate_half rotary embeddings to [T, heads*hd] at positions 0..T-1.
+// rope applies rotate_half rotary embeddings to [T, heads*hd] at positions
+// 0..T-1, on the first rot dims of each head (partial rotary; rot = hd for
+// the dense families); the other dims pass through.
 type rope struct {
-	t, heads, hd int
-	cos, sin     []float64 // [T, hd/2]
+	t, heads, hd, rot int
+	cos, sin          []float64 // [T, rot/2]
 }
 
-func newRope(t, heads, hd int, theta float64) *rope {
-	half := hd / 2
-	r := &rope{t: t, heads: heads, hd: hd, cos: make([]float64, t*half), sin: make([]float64, t*half)}
+func newPartialRope(t, heads, hd, rot int, theta float64) *rope {
+	half := rot / 2
+	r := &rope{t: t, heads: heads, hd: hd, rot: rot, cos: make([]float64, t*half), sin: make([]float64, t*half)}
 	for p := 0; p < t; p++ {
 		for i := 0; i < half; i++ {
-			inv := 1 / math.Pow(theta, float64(2*i)/float64(hd))
+			inv := 1 / math.Pow(theta, float64(2*i)/float64(rot))
 			a := float64(p) * inv
 			r.cos[p*half+i], r.sin[p*half+i] = math.Cos(a), math.Sin(a)
 		}
@@ -93,10 +95,11 @@ func (k *rope) outShape(in []tensor.Shape) (tensor.Shape, error) { return sameSh
 func (k *rope) diffWRT(n int) []bool                             { return firstOnly(n) }
 
 func (k *rope) apply(x, out []float64, sign float64) {
-	half := k.hd / 2
+	half := k.rot / 2
 	for p := 0; p < k.t; p++ {
 		for h := 0; h < k.heads; h++ {
 			base := (p*k.heads + h) * k.hd
+			copy(out[base+k.rot:base+k.hd], x[base+k.rot:base+k.hd])
 			for i := 0; i < half; i++ {
 				c, s := k.cos[p*half+i], sign*k.sin[p*half+i]
 				x1, x2 := x[base+i], x[base+i+half]

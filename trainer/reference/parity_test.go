@@ -32,7 +32,7 @@ func stateDir(t *testing.T, arch string) string {
 			dir = checkedIn
 			os.RemoveAll(dir)
 		}
-		if err := Generate("qwen3_ref.py", arch, dir); err != nil {
+		if err := Generate(Script(arch), arch, dir); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("reference: regenerated with %s (torch %s) into %s", Python, ver, dir)
@@ -211,7 +211,7 @@ func parity(t *testing.T, arch string) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, "logits.safetensors")
-		if err := AdapterLogits("qwen3_ref.py", f.modelDir, filepath.Join(dir, "adapter"), filepath.Join(dir, "windows.json"), out); err != nil {
+		if err := AdapterLogits(Script(arch), f.modelDir, filepath.Join(dir, "adapter"), filepath.Join(dir, "windows.json"), out); err != nil {
 			t.Fatal(err)
 		}
 		tl, err := safetensors.Open(out)

@@ -94,11 +94,21 @@ func TorchAvailable() (string, bool) {
 }
 
 // Archs are the variants the reference builds: qwen3 (q/k norm, untied head,
-// LoRA on all modules) and qwen2 (qkv bias, tied embeddings, no head_dim in
-// config.json, rsLoRA on q,v,o,up).
-var Archs = []string{"qwen3", "qwen2"}
+// LoRA on all modules), qwen2 (qkv bias, tied embeddings, no head_dim in
+// config.json, rsLoRA on q,v,o,up) and hybrid (hybrid_ref.py: the Qwen3.5/3.6
+// Gated DeltaNet + gated attention decoder in the official nested layout, LoRA
+// on all ten reference targets).
+var Archs = []string{"qwen3", "qwen2", "hybrid"}
 
-// Generate runs qwen3_ref.py (found at script) for arch, writing into out.
+// Script is the reference script of an arch.
+func Script(arch string) string {
+	if arch == "hybrid" {
+		return "hybrid_ref.py"
+	}
+	return "qwen3_ref.py"
+}
+
+// Generate runs the reference script (found at script) for arch, writing into out.
 func Generate(script, arch, out string) error {
 	cmd := exec.Command(Python, script, "--arch", arch, "--out", out)
 	if b, err := cmd.CombinedOutput(); err != nil {
@@ -114,6 +124,16 @@ func AdapterLogits(script, modelDir, adapterDir, windowsJSON, out string) error 
 	cmd := exec.Command(Python, script, "--check-adapter", adapterDir, "--model", modelDir, "--windows", windowsJSON, "--out", out)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("run %s --check-adapter: %w: %s", script, err, b)
+	}
+	return nil
+}
+
+// MergedLogits has hybrid_ref.py compute logits of windows for a merged model
+// folder read as the official layout (and check its carried tensors).
+func MergedLogits(script, modelDir, windowsJSON, out string) error {
+	cmd := exec.Command(Python, script, "--check-merged", "--model", modelDir, "--windows", windowsJSON, "--out", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("run %s --check-merged: %w: %s", script, err, b)
 	}
 	return nil
 }
