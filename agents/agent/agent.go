@@ -215,29 +215,40 @@ func normalizeToolCalls(tcs []openai.ToolCall, turn int) {
 	}
 }
 
-// callTools runs the tool calls of one turn in order and appends their
-// results to res.
+// callTools runs the tool calls of one turn and appends their results to
+// res in call order. A run of consecutive agent calls goes out at once
+// (parallel.go); every other call runs alone, in order.
 func (c Config) callTools(ctx context.Context, clock *wallClock, tcs []openai.ToolCall, res *Result) error {
-	for _, tc := range tcs {
-		t := time.Now()
-		if tools.Canonical(tc.Function.Name) == tools.Agent {
-			clock.pause() // the sub-agent's own wall time bounds it
-		}
-		out, err := c.Env.Call(ctx, tc.Function.Name, tc.Function.Arguments)
-		clock.resume()
-		if err != nil {
-			if ranOut(ctx) {
-				res.Stop = StopWall
-				return fmt.Errorf("%w: %s ran past its wall time %s", ErrLimit, c.ID, c.Limits.WallTime)
+	for i := 0; i < len(tcs); {
+		j := i + 1
+		if isAgentCall(tcs[i]) {
+			for j < len(tcs) && isAgentCall(tcs[j]) {
+				j++
 			}
-			return err
 		}
-		res.ToolCalls++
-		res.Messages = append(res.Messages, openai.ChatCompletionMessage{
-			Role: openai.ChatMessageRoleTool, Content: out.Text, ToolCallID: tc.ID,
-		})
-		c.observe(Event{Agent: c.ID, Type: "tool", Tool: tc.Function.Name, OK: out.OK,
-			ArgsSummary: summarize(tc.Function.Arguments), ToolTime: time.Since(t)})
+		var outs []callOutcome
+		if j-i > 1 {
+			outs = c.callParallel(ctx, clock, tcs[i:j])
+		} else {
+			outs = []callOutcome{c.callOne(ctx, clock, tcs[i])}
+		}
+		for k, o := range outs {
+			if o.err != nil {
+				if ranOut(ctx) {
+					res.Stop = StopWall
+					return fmt.Errorf("%w: %s ran past its wall time %s", ErrLimit, c.ID, c.Limits.WallTime)
+				}
+				return o.err
+			}
+			tc := tcs[i+k]
+			res.ToolCalls++
+			res.Messages = append(res.Messages, openai.ChatCompletionMessage{
+				Role: openai.ChatMessageRoleTool, Content: o.out.Text, ToolCallID: tc.ID,
+			})
+			c.observe(Event{Agent: c.ID, Type: "tool", Tool: tc.Function.Name, OK: o.out.OK,
+				ArgsSummary: summarize(tc.Function.Arguments), ToolTime: o.took})
+		}
+		i = j
 	}
 	return nil
 }

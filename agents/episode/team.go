@@ -133,10 +133,20 @@ func (e *run) finishAgent(ctx context.Context, sb sandbox.Sandbox, id, role, par
 // the worker's own making (loop, limits) come back to the orchestrator as a
 // tool error; endpoint and infrastructure failures end the episode.
 func (e *run) delegate(ctx context.Context, parent, prompt string) (string, string, error) {
-	e.mu.Lock()
-	e.workers++
-	id := fmt.Sprintf("worker-%d", e.workers)
-	e.mu.Unlock()
+	var id string
+	if err := tools.InOrder(ctx, func() {
+		e.mu.Lock()
+		e.workers++
+		id = fmt.Sprintf("worker-%d", e.workers)
+		e.mu.Unlock()
+	}); err != nil {
+		return "", "", err
+	}
+	release, err := e.slots.acquire(ctx)
+	if err != nil {
+		return "", id, err
+	}
+	defer release()
 	res, err := e.runAgent(ctx, id, record.RoleWorker, parent, prompt)
 	var h *loop.Halt
 	switch {
