@@ -62,6 +62,10 @@ type Deps struct {
 	// same time (the agent calls of one message run concurrently); 0 means
 	// DefaultParallelAgents, 1 runs them one after another.
 	ParallelAgents int
+	// Compress overrides history compression (tests: a small context
+	// window); zero compresses at agent.DefaultCompressThreshold of the
+	// model's context window.
+	Compress agent.Compression
 }
 
 // Options describe one episode.

@@ -97,10 +97,11 @@ func (e *run) agentConfig(sb sandbox.Sandbox, id, role, parent string) (agent.Co
 	}
 	return agent.Config{
 		ID: id, Role: role, Parent: parent, Client: e.client, Seed: e.opts.Seed, Tools: ts, Env: env, Rec: e.rec, Ledger: e.led,
-		Limits:  agent.Limits{Turns: turns, Tokens: e.opts.Task.Limits.Tokens, WallTime: wall},
-		Loop:    e.deps.Loop,
-		Observe: e.prog.observe,
-		Log:     e.log,
+		Limits:   agent.Limits{Turns: turns, Tokens: e.opts.Task.Limits.Tokens, WallTime: wall},
+		Loop:     e.deps.Loop,
+		Compress: e.deps.Compress,
+		Observe:  e.prog.observe,
+		Log:      e.log,
 	}, system, nil
 }
 
@@ -113,7 +114,8 @@ func (e *run) finishAgent(ctx context.Context, sb sandbox.Sandbox, id, role, par
 	defer cancel()
 	fin := map[string]any{"role": role, "parent": parent, "stop": res.Stop, "turns": res.Turns,
 		"tool_calls": res.ToolCalls, "prompt_tokens": res.PromptTokens, "completion_tokens": res.CompletionTokens,
-		"wall_ms": time.Since(start).Milliseconds()}
+		"compressions": res.Compressions,
+		"wall_ms":      time.Since(start).Milliseconds()}
 	if runErr != nil {
 		fin["error"] = runErr.Error()
 	}
