@@ -20,13 +20,19 @@ type callOutcome struct {
 
 func isAgentCall(tc openai.ToolCall) bool { return tools.Canonical(tc.Function.Name) == tools.Agent }
 
-// callOne runs one tool call; the agent's clock stops while a sub-agent
-// runs (the sub-agent's own wall time bounds it).
+// callOne runs one tool call. While a sub-agent runs the agent's clock
+// stops (the sub-agent's own wall time bounds it) and its background
+// processes are held.
 func (c Config) callOne(ctx context.Context, clock *wallClock, tc openai.ToolCall) callOutcome {
 	t := time.Now()
 	if isAgentCall(tc) {
 		clock.pause()
 		defer clock.resume()
+		release, err := c.Env.HoldBackground(ctx)
+		if err != nil {
+			return callOutcome{err: err}
+		}
+		defer release()
 	}
 	out, err := c.Env.Call(ctx, tc.Function.Name, tc.Function.Arguments)
 	return callOutcome{out: out, err: err, took: time.Since(t)}
@@ -40,9 +46,17 @@ func (c Config) callOne(ctx context.Context, clock *wallClock, tc openai.ToolCal
 func (c Config) callParallel(ctx context.Context, clock *wallClock, tcs []openai.ToolCall) []callOutcome {
 	clock.pause()
 	defer clock.resume()
+	outs := make([]callOutcome, len(tcs))
+	release, err := c.Env.HoldBackground(ctx)
+	if err != nil {
+		for i := range outs {
+			outs[i].err = err
+		}
+		return outs
+	}
+	defer release()
 	gctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	outs := make([]callOutcome, len(tcs))
 	var wg sync.WaitGroup
 	var prev chan struct{}
 	for i, tc := range tcs {
