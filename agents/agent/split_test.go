@@ -9,8 +9,12 @@ import (
 
 // qwen-code's findCompressSplitPoint cases, on OpenAI messages.
 func TestSplitPoint(t *testing.T) {
-	u := func(s string) openai.ChatCompletionMessage { return openai.ChatCompletionMessage{Role: "user", Content: s} }
-	a := func(s string) openai.ChatCompletionMessage { return openai.ChatCompletionMessage{Role: "assistant", Content: s} }
+	u := func(s string) openai.ChatCompletionMessage {
+		return openai.ChatCompletionMessage{Role: "user", Content: s}
+	}
+	a := func(s string) openai.ChatCompletionMessage {
+		return openai.ChatCompletionMessage{Role: "assistant", Content: s}
+	}
 	fc := func() openai.ChatCompletionMessage {
 		return openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "c", Function: openai.FunctionCall{Name: "x", Arguments: "{}"}}}}
 	}
