@@ -46,7 +46,7 @@ func (b *box) Background(ctx context.Context, req sandbox.ExecRequest) (int, err
 	b.gate.RLock()
 	defer b.gate.RUnlock()
 	argv := append([]string{HelperMount, "exec", "-timeout", "0s", "--"}, req.Argv...)
-	ec, err := b.r.execCreate(ctx, b.id, container.ExecOptions{User: b.policy.User, WorkingDir: dir, Cmd: argv, Detach: true})
+	ec, err := b.r.execCreate(ctx, b.id, container.ExecOptions{User: b.policy.User, WorkingDir: dir, Cmd: argv})
 	if err != nil {
 		return 0, wrapErr("background exec in "+b.agent, err)
 	}
