@@ -16,6 +16,10 @@ import "context"
 // behind is still swept. Stop and Remove kill them with everything else,
 // so a background process never outlives its agent's sandbox.
 //
+// EndBackground kills every background process now (the agent has ended;
+// what it left must not write while its last manifest is taken or after).
+// Idempotent.
+//
 // Hold freezes every process of the sandbox until release is called, so
 // that the agent's background processes do not run while another agent
 // works in the shared workspace (the orchestrator while its sub-agents
@@ -26,4 +30,5 @@ import "context"
 type Backgrounder interface {
 	Background(ctx context.Context, req ExecRequest) (pid int, err error)
 	Hold(ctx context.Context) (release func(context.Context), err error)
+	EndBackground(ctx context.Context) error
 }

@@ -57,6 +57,14 @@ func (e *run) runAgent(ctx context.Context, id, role, parent, user string) (agen
 	}
 	start := time.Now()
 	res, runErr := agent.Run(ctx, cfg, system, user)
+	if bg, ok := sb.(sandbox.Backgrounder); ok {
+		// Nothing the agent left running may write after it finished.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		if err := bg.EndBackground(cctx); err != nil {
+			e.log.Warn("end background processes", "agent", id, "err", err)
+		}
+		cancel()
+	}
 	e.prog.agentFinished(id, res)
 	return res, e.finishAgent(ctx, sb, id, role, parent, start, res, runErr)
 }

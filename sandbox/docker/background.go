@@ -109,6 +109,21 @@ func (b *box) spared(pid int) bool {
 	return false
 }
 
+// EndBackground forgets the background trees and sweeps: they die with
+// every other leftover of the agent.
+func (b *box) EndBackground(ctx context.Context) error {
+	b.mu.Lock()
+	n := len(b.bg)
+	b.bg = nil
+	b.mu.Unlock()
+	if n == 0 {
+		return nil
+	}
+	b.gate.Lock()
+	defer b.gate.Unlock()
+	return b.sweep(ctx, b.sessionPID(ctx))
+}
+
 // Hold pauses the container while background processes may run.
 func (b *box) Hold(ctx context.Context) (func(context.Context), error) {
 	b.mu.Lock()

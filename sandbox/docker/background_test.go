@@ -47,6 +47,18 @@ func TestBackgroundSurvivesSweep(t *testing.T) {
 	if c := logSize(t, sb); c <= b0 {
 		t.Errorf("bg.log did not grow after release (%d then %d)", b0, c)
 	}
+	if _, err := bg.Background(ctx, sandbox.ExecRequest{Argv: []string{"sh", "-c", "sleep 1000; : BGMARK"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bg.EndBackground(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := sh(t, sb, countBG); n != "0" {
+		t.Errorf("%s background processes after EndBackground", n)
+	}
+	if _, err := bg.Background(ctx, sandbox.ExecRequest{Argv: []string{"sh", "-c", "sleep 1000; : BGMARK"}}); err != nil {
+		t.Fatal(err)
+	}
 	// Killing the wrapper (the command's parent) hands the tree to init:
 	// the next sweep ends it.
 	sh(t, sb, `for d in /proc/[0-9]*; do case "$(tr '\0' ' ' < $d/cmdline 2>/dev/null)" in *"-timeout 0s"*) kill -9 ${d#/proc/};; esac; done; sleep 0.2`)
