@@ -87,6 +87,11 @@ func TestCompressionSegments(t *testing.T) {
 	if compressions == 0 || marked != compressions {
 		t.Fatalf("%d compression side queries, %d calls marked after one; want at least one of each, equal", compressions, marked)
 	}
+	for _, row := range auditEpisode(t, dir, st.EpisodeID).Agents {
+		if row.Agent == "worker-1" && row.Turns != len(responses) {
+			t.Errorf("audit counts %d turns of worker-1, want %d (side queries are not turns)", row.Turns, len(responses))
+		}
+	}
 	ep, err := sft.LoadEpisode(dir)
 	if err != nil {
 		t.Fatal(err)
