@@ -55,6 +55,8 @@ type Config struct {
 	Ledger tools.Ledger
 	Limits Limits
 	Loop   loop.Config
+	// Compress configures history compression near the context window.
+	Compress Compression
 	// Observe, when set, sees every turn and tool call (progress); it must not block.
 	Observe func(Event)
 	Log     *slog.Logger
@@ -82,7 +84,10 @@ type Result struct {
 	PromptTokens     int64
 	CompletionTokens int64
 	Halt             *loop.Halt
-	Messages         []openai.ChatCompletionMessage
+	// Compressions counts the history compressions of the run.
+	Compressions int
+	// Messages is the conversation as last sent (after any compression).
+	Messages []openai.ChatCompletionMessage
 }
 
 // Run drives the agent from its system prompt and first user message. The
@@ -102,11 +107,16 @@ func Run(ctx context.Context, c Config, system, user string) (Result, error) {
 		{Role: openai.ChatMessageRoleSystem, Content: system},
 		{Role: openai.ChatMessageRoleUser, Content: user},
 	}}
+	var comp compressor
 	for {
 		if err := c.checkBudget(&res); err != nil {
 			return res, err
 		}
-		msg, err := c.turn(ctx, oaTools, &res)
+		if err := c.maybeCompress(ctx, &comp, &res); err != nil {
+			return res, err
+		}
+		res.Compressions = comp.done
+		msg, err := c.turn(ctx, oaTools, &res, &comp)
 		if err != nil {
 			return res, err
 		}
@@ -148,7 +158,7 @@ func (c Config) checkBudget(res *Result) error {
 
 // turn makes one model call on the conversation so far, records it and
 // appends the reply to res.
-func (c Config) turn(ctx context.Context, oaTools []openai.Tool, res *Result) (openai.ChatCompletionMessage, error) {
+func (c Config) turn(ctx context.Context, oaTools []openai.Tool, res *Result, comp *compressor) (openai.ChatCompletionMessage, error) {
 	msgs := res.Messages[:len(res.Messages):len(res.Messages)]
 	t0 := time.Now()
 	resp, err := c.Client.Chat(ctx, model.Request{Messages: msgs, Tools: oaTools, Seed: c.Seed})
@@ -158,7 +168,9 @@ func (c Config) turn(ctx context.Context, oaTools []openai.Tool, res *Result) (o
 		Request: record.Request{Model: c.Client.Model(), Messages: msgs, Tools: oaTools,
 			Sampling: c.sampling(), ExtraBody: c.Client.ExtraBody()},
 		Status: record.StatusOK, DurationMS: float64(t1.Sub(t0).Microseconds()) / 1000, Attempts: resp.Attempts,
+		Compression: comp.pending,
 	}
+	comp.pending = nil
 	if err != nil {
 		return openai.ChatCompletionMessage{}, c.failedCall(ctx, rr, res, err)
 	}
@@ -170,6 +182,7 @@ func (c Config) turn(ctx context.Context, oaTools []openai.Tool, res *Result) (o
 		return msg, fmt.Errorf("record model call: %w", rerr)
 	}
 	res.Turns++
+	comp.lastPrompt = resp.Usage.PromptTokens
 	res.PromptTokens += int64(resp.Usage.PromptTokens)
 	res.CompletionTokens += int64(resp.Usage.CompletionTokens)
 	res.Messages = append(res.Messages, msg)
@@ -215,29 +228,40 @@ func normalizeToolCalls(tcs []openai.ToolCall, turn int) {
 	}
 }
 
-// callTools runs the tool calls of one turn in order and appends their
-// results to res.
+// callTools runs the tool calls of one turn and appends their results to
+// res in call order. A run of consecutive agent calls goes out at once
+// (parallel.go); every other call runs alone, in order.
 func (c Config) callTools(ctx context.Context, clock *wallClock, tcs []openai.ToolCall, res *Result) error {
-	for _, tc := range tcs {
-		t := time.Now()
-		if tools.Canonical(tc.Function.Name) == tools.Agent {
-			clock.pause() // the sub-agent's own wall time bounds it
-		}
-		out, err := c.Env.Call(ctx, tc.Function.Name, tc.Function.Arguments)
-		clock.resume()
-		if err != nil {
-			if ranOut(ctx) {
-				res.Stop = StopWall
-				return fmt.Errorf("%w: %s ran past its wall time %s", ErrLimit, c.ID, c.Limits.WallTime)
+	for i := 0; i < len(tcs); {
+		j := i + 1
+		if isAgentCall(tcs[i]) {
+			for j < len(tcs) && isAgentCall(tcs[j]) {
+				j++
 			}
-			return err
 		}
-		res.ToolCalls++
-		res.Messages = append(res.Messages, openai.ChatCompletionMessage{
-			Role: openai.ChatMessageRoleTool, Content: out.Text, ToolCallID: tc.ID,
-		})
-		c.observe(Event{Agent: c.ID, Type: "tool", Tool: tc.Function.Name, OK: out.OK,
-			ArgsSummary: summarize(tc.Function.Arguments), ToolTime: time.Since(t)})
+		var outs []callOutcome
+		if j-i > 1 {
+			outs = c.callParallel(ctx, clock, tcs[i:j])
+		} else {
+			outs = []callOutcome{c.callOne(ctx, clock, tcs[i])}
+		}
+		for k, o := range outs {
+			if o.err != nil {
+				if ranOut(ctx) {
+					res.Stop = StopWall
+					return fmt.Errorf("%w: %s ran past its wall time %s", ErrLimit, c.ID, c.Limits.WallTime)
+				}
+				return o.err
+			}
+			tc := tcs[i+k]
+			res.ToolCalls++
+			res.Messages = append(res.Messages, openai.ChatCompletionMessage{
+				Role: openai.ChatMessageRoleTool, Content: o.out.Text, ToolCallID: tc.ID,
+			})
+			c.observe(Event{Agent: c.ID, Type: "tool", Tool: tc.Function.Name, OK: o.out.OK,
+				ArgsSummary: summarize(tc.Function.Arguments), ToolTime: o.took})
+		}
+		i = j
 	}
 	return nil
 }

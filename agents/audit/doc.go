@@ -74,8 +74,9 @@
 // Loop halts: one per loop_halt record, with detail.rule.
 //
 // Per-agent table: turns = api_requests records of the agent with status
-// ok, model errors = those with status error, tokens = the sum of their
-// usage; tool calls = ledger records of model-facing tools (lifecycle
+// ok and no purpose (a history-compression side query counts its tokens,
+// not a turn), model errors = those with status error, tokens = the sum of
+// their usage; tool calls = ledger records of model-facing tools (lifecycle
 // records excluded), failed = those with ok=false; wall time = ts of the
 // agent's last ledger record (agent_finish) − ts of its first (agent_start).
 package audit

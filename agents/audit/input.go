@@ -98,6 +98,7 @@ type Request struct {
 	Role     string `json:"role"`
 	Parent   string `json:"parent"`
 	Status   string `json:"status"`
+	Purpose  string `json:"purpose"` // "chat_compression": a side query, not a turn
 	Response struct {
 		Usage struct {
 			PromptTokens     int64 `json:"prompt_tokens"`

@@ -121,7 +121,9 @@ func (a *auditor) table() {
 			ai.row.ModelErrors++
 			continue
 		}
-		ai.row.Turns++
+		if q.Purpose == "" {
+			ai.row.Turns++
+		}
 		ai.row.PromptTokens += q.Response.Usage.PromptTokens
 		ai.row.CompletionTokens += q.Response.Usage.CompletionTokens
 	}

@@ -3,12 +3,14 @@ package episode
 import (
 	"context"
 	"fmt"
-	"github.com/mass-dev/mass/sandbox/image"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mass-dev/mass/sandbox/image"
 
 	"github.com/mass-dev/mass/agents/model/fakeopenai"
 	"github.com/mass-dev/mass/agents/model/scripted"
@@ -74,6 +76,9 @@ func pct(ds []time.Duration, p float64) time.Duration {
 func BenchmarkToolCallOverhead(b *testing.B) {
 	n := max(b.N, 40)
 	d, _ := fakeModel(b, mixedTools(n), nil)
+	if os.Getenv("MASS_BENCH_IMAGE") == "agent" {
+		d.Image = image.AgentRef // run_shell_command under bash
+	}
 	spec := testTask(b, 30*time.Minute)
 	spec.Limits.AgentTurns = n + 5
 	dir := filepath.Join(b.TempDir(), "ep")
@@ -120,7 +125,33 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 }
 
 // runConcurrent runs n dry-run episodes at once on one fake endpoint.
-func runConcurrent(tb testing.TB, n int) []Status {
+func runConcurrent(tb testing.TB, n int) []Status { return runConcurrentWith(tb, n, "") }
+
+// parallel4Workflow makes the scripted orchestrator start four checkers in
+// one message.
+const parallel4Workflow = `Create an agent team with following agent candidates to solve this problem:
+[{"agent_id":"checker-1","role":"checker","instruction":"Check a."},
+ {"agent_id":"checker-2","role":"checker","instruction":"Check b."},
+ {"agent_id":"checker-3","role":"checker","instruction":"Check c."},
+ {"agent_id":"checker-4","role":"checker","instruction":"Check d."}]`
+
+// BenchmarkConcurrentEpisodes16x4 reports the wall time of 16 concurrent
+// dry-run episodes whose orchestrators each start 4 workers in one message
+// (64 sub-agents, up to 4 per episode at once), and the failed episodes.
+func BenchmarkConcurrentEpisodes16x4(b *testing.B) {
+	for b.Loop() {
+		failed := 0
+		for _, st := range runConcurrentWith(b, 16, parallel4Workflow) {
+			if !st.Success && st.Exit != ExitCompleted {
+				failed++
+			}
+		}
+		b.ReportMetric(float64(failed), "failed-episodes")
+	}
+}
+
+// runConcurrentWith runs n dry-run episodes of workflow at once.
+func runConcurrentWith(tb testing.TB, n int, workflow string) []Status {
 	d, _ := fakeModel(tb, scripted.Policy, nil)
 	var wg sync.WaitGroup
 	sts := make([]Status, n)
@@ -130,13 +161,13 @@ func runConcurrent(tb testing.TB, n int) []Status {
 		go func() {
 			defer wg.Done()
 			spec := testTask(tb, 10*time.Minute)
-			sts[i], errs[i] = Run(context.Background(), d, Options{Task: spec, TaskID: spec.ID, Model: "fake",
+			sts[i], errs[i] = Run(context.Background(), d, Options{Task: spec, TaskID: spec.ID, Model: "fake", Workflow: workflow,
 				Dir: filepath.Join(tb.TempDir(), fmt.Sprint("ep", i))})
 		}()
 	}
 	wg.Wait()
 	for i := range n {
-		if errs[i] != nil || !sts[i].Success {
+		if errs[i] != nil || !sts[i].Success && sts[i].Exit != ExitCompleted {
 			tb.Errorf("episode %d: err %v, status %s/%s %s", i, errs[i], sts[i].Exit, sts[i].Failure, sts[i].Reason)
 		}
 	}

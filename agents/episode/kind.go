@@ -1,15 +1,12 @@
 package episode
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/mass-dev/mass/agents/grade"
@@ -25,7 +22,17 @@ type Params struct {
 	Model    string `json:"model,omitempty"`    // configured model name; default Deps' default
 	Workflow string `json:"workflow,omitempty"` // workflow text; empty runs the bare task
 	Seed     *int   `json:"seed,omitempty"`     // sampling seed of every model call
+	// OnInterrupt is what a massd crash under the episode leads to: "retry"
+	// (the default) runs a fresh episode as the job's next attempt, "fail"
+	// ends the job failed. Either way the job reports the lost attempt.
+	OnInterrupt string `json:"on_interrupt,omitempty"`
 }
+
+// The on_interrupt values.
+const (
+	OnInterruptRetry = "retry"
+	OnInterruptFail  = "fail"
+)
 
 // Result is the job's result document.
 type Result struct {
@@ -47,6 +54,10 @@ type Result struct {
 	// recorded for later stages and never shown to a model.
 	Grade  *grade.Grade   `json:"grade,omitempty"`
 	Guards *guard.Summary `json:"guards,omitempty"`
+	// Attempt is the job attempt that ran this episode; LostAttempts are
+	// the episodes earlier attempts started and a massd crash cut off.
+	Attempt      int           `json:"attempt,omitempty"`
+	LostAttempts []LostAttempt `json:"lost_attempts,omitempty"`
 }
 
 // attemptsFile lists, one per line, the episode ids a job attempt started,
@@ -64,7 +75,7 @@ const attemptsFile = "episodes.txt"
 func NewKind(d Deps, defaultModel string) jobs.Kind {
 	return jobs.Kind{
 		Name:        KindName,
-		Description: "run one MASS episode: orchestrator and sub-agents in sandboxes on a task (params: model, workflow)",
+		Description: "run one MASS episode: orchestrator and sub-agents in sandboxes on a task (params: model, workflow, seed, on_interrupt retry|fail)",
 		OnInterrupt: jobs.Retry,
 		NeedsTask:   true,
 		Validate:    func(raw json.RawMessage) error { _, err := parseParams(d, defaultModel, raw); return err },
@@ -89,7 +100,13 @@ func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep 
 	if d.Log == nil {
 		d.Log = rep.Logger()
 	}
-	closeInterrupted(d, job, rep)
+	lost := closeInterrupted(d, job, rep)
+	if len(lost) > 0 && p.OnInterrupt == OnInterruptFail {
+		rep.SetResult(Result{Attempt: job.Attempt, LostAttempts: lost})
+		l := lost[len(lost)-1]
+		return fmt.Errorf("attempt %d was cut off by a massd restart (episode %s, %d model calls, %d tokens spent); on_interrupt is fail, so no new episode runs (massctl job retry %s runs one)",
+			l.Attempt, l.EpisodeID, l.ModelCalls, l.Tokens.Prompt+l.Tokens.Completion, job.ID)
+	}
 
 	id := NewID()
 	dir := job.Layout.Episode(id)
@@ -120,7 +137,7 @@ func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep 
 	res := Result{EpisodeID: id, Dir: dir, Exit: st.Exit, Success: st.Success, Failure: st.Failure, Reason: st.Reason,
 		WorkspaceExport: st.WorkspaceExport, Model: st.Model, DryRun: st.DryRun, Agents: st.Agents,
 		ModelCalls: st.ModelCalls, ToolCalls: st.ToolCalls, Tokens: st.Tokens, OutputsPresent: st.OutputsPresent,
-		Grade: st.Grade, Guards: st.Guards}
+		Grade: st.Grade, Guards: st.Guards, Attempt: job.Attempt, LostAttempts: lost}
 	rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: st.Exit, Dir: dir, Summary: res})
 	fields := map[string]any{}
 	b, _ := json.Marshal(res)
@@ -151,6 +168,13 @@ func parseParams(d Deps, defaultModel string, raw json.RawMessage) (Params, erro
 	if p.Model == "" {
 		p.Model = defaultModel
 	}
+	switch p.OnInterrupt {
+	case "":
+		p.OnInterrupt = OnInterruptRetry
+	case OnInterruptRetry, OnInterruptFail:
+	default:
+		return p, fmt.Errorf("field on_interrupt: %q is neither %q nor %q", p.OnInterrupt, OnInterruptRetry, OnInterruptFail)
+	}
 	if d.Models != nil {
 		if _, err := d.Models(p.Model); err != nil {
 			return p, fmt.Errorf("field model: %w (see massctl model list)", err)
@@ -168,42 +192,6 @@ func serialize(f func(Progress)) func(Progress) {
 		defer func() { ch <- struct{}{} }()
 		f(p)
 	}
-}
-
-// closeInterrupted finishes the record of episodes an earlier attempt of
-// this job started but never finished (massd died under them).
-func closeInterrupted(d Deps, job jobs.Job, rep jobs.Reporter) {
-	// The job manager sets a retried job's work dir aside as <dir>.attempt-N.
-	files, _ := filepath.Glob(job.WorkDir + ".attempt-*/" + attemptsFile)
-	files = append(files, filepath.Join(job.WorkDir, attemptsFile))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		for sc.Scan() {
-			if id := strings.TrimSpace(sc.Text()); id != "" {
-				closeOne(d, job, rep, id)
-			}
-		}
-	}
-}
-
-func closeOne(d Deps, job jobs.Job, rep jobs.Reporter, id string) {
-	dir := job.Layout.Episode(id)
-	if _, err := os.Stat(filepath.Join(dir, StatusFile)); err == nil {
-		return
-	}
-	// Bounded like an episode's own finish: a hung engine must not hold
-	// the retry forever.
-	ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
-	defer cancel()
-	if err := Recover(ctx, d, id, dir); err != nil {
-		rep.Logger().Warn("close interrupted episode", "episode", id, "err", err)
-	}
-	rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: "interrupted", Dir: dir})
-	rep.Event("episode_interrupted", "episode "+id+" was cut off by a daemon restart; starting a fresh one", map[string]any{"episode_id": id})
 }
 
 func appendLine(p, line string) error {

@@ -17,7 +17,7 @@ import (
 )
 
 // The qwen-code parameters and legacy names run against a real sandbox:
-// bash, is_background's refusal, list_directory ignore, grep_search limit,
+// bash, is_background, list_directory ignore, grep_search limit,
 // read_file pages on text, todo_write kept in the ledger, replace /
 // search_file_content / task resolved to their current tools.
 func TestQwenToolShapes(t *testing.T) {
@@ -73,7 +73,7 @@ func TestQwenToolShapes(t *testing.T) {
 	}{
 		{0, "Exit Code: 0", "", false},
 		{1, "shell=bash", "", false},
-		{2, "is_background is not available", "", true},
+		{2, "Started in the background (PID", "", false},
 		{3, "a.py", "b.log", false},
 		{4, "showing the first 2", "x3", false},
 		{5, "x1", "", false},
@@ -139,6 +139,11 @@ func TestSuppliedDirective(t *testing.T) {
 	for _, r := range ledgerRecords(t, dir) {
 		if r.Tool == "agent" && r.OK {
 			agents++
+			var det map[string]any
+			_ = json.Unmarshal(r.Detail, &det)
+			if det["run_in_background"] != false {
+				t.Errorf("agent call under the directive has detail %s, want run_in_background false", r.Detail)
+			}
 		}
 	}
 	if agents < 2 {

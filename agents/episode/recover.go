@@ -45,6 +45,7 @@ func Recover(ctx context.Context, d Deps, id, dir string) error {
 	if w, err := record.Reopen(filepath.Join(dir, RequestsFile), id); err == nil {
 		st.ModelCalls = int(w.Seq())
 		w.Close()
+		st.Tokens = spentTokens(filepath.Join(dir, RequestsFile))
 	} else if !errors.Is(err, os.ErrNotExist) {
 		errs = append(errs, err)
 	}
@@ -120,4 +121,21 @@ func CloseOrphans(ctx context.Context, d Deps, lay datadir.Layout) (int, error) 
 		n++
 	}
 	return n, errors.Join(errs...)
+}
+
+// spentTokens sums the usage of every recorded model call: what the
+// interrupted episode cost, though it yields no data.
+func spentTokens(path string) Tokens {
+	recs, err := record.ReadFile(path)
+	var t Tokens
+	if err != nil {
+		return t
+	}
+	for _, r := range recs {
+		if r.Response != nil {
+			t.Prompt += int64(r.Response.Usage.PromptTokens)
+			t.Completion += int64(r.Response.Usage.CompletionTokens)
+		}
+	}
+	return t
 }

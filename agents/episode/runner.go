@@ -58,6 +58,14 @@ type Deps struct {
 	// AgentWallTime bounds each agent of a task that sets no
 	// limits.agent_wall_time; 0 means only the episode clock applies.
 	AgentWallTime time.Duration
+	// ParallelAgents bounds the sub-agents of one episode running at the
+	// same time (the agent calls of one message run concurrently); 0 means
+	// DefaultParallelAgents, 1 runs them one after another.
+	ParallelAgents int
+	// Compress overrides history compression (tests: a small context
+	// window); zero compresses at agent.DefaultCompressThreshold of the
+	// model's context window.
+	Compress agent.Compression
 }
 
 // Options describe one episode.
@@ -131,7 +139,7 @@ func Run(ctx context.Context, d Deps, o Options) (Status, error) {
 		return Status{}, err
 	}
 	e := &run{deps: d, opts: o, info: info, client: client, rec: rec, led: led,
-		log: d.Log.With("episode", o.ID), prog: newProgress(o.Observe)}
+		log: d.Log.With("episode", o.ID), prog: newProgress(o.Observe), slots: newSlots(d.ParallelAgents)}
 	st := e.execute(ctx)
 	return st, e.finish(&st)
 }
@@ -146,6 +154,7 @@ type run struct {
 	led    *ledger.Writer
 	log    *slog.Logger
 	prog   *progress
+	slots  slots // sub-agents running at once
 
 	mu       sync.Mutex
 	workers  int

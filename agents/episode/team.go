@@ -57,6 +57,14 @@ func (e *run) runAgent(ctx context.Context, id, role, parent, user string) (agen
 	}
 	start := time.Now()
 	res, runErr := agent.Run(ctx, cfg, system, user)
+	if bg, ok := sb.(sandbox.Backgrounder); ok {
+		// Nothing the agent left running may write after it finished.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		if err := bg.EndBackground(cctx); err != nil {
+			e.log.Warn("end background processes", "agent", id, "err", err)
+		}
+		cancel()
+	}
 	e.prog.agentFinished(id, res)
 	return res, e.finishAgent(ctx, sb, id, role, parent, start, res, runErr)
 }
@@ -97,10 +105,11 @@ func (e *run) agentConfig(sb sandbox.Sandbox, id, role, parent string) (agent.Co
 	}
 	return agent.Config{
 		ID: id, Role: role, Parent: parent, Client: e.client, Seed: e.opts.Seed, Tools: ts, Env: env, Rec: e.rec, Ledger: e.led,
-		Limits:  agent.Limits{Turns: turns, Tokens: e.opts.Task.Limits.Tokens, WallTime: wall},
-		Loop:    e.deps.Loop,
-		Observe: e.prog.observe,
-		Log:     e.log,
+		Limits:   agent.Limits{Turns: turns, Tokens: e.opts.Task.Limits.Tokens, WallTime: wall},
+		Loop:     e.deps.Loop,
+		Compress: e.deps.Compress,
+		Observe:  e.prog.observe,
+		Log:      e.log,
 	}, system, nil
 }
 
@@ -113,7 +122,8 @@ func (e *run) finishAgent(ctx context.Context, sb sandbox.Sandbox, id, role, par
 	defer cancel()
 	fin := map[string]any{"role": role, "parent": parent, "stop": res.Stop, "turns": res.Turns,
 		"tool_calls": res.ToolCalls, "prompt_tokens": res.PromptTokens, "completion_tokens": res.CompletionTokens,
-		"wall_ms": time.Since(start).Milliseconds()}
+		"compressions": res.Compressions,
+		"wall_ms":      time.Since(start).Milliseconds()}
 	if runErr != nil {
 		fin["error"] = runErr.Error()
 	}
@@ -133,10 +143,20 @@ func (e *run) finishAgent(ctx context.Context, sb sandbox.Sandbox, id, role, par
 // the worker's own making (loop, limits) come back to the orchestrator as a
 // tool error; endpoint and infrastructure failures end the episode.
 func (e *run) delegate(ctx context.Context, parent, prompt string) (string, string, error) {
-	e.mu.Lock()
-	e.workers++
-	id := fmt.Sprintf("worker-%d", e.workers)
-	e.mu.Unlock()
+	var id string
+	if err := tools.InOrder(ctx, func() {
+		e.mu.Lock()
+		e.workers++
+		id = fmt.Sprintf("worker-%d", e.workers)
+		e.mu.Unlock()
+	}); err != nil {
+		return "", "", err
+	}
+	release, err := e.slots.acquire(ctx)
+	if err != nil {
+		return "", id, err
+	}
+	defer release()
 	res, err := e.runAgent(ctx, id, record.RoleWorker, parent, prompt)
 	var h *loop.Halt
 	switch {

@@ -40,6 +40,9 @@ type Config struct {
 	MaxRetries int `json:"max_retries,omitempty" yaml:"max_retries"`
 	// Backoff is the first retry delay, doubled per retry up to 30s; 0 means DefaultBackoff.
 	Backoff time.Duration `json:"backoff,omitempty" yaml:"backoff"`
+	// ContextWindow is the model's context length in tokens, for history
+	// compression; 0 means DefaultContextWindow.
+	ContextWindow int `json:"context_window,omitempty" yaml:"context_window"`
 	// MaxResponseBytes caps one reply's HTTP body; 0 means MaxResponseBytes.
 	MaxResponseBytes int64 `json:"max_response_bytes,omitempty" yaml:"max_response_bytes"`
 	// DryRun marks the built-in scripted model; it is shown wherever the

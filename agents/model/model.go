@@ -14,14 +14,16 @@ import (
 // Defaults of the client: the sampling ones are the MASS paper's harness
 // settings, listed in daemon/config/massd.example.yaml.
 const (
-	DefaultTemperature = 0.6
-	DefaultTopP        = 0.95
-	DefaultTopK        = 20
-	DefaultMaxTokens   = 32768
-	DefaultTimeout     = 10 * time.Minute
-	DefaultConcurrency = 4
-	DefaultMaxRetries  = 6
-	DefaultBackoff     = 500 * time.Millisecond
+	// DefaultContextWindow is the MASS harness's context length.
+	DefaultContextWindow = 262144
+	DefaultTemperature   = 0.6
+	DefaultTopP          = 0.95
+	DefaultTopK          = 20
+	DefaultMaxTokens     = 32768
+	DefaultTimeout       = 10 * time.Minute
+	DefaultConcurrency   = 4
+	DefaultMaxRetries    = 6
+	DefaultBackoff       = 500 * time.Millisecond
 )
 
 // ErrEndpoint classifies failures of the model endpoint that survived every

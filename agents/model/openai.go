@@ -69,6 +69,14 @@ func (c *OpenAI) Name() string { return c.cfg.Name }
 // Model implements Client.
 func (c *OpenAI) Model() string { return c.cfg.Model }
 
+// ContextWindow is the configured context length (DefaultContextWindow when unset).
+func (c *OpenAI) ContextWindow() int {
+	if c.cfg.ContextWindow > 0 {
+		return c.cfg.ContextWindow
+	}
+	return DefaultContextWindow
+}
+
 // Sampling implements Client.
 func (c *OpenAI) Sampling() Sampling { return c.sampling }
 

@@ -41,6 +41,26 @@ type Record struct {
 	Error      string    `json:"error"`
 	DurationMS float64   `json:"duration_ms"`
 	Attempts   int       `json:"attempts,omitempty"`
+	// Purpose names a call that is not one of the agent's turns:
+	// PurposeCompression for a history-compression side query.
+	Purpose string `json:"purpose,omitempty"`
+	// Compression is set on an agent's first call after its history was
+	// compressed: every message of that request came from before.
+	Compression *Compression `json:"compression,omitempty"`
+}
+
+// PurposeCompression marks the side query that summarizes an agent's history.
+const PurposeCompression = "chat_compression"
+
+// Compression says how a compressed history was made (agents/agent, compress.go).
+type Compression struct {
+	SummarySeq int64 `json:"summary_seq"` // seq of the side query that wrote the summary
+	Compressed int   `json:"compressed"`  // messages of the old history the summary replaced
+	Kept       int   `json:"kept"`        // messages of the old history kept after it
+	// TokensBefore is the prompt size that crossed the threshold; Threshold
+	// is threshold × context window, in tokens.
+	TokensBefore int `json:"tokens_before"`
+	Threshold    int `json:"threshold"`
 }
 
 // Request is the chat-completion request exactly as sent.

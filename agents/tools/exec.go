@@ -72,6 +72,7 @@ type outcome struct {
 // error is non-nil only when the ledger cannot be written (the episode must
 // stop) or ctx ended.
 func (e *Env) Call(ctx context.Context, name, arguments string) (Result, error) {
+	defer ReleaseOrder(ctx)
 	start := time.Now()
 	sum := sha256.Sum256([]byte(arguments))
 	o := outcome{rec: ledger.Record{Agent: e.Agent, Tool: name, ArgsSHA256: hex.EncodeToString(sum[:])}}

@@ -11,9 +11,9 @@ import (
 // MaxShellTimeoutMS is qwen-code's ceiling on run_shell_command's timeout.
 const MaxShellTimeoutMS = 600000
 
-// errBackground answers is_background: true. The sandbox's exec wrapper
-// kills a command's whole process tree when the call returns, so a process
-// cannot outlive the call yet; the model is told to run in the foreground.
+// errBackground answers is_background: true where the sandbox cannot keep
+// a process past its call (no sandbox.Backgrounder, or a runtime where it
+// refuses); the model is told to run in the foreground.
 var errBackground = errors.New("run_shell_command: is_background is not available in this sandbox: every process ends with its call. Run the command in the foreground with a timeout (at most 600000 ms) instead")
 
 // shellLauncher runs $1 as `bash -c "$1"`, as qwen-code does, and under

@@ -158,9 +158,7 @@ func (e *Env) shell(ctx context.Context, a Args, o *outcome) error {
 		req.Timeout = time.Duration(ms) * time.Millisecond
 	}
 	if a.Bool("is_background") {
-		o.rec.Path = dir
-		o.merge(map[string]any{"command": Cap(cmd, 4096), "is_background": true})
-		return errBackground
+		return e.background(ctx, cmd, dir, req, o)
 	}
 	o.rec.Path = dir
 	o.merge(map[string]any{"command": Cap(cmd, 4096)})

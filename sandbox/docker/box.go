@@ -33,7 +33,8 @@ type box struct {
 	gate  sync.RWMutex
 
 	mu    sync.Mutex
-	procs string // host cgroup.procs file of the container, once known
+	procs string   // host cgroup.procs file of the container, once known
+	bg    []bgProc // background command wrappers the sweep spares (background.go)
 }
 
 var _ sandbox.Sandbox = (*box)(nil)

@@ -35,14 +35,14 @@ func (b *box) sweep(ctx context.Context, keep int) error {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	for round := 0; round < sweepRounds; round++ {
-		pids, err := agentPIDs(procs, uid, keep)
+		pids, err := agentPIDs(procs, uid, b.keep(keep))
 		if err != nil {
 			return err
 		}
 		if len(pids) == 0 && round == 0 {
 			// A fork in flight may be missed by one read; a second read
 			// cannot miss both parent and child.
-			if pids, err = agentPIDs(procs, uid, keep); err != nil || len(pids) == 0 {
+			if pids, err = agentPIDs(procs, uid, b.keep(keep)); err != nil || len(pids) == 0 {
 				return err
 			}
 		}
@@ -63,7 +63,7 @@ func (b *box) killFrozen(ctx context.Context, procs string, uid, keep int) error
 	if err := b.r.cli.ContainerPause(ctx, b.id); err != nil {
 		return wrapErr("sweep: freeze "+b.agent, err)
 	}
-	pids, err := agentPIDs(procs, uid, keep)
+	pids, err := agentPIDs(procs, uid, b.keep(keep))
 	var kerr error
 	for _, p := range pids {
 		if e := syscall.Kill(p, syscall.SIGKILL); e != nil && !errors.Is(e, syscall.ESRCH) {
@@ -137,8 +137,13 @@ func procsFile(pid int) (string, error) {
 	return "", fmt.Errorf("sweep: no cgroup.procs for pid %d (v1 %q, v2 %q): %w", pid, v1, v2, sandbox.ErrUnavailable)
 }
 
-// agentPIDs lists the pids in procs running under uid, except keep.
-func agentPIDs(procs string, uid, keep int) ([]int, error) {
+// keep spares the host pid session and every background tree.
+func (b *box) keep(session int) func(int) bool {
+	return func(pid int) bool { return pid == session || b.spared(pid) }
+}
+
+// agentPIDs lists the pids in procs running under uid, except those keep spares.
+func agentPIDs(procs string, uid int, keep func(int) bool) ([]int, error) {
 	b, err := os.ReadFile(procs)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: read %s: %w", procs, err)
@@ -146,7 +151,7 @@ func agentPIDs(procs string, uid, keep int) ([]int, error) {
 	var out []int
 	for _, f := range strings.Fields(string(b)) {
 		pid, err := strconv.Atoi(f)
-		if err != nil || pid == keep {
+		if err != nil || keep(pid) {
 			continue
 		}
 		if procUID(pid) == uid {

@@ -55,10 +55,25 @@ func Segments(ep *Episode, splitQueries bool, st *Stats) []Segment {
 		idx := 0
 		for _, chain := range chains(calls, st) {
 			msgs, tools := conversation(chain, st)
-			if role == RoleOrchestrator {
+			floor := 0
+			if chain[0].Compressed || chain[0].Purpose == PurposeCompression {
+				floor = len(chain[0].Messages)
+			}
+			switch {
+			case role == RoleOrchestrator && floor == 0:
+				substituteTeacher(msgs, &ep.Meta, st)
+			case chain[0].Purpose == PurposeCompression && firstUserHas(msgs, ep.Meta.TeacherPrompt):
+				// The orchestrator's summary side query read the teacher prompt: it sees
+				// the bare task too.
 				substituteTeacher(msgs, &ep.Meta, st)
 			}
 			for _, part := range splitSegment(msgs, splitQueries) {
+				if part.from < floor {
+					part.from = floor
+				}
+				if part.from >= len(part.msgs) {
+					continue // nothing after the compressed history in this part
+				}
 				out = append(out, Segment{Thread: th, Role: role, IsMain: role == RoleOrchestrator, Index: idx,
 					Messages: part.msgs, Tools: tools, SupervisedFrom: part.from})
 				idx++
@@ -90,11 +105,11 @@ func threadRole(calls []Call, meta *EpisodeMeta) string {
 
 // chains groups a thread's calls: a call whose request extends the previous request
 // continues the chain; a call repeating the previous request exactly is a retry and
-// replaces it; anything else starts a new chain.
+// replaces it; a call after a history compression, and anything else, starts a new chain.
 func chains(calls []Call, st *Stats) [][]Call {
 	var out [][]Call
 	for _, c := range calls {
-		if n := len(out); n > 0 {
+		if n := len(out); n > 0 && !c.Compressed {
 			cur := out[n-1]
 			prev := cur[len(cur)-1]
 			switch {
@@ -164,6 +179,20 @@ func substituteTeacher(msgs []chat.Message, meta *EpisodeMeta, st *Stats) {
 		}
 		return
 	}
+}
+
+// PurposeCompression is the purpose of a recorded history-compression side query
+// (agents/record.PurposeCompression).
+const PurposeCompression = "chat_compression"
+
+// firstUserHas reports whether the first user message contains s (s not empty).
+func firstUserHas(msgs []chat.Message, s string) bool {
+	for _, m := range msgs {
+		if m.Role == "user" {
+			return s != "" && strings.Contains(m.Content, s)
+		}
+	}
+	return false
 }
 
 type segPart struct {

@@ -28,6 +28,16 @@ type Call struct {
 	Response     chat.Message // the assistant message the model returned
 	FinishReason string
 	OK           bool // status "ok" with a response
+	// Compressed marks the first call after a history compression
+	// (record.Compression): every message of its request is from before
+	// (already supervised, or the summary and acknowledgement nobody
+	// generated in this thread), so a new segment starts here and supervises
+	// only what follows.
+	Compressed bool
+	// Purpose is the record's purpose ("chat_compression" for the side query that wrote a
+	// summary: only its response is supervised, the history it read was supervised in its
+	// own thread).
+	Purpose string
 }
 
 type callJSON struct {
@@ -49,7 +59,9 @@ type callJSON struct {
 			EnableThinking *bool `json:"enable_thinking"`
 		} `json:"chat_template_kwargs"`
 	} `json:"request"`
-	Response json.RawMessage `json:"response"`
+	Response    json.RawMessage `json:"response"`
+	Compression json.RawMessage `json:"compression"`
+	Purpose     string          `json:"purpose"`
 }
 
 // maxLine bounds one JSONL record (a long conversation can be tens of MB).
@@ -109,7 +121,8 @@ func parseCall(b []byte, cache messageCache) (Call, error) {
 		return Call{}, fmt.Errorf("request: %w", err)
 	}
 	c := Call{Seq: j.Seq, Agent: j.Agent, Thread: j.Thread, Role: j.Role, Parent: j.Parent,
-		Messages: msgs, Tools: j.Request.Tools, EnableThinking: j.Request.ExtraBody.Kwargs.EnableThinking}
+		Messages: msgs, Tools: j.Request.Tools, EnableThinking: j.Request.ExtraBody.Kwargs.EnableThinking,
+		Compressed: len(j.Compression) > 0 && string(j.Compression) != "null", Purpose: j.Purpose}
 	if c.EnableThinking == nil {
 		c.EnableThinking = j.Request.Kwargs.EnableThinking
 	}

@@ -65,12 +65,12 @@ func Policy(r *fakeopenai.Request) fakeopenai.Reply {
 		return optimize(r)
 	case r.HasTool("agent"):
 		if agents := workflowAgents(first); len(agents) > 0 {
-			return teamOrchestrator(r, agents)
+			return foreground(first, teamOrchestrator(r, agents))
 		}
 		if rc := recipeFor(first); rc != nil {
-			return bareRecipe(turn, rc)
+			return foreground(first, bareRecipe(turn, rc))
 		}
-		return orchestrator(turn)
+		return foreground(first, orchestrator(turn))
 	case strings.HasPrefix(first, teamMarker):
 		if a, ok := parseAssignment(first); ok {
 			return teamWorker(r, a)
@@ -122,6 +122,31 @@ func reader(turn int) fakeopenai.Reply {
 			"description": "run the dry-run file"})
 	}
 	return fakeopenai.Reply{Reasoning: Label + " Ran it.", Content: Label + " Read and ran " + PythonFile + "."}
+}
+
+// foregroundRule is how an execution directive (the reference's
+// teacher_directive.txt among them) asks for foreground workers.
+const foregroundRule = "run_in_background: false"
+
+// foreground sets run_in_background false on every agent call of rep when
+// the teacher prompt asks for it, as a model following the directive does.
+func foreground(first string, rep fakeopenai.Reply) fakeopenai.Reply {
+	if !strings.Contains(first, foregroundRule) {
+		return rep
+	}
+	for i, c := range rep.Calls {
+		if c.Name != "agent" {
+			continue
+		}
+		var args map[string]any
+		if json.Unmarshal([]byte(c.Arguments), &args) != nil {
+			continue
+		}
+		args["run_in_background"] = false
+		b, _ := json.Marshal(args)
+		rep.Calls[i].Arguments = string(b)
+	}
+	return rep
 }
 
 func call(reasoning, name string, args map[string]any) fakeopenai.Reply {
