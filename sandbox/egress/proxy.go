@@ -25,13 +25,10 @@ type Config struct {
 	Recorder     *Recorder     // required
 	DialTimeout  time.Duration // 0: 10 s
 	Logger       *slog.Logger
+	// HTTPPort and HTTPSPort are the only upstream ports (plain HTTP and
+	// CONNECT); 0 means 80 and 443. Tests move them.
+	HTTPPort, HTTPSPort int
 }
-
-// Upstream ports: plain HTTP to 80, CONNECT to 443, nothing else.
-const (
-	httpPort  = 80
-	httpsPort = 443
-)
 
 // Proxy is the HTTP(S) proxy and DNS responder of one episode. It is safe
 // for concurrent use.
@@ -62,6 +59,12 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.HTTPPort == 0 {
+		cfg.HTTPPort = 80
+	}
+	if cfg.HTTPSPort == 0 {
+		cfg.HTTPSPort = 443
 	}
 	p := &Proxy{cfg: cfg, allow: a, meter: NewMeter(cfg.MaxBytes), log: cfg.Logger}
 	p.upstream = &http.Transport{
@@ -132,7 +135,7 @@ func (p *Proxy) connect(w http.ResponseWriter, r *http.Request, rec *Record) {
 		deny(w, rec, http.StatusBadRequest, "CONNECT target "+strconv.Quote(r.Host)+": "+err.Error())
 		return
 	}
-	if why := p.admit(host, port, httpsPort); why != "" {
+	if why := p.admit(host, port, p.cfg.HTTPSPort); why != "" {
 		deny(w, rec, http.StatusForbidden, why)
 		return
 	}

@@ -41,26 +41,26 @@ func (p *Proxy) meteredCopy(dst io.Writer, src io.Reader) (int64, error) {
 	}
 }
 
-// splice runs a tunnel until either side ends or the cap is reached; it
+// splice runs a tunnel until the upstream side ends (the agent may
+// half-close its side first), the cap is reached or either side fails; it
 // returns the bytes each way and, when the cap cut it, the reason.
 func (p *Proxy) splice(down, up net.Conn, client io.Reader) (out, in int64, reason string) {
 	var wg sync.WaitGroup
-	var outErr, inErr error
+	var outErr error
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		out, outErr = p.meteredCopy(up, client)
-		closeWrite(up)
-		if errors.Is(outErr, errCap) {
+		if outErr != nil {
+			up.Close()
 			down.Close()
+			return
 		}
+		closeWrite(up)
 	}()
-	in, inErr = p.meteredCopy(down, up)
-	closeWrite(down)
-	if inErr != nil {
-		up.Close()
-		down.Close()
-	}
+	in, inErr := p.meteredCopy(down, up)
+	up.Close()
+	down.Close()
 	wg.Wait()
 	if errors.Is(outErr, errCap) || errors.Is(inErr, errCap) {
 		return out, in, errCap.Error()
@@ -83,7 +83,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, rec *Record) boo
 		deny(w, rec, http.StatusBadRequest, "not a proxy request; set HTTP_PROXY/HTTPS_PROXY to this proxy")
 		return false
 	}
-	host, port, err := splitHostPort(u.Host, httpPort)
+	host, port, err := splitHostPort(u.Host, p.cfg.HTTPPort)
 	rec.Domain, rec.Port = host, port
 	switch {
 	case err != nil:
@@ -93,7 +93,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, rec *Record) boo
 		deny(w, rec, http.StatusBadRequest, "scheme "+u.Scheme+" refused; https goes through CONNECT")
 		return false
 	}
-	if why := p.admit(host, port, httpPort); why != "" {
+	if why := p.admit(host, port, p.cfg.HTTPPort); why != "" {
 		deny(w, rec, http.StatusForbidden, why)
 		return false
 	}
