@@ -14,8 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 )
 
 // world is a local stand-in internet: a DNS server that answers every
