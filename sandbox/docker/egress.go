@@ -3,6 +3,8 @@ package docker
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -187,3 +189,29 @@ func (r *Runtime) proxyHostConfig(episode string) (*container.HostConfig, error)
 }
 
 var _ sandbox.EgressLogger = (*Runtime)(nil)
+
+// EgressProxyEnv overrides where the egress proxy binary is looked up.
+const EgressProxyEnv = "MASS_EGRESS_PROXY"
+
+// FindEgressProxy returns the static mass-egress-proxy: $MASS_EGRESS_PROXY,
+// else beside the helper binary, else beside the running executable; ""
+// when there is none (egress boxes then fail with ErrUnavailable).
+func FindEgressProxy(helperPath string) string {
+	if p := os.Getenv(EgressProxyEnv); p != "" {
+		return p
+	}
+	var dirs []string
+	if helperPath != "" {
+		dirs = append(dirs, filepath.Dir(helperPath))
+	}
+	if exe, err := os.Executable(); err == nil {
+		dirs = append(dirs, filepath.Dir(exe))
+	}
+	for _, d := range dirs {
+		p := filepath.Join(d, "mass-egress-proxy")
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
+}

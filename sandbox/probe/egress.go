@@ -42,12 +42,15 @@ type EgressOptions struct {
 	OuterNetwork bool
 }
 
-// EgressWeakenings are the holes the egress probes must see.
-var EgressWeakenings = []struct {
+// EgressWeakening is a hole in the egress setup and the probes it fails.
+type EgressWeakening struct {
 	Name  string
 	Apply func(o *EgressOptions)
 	Fails []string
-}{
+}
+
+// EgressWeakenings are the holes the egress probes must see.
+var EgressWeakenings = []EgressWeakening{
 	{"egress-outer-network", func(o *EgressOptions) { o.OuterNetwork = true }, []string{"proxy_direct_socket"}},
 	{"egress-allow-denied", func(o *EgressOptions) {
 		o.Policy.Egress.Allow = append(slices.Clone(o.Policy.Egress.Allow), StandinDenied)
@@ -195,4 +198,34 @@ func containerOutput(ctx context.Context, engine *client.Client, id string) (str
 	var out, errb bytes.Buffer
 	_, err = stdcopy.StdCopy(&out, &errb, io.LimitReader(rc, 64<<20))
 	return out.String(), errb.String(), err
+}
+
+// GroupEgress selects the egress probes (RunEgress) in `massctl sandbox
+// verify`; Run itself does not know it.
+const GroupEgress = "egress"
+
+// SplitEgress separates the egress weakenings from the others in names.
+func SplitEgress(names []string) (other, egressNames []string) {
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if slices.ContainsFunc(EgressWeakenings, func(w EgressWeakening) bool { return w.Name == n }) {
+			egressNames = append(egressNames, n)
+		} else {
+			other = append(other, n)
+		}
+	}
+	return other, egressNames
+}
+
+// WeakenEgress applies the named egress weakenings and returns the probes
+// expected to fail.
+func WeakenEgress(o *EgressOptions, names []string) []string {
+	var fails []string
+	for _, w := range EgressWeakenings {
+		if slices.Contains(names, w.Name) {
+			w.Apply(o)
+			fails = append(fails, w.Fails...)
+		}
+	}
+	return fails
 }

@@ -70,11 +70,7 @@ func verifyEgress(t *testing.T, weaken string) Report {
 	e := *ref.Egress
 	pol.Egress = &e
 	o := EgressOptions{Runtime: rt, Engine: testEngine, Standin: st, Probe: testProbe, Image: image.TestRef, Reference: ref, Policy: pol}
-	for _, w := range EgressWeakenings {
-		if w.Name == weaken {
-			w.Apply(&o)
-		}
-	}
+	WeakenEgress(&o, []string{weaken})
 	rep, err := RunEgress(ctx, o)
 	if err != nil {
 		t.Fatal(err)
