@@ -17,6 +17,7 @@ const (
 	rcodeFormErr  = 1
 	rcodeNXDomain = 3
 	rcodeNotImp   = 4
+	rcodeRefused  = 5
 )
 
 const (
@@ -69,10 +70,14 @@ func parseQuery(q []byte) (question, error) {
 // Answer builds the reply to one query from client; self is the proxy's
 // own address on the client's network, the answer for an allowed name's A
 // question. Denied names get NXDOMAIN and are never looked up anywhere.
-// The record is nil for a query too short to answer.
+// The record is nil for a query too short to answer and once the
+// recorder is full (every query is then refused).
 func (p *Proxy) Answer(q []byte, client, self netip.Addr) ([]byte, *Record) {
 	rec := &Record{Time: time.Now().UTC(), Client: client.String(), Kind: KindDNS, Port: DNSPort}
 	qs, err := parseQuery(q)
+	if err == nil && p.cfg.Recorder.Full() {
+		return reply(q[:qs.end], q, rcodeRefused, netip.Addr{}), nil
+	}
 	if err != nil {
 		if len(q) < 12 {
 			return nil, nil

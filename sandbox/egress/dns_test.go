@@ -106,3 +106,33 @@ func TestParseRecordsSkipsLogLines(t *testing.T) {
 		t.Errorf("ParseRecords = %+v, %v; want one record and an error on line 3", rs, err)
 	}
 }
+
+// TestRecordCapFailsClosed: once the record cap is reached the proxy
+// refuses everything, so no request goes unrecorded.
+func TestRecordCapFailsClosed(t *testing.T) {
+	var buf strings.Builder
+	rec := NewRecorder(&buf)
+	rec.max = 2
+	p, err := New(Config{Allow: []string{"data.example.org"}, Recorder: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, client := netip.MustParseAddr("10.1.0.2"), netip.MustParseAddr("10.1.0.3")
+	for i := 0; i < 3; i++ {
+		out, r := p.Answer(query("data.example.org", typeA), client, self)
+		if r != nil {
+			rec.Add(*r)
+		}
+		rcode := int(out[3] & 0xf)
+		if i < 2 && rcode != rcodeOK || i == 2 && (rcode != rcodeRefused || r != nil) {
+			t.Errorf("query %d: rcode %d record %v", i, rcode, r)
+		}
+	}
+	rs, _ := ParseRecords(strings.NewReader(buf.String()))
+	if len(rs) != 2 || !strings.Contains(rs[1].Reason, "record cap") {
+		t.Errorf("records %+v: want 2, the last saying the cap was reached", rs)
+	}
+	if why := p.admit("data.example.org", 80, 80); why != "record cap reached" {
+		t.Errorf("admit after the cap = %q", why)
+	}
+}

@@ -92,6 +92,10 @@ func (p *Proxy) Meter() *Meter { return p.meter }
 // to allowed names; everything else is refused and recorded.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	if p.cfg.Recorder.Full() {
+		http.Error(w, "mass egress proxy: record cap reached", http.StatusForbidden)
+		return
+	}
 	rec := Record{Time: start.UTC(), Client: clientIP(r.RemoteAddr), Kind: KindHTTP, Method: r.Method}
 	cut := false
 	if r.Method == http.MethodConnect {
@@ -116,6 +120,8 @@ func deny(w http.ResponseWriter, rec *Record, status int, reason string) {
 // admit decides whether host:port may be reached; "" means yes.
 func (p *Proxy) admit(host string, port, want int) string {
 	switch {
+	case p.cfg.Recorder.Full():
+		return "record cap reached"
 	case isIPLiteral(host):
 		return "IP literal " + host + " refused; use a domain name"
 	case !p.allow.Allows(host):

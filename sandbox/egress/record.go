@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,24 +36,48 @@ type Record struct {
 	Duration float64   `json:"duration_s,omitempty"`
 }
 
+// MaxRecords caps the records of one episode: the engine keeps 64 MiB of
+// proxy output, and a record is at most a few hundred bytes. Past the cap
+// the proxy refuses everything, so an agent cannot flood older records out.
+const MaxRecords = 150_000
+
 // Recorder writes records as JSON lines; safe for concurrent use.
 type Recorder struct {
 	mu  sync.Mutex
 	w   *bufio.Writer
+	n   int
+	max int
 	err error
 }
 
-// NewRecorder writes to w (the proxy's stdout, kept by the engine).
-func NewRecorder(w io.Writer) *Recorder { return &Recorder{w: bufio.NewWriter(w)} }
+// NewRecorder writes to w (the proxy's stdout, kept by the engine), at
+// most MaxRecords records.
+func NewRecorder(w io.Writer) *Recorder { return &Recorder{w: bufio.NewWriter(w), max: MaxRecords} }
 
-// Add writes one record and flushes it.
+// Full reports whether the record cap is reached (or a write failed):
+// the proxy then refuses every request, unrecorded.
+func (r *Recorder) Full() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n >= r.max || r.err != nil
+}
+
+// Add writes one record and flushes it; the last record before the cap
+// says that the cap was reached.
 func (r *Recorder) Add(rec Record) {
 	if rec.Time.IsZero() {
 		rec.Time = time.Now().UTC()
 	}
-	b, err := json.Marshal(rec)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.n >= r.max {
+		return
+	}
+	r.n++
+	if r.n == r.max {
+		rec.Reason = strings.TrimPrefix(rec.Reason+"; record cap reached, every later request is refused", "; ")
+	}
+	b, err := json.Marshal(rec)
 	if err == nil && r.err == nil {
 		_, err = r.w.Write(append(b, '\n'))
 		if err == nil {
