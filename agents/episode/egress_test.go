@@ -65,6 +65,9 @@ func TestEpisodeEgressRecorded(t *testing.T) {
 	if !leak || !web {
 		t.Errorf("egress.jsonl %+v: want the refused lookup and the HTTP request by orchestrator", recs)
 	}
+	if rep := auditEpisode(t, dir, st.EpisodeID); rep.Egress == nil || rep.Egress.Denied == 0 || rep.Egress.ByAgent["orchestrator"] == 0 {
+		t.Errorf("audit egress = %+v, want the orchestrator's requests and the refused lookup", rep.Egress)
+	}
 	if left, err := rt.List(ctx, st.EpisodeID); err != nil || len(left) != 0 {
 		t.Errorf("left on the engine: %+v %v", left, err)
 	}

@@ -136,3 +136,25 @@ func TestRecordCapFailsClosed(t *testing.T) {
 		t.Errorf("admit after the cap = %q", why)
 	}
 }
+
+// FuzzParseRecords: egress.jsonl holds names an agent chose; any content
+// parses or fails with an error, and what parses survives a round trip.
+func FuzzParseRecords(f *testing.F) {
+	f.Add([]byte(`{"ts":"2026-01-01T00:00:00Z","client":"1.2.3.4","kind":"dns","domain":"a.org","status":3,"allowed":false,"bytes_out":0,"bytes_in":0}` + "\n"))
+	f.Add([]byte("log line\n{\"domain\":\"\\u0000\\n\"}\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rs, err := ParseRecords(strings.NewReader(string(b)))
+		if err != nil {
+			return
+		}
+		var buf strings.Builder
+		rec := NewRecorder(&buf)
+		for _, r := range rs {
+			rec.Add(r)
+		}
+		again, err := ParseRecords(strings.NewReader(buf.String()))
+		if err != nil || len(again) != len(rs) {
+			t.Fatalf("round trip: %d records, then %d (%v)", len(rs), len(again), err)
+		}
+	})
+}
