@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,6 +90,9 @@ func egressKey(e sandbox.Egress) string {
 
 // applyEgress points a box at its episode's proxy, starting it first.
 func (r *Runtime) applyEgress(ctx context.Context, episode string, e sandbox.Egress, hc *container.HostConfig, cfg *container.Config) error {
+	if err := r.checkEgressRuntime(ctx, hc.Runtime); err != nil {
+		return err
+	}
 	st, err := r.ensureEgress(ctx, episode, e)
 	if err != nil {
 		return err
@@ -112,6 +116,20 @@ func (r *Runtime) applyEgress(ctx context.Context, episode string, e sandbox.Egr
 	}
 	sort.Strings(env)
 	cfg.Env = env
+	return nil
+}
+
+// checkEgressRuntime refuses an OCI runtime registered with
+// --network=none (gVisor's runsc for no-network boxes): it would give an
+// egress box no network, failing every download for no visible reason.
+func (r *Runtime) checkEgressRuntime(ctx context.Context, name string) error {
+	info, err := r.cli.Info(ctx)
+	if err != nil {
+		return wrapErr("docker info", err)
+	}
+	if rt, ok := info.Runtimes[name]; ok && slices.Contains(rt.Args, "--network=none") {
+		return fmt.Errorf("egress box: OCI runtime %q is registered with --network=none, which leaves an egress box without network; use runc or a runtime entry without it: %w", name, sandbox.ErrInvalid)
+	}
 	return nil
 }
 

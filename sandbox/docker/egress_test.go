@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -193,3 +194,33 @@ func TestEgressPolicyMismatch(t *testing.T) {
 }
 
 func randID() string { return fmt.Sprintf("%x", time.Now().UnixNano()&0xffffffffff) }
+
+// TestEgressRefusesNetworklessRuntime: an egress box on a runtime
+// registered with --network=none fails at once, saying why.
+func TestEgressRefusesNetworklessRuntime(t *testing.T) {
+	rt, _ := egressRuntime(t)
+	info, err := rt.cli.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := ""
+	for n, r := range info.Runtimes {
+		if slices.Contains(r.Args, "--network=none") {
+			name = n
+		}
+	}
+	if name == "" {
+		t.Skip("no OCI runtime registered with --network=none on this engine: SKIPPED")
+	}
+	ep := "egress-rt-" + randID()
+	if err := rt.CreateWorkspace(context.Background(), sandbox.WorkspaceSpec{Episode: ep}, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer rt.RemoveWorkspace(context.Background(), ep)
+	p := egressPolicy()
+	p.Runtime = name
+	_, err = rt.Create(context.Background(), sandbox.Spec{Episode: ep, Agent: "a", Policy: p})
+	if !errors.Is(err, sandbox.ErrInvalid) || !strings.Contains(err.Error(), "--network=none") {
+		t.Errorf("Create on %s = %v, want ErrInvalid naming --network=none", name, err)
+	}
+}
