@@ -30,7 +30,7 @@ type world struct {
 	httpsPort int
 }
 
-func newWorld(t *testing.T, allow []string, maxBytes int64, private bool) *world {
+func newWorld(t testing.TB, allow []string, maxBytes int64, private bool) *world {
 	t.Helper()
 	w := &world{records: &syncBuf{}, questions: &syncBuf{}}
 	dns, err := New(Config{Allow: []string{"data.test.example", "other.test.example"}, Recorder: NewRecorder(w.questions)})
@@ -90,7 +90,7 @@ func (s *syncBuf) String() string {
 	return s.b.String()
 }
 
-func port(t *testing.T, u string) int {
+func port(t testing.TB, u string) int {
 	p, err := url.Parse(u)
 	if err != nil {
 		t.Fatal(err)
