@@ -30,19 +30,22 @@ func verifyEgress(ctx context.Context, eng *client.Client, ref sandbox.Policy, i
 		return probe.Report{}, nil, err
 	}
 	defer st.Close(context.WithoutCancel(ctx))
-	rt, err := docker.New(ctx, docker.Config{DaemonID: daemonID, HelperPath: helper, Image: img, Policy: ref, Client: eng,
-		Egress: docker.EgressConfig{ProxyPath: proxy, Network: st.Network, DNS: []string{st.Address}, AllowPrivate: true},
+	base := ref
+	ref.Egress = probe.DefaultEgress()
+	pol := ref
+	e := *ref.Egress
+	pol.Egress = &e
+	o := probe.EgressOptions{Engine: eng, Standin: st, Probe: probeBin, Image: img, Reference: ref, Policy: pol}
+	fails := probe.WeakenEgress(&o, weak)
+	rt, err := docker.New(ctx, docker.Config{DaemonID: daemonID, HelperPath: helper, Image: img, Policy: base, Client: eng,
+		Egress: docker.EgressConfig{ProxyPath: proxy, Network: st.Network, DNS: []string{st.Address}, AllowPrivate: true,
+			HostAddress: o.HostAddress},
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
 	if err != nil {
 		return probe.Report{}, nil, err
 	}
 	defer rt.Close()
-	ref.Egress = probe.DefaultEgress()
-	pol := ref
-	e := *ref.Egress
-	pol.Egress = &e
-	o := probe.EgressOptions{Runtime: rt, Engine: eng, Standin: st, Probe: probeBin, Image: img, Reference: ref, Policy: pol}
-	fails := probe.WeakenEgress(&o, weak)
+	o.Runtime = rt
 	rep, err := probe.RunEgress(ctx, o)
 	return rep, fails, err
 }

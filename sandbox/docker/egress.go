@@ -48,6 +48,10 @@ type EgressConfig struct {
 	// AllowPrivate lets allowed names resolve to private addresses (the
 	// tests' stand-in servers); a weakening anywhere else.
 	AllowPrivate bool
+	// HostAddress leaves the host's address on the episode network's
+	// bridge (no inhibit_ipv4), so every host listener is reachable from
+	// the boxes: a weakening, for the probe proxy_host_unreachable.
+	HostAddress bool
 }
 
 // ProxyMount is where the proxy binary appears in its container.
@@ -62,6 +66,9 @@ const (
 	// labelAllow records the allowlist and cap a proxy was made with.
 	labelAllow = "mass.egress"
 )
+
+// inhibitIPv4 keeps the host's bridge without an address on a network.
+const inhibitIPv4 = "com.docker.network.bridge.inhibit_ipv4"
 
 func egressName(episode string) string { return "mass-egress-" + episode }
 
@@ -166,8 +173,12 @@ func (r *Runtime) ensureEgress(ctx context.Context, episode string, e sandbox.Eg
 
 func (r *Runtime) ensureEgressNetwork(ctx context.Context, episode string) error {
 	name := egressName(episode)
+	opts := map[string]string{inhibitIPv4: "true"}
+	if r.cfg.Egress.HostAddress {
+		opts = map[string]string{}
+	}
 	if n, err := r.cli.NetworkInspect(ctx, name, network.InspectOptions{}); err == nil {
-		if !n.Internal || n.Options["com.docker.network.bridge.inhibit_ipv4"] != "true" {
+		if !n.Internal || n.Options[inhibitIPv4] != opts[inhibitIPv4] {
 			return fmt.Errorf("egress network %s exists but is not internal without a host address; remove it: %w", name, sandbox.ErrInvalid)
 		}
 		return nil
@@ -175,7 +186,7 @@ func (r *Runtime) ensureEgressNetwork(ctx context.Context, episode string) error
 	_, err := r.cli.NetworkCreate(ctx, name, network.CreateOptions{
 		Driver:   "bridge",
 		Internal: true,
-		Options:  map[string]string{"com.docker.network.bridge.inhibit_ipv4": "true"},
+		Options:  opts,
 		Labels:   r.labels(episode, egressAgent, kindEgress),
 	})
 	return wrapErr("create egress network "+name, err)

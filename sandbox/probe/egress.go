@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -40,6 +41,9 @@ type EgressOptions struct {
 	// OuterNetwork also attaches the box to the stand-in's network (a
 	// weakening: a raw network beside the proxy).
 	OuterNetwork bool
+	// HostAddress is docker.EgressConfig.HostAddress, which the caller
+	// must give the runtime (WeakenEgress sets it before the runtime is made).
+	HostAddress bool
 }
 
 // EgressWeakening is a hole in the egress setup and the probes it fails.
@@ -51,11 +55,12 @@ type EgressWeakening struct {
 
 // EgressWeakenings are the holes the egress probes must see.
 var EgressWeakenings = []EgressWeakening{
-	{"egress-outer-network", func(o *EgressOptions) { o.OuterNetwork = true }, []string{"proxy_direct_socket"}},
+	{"egress-outer-network", func(o *EgressOptions) { o.OuterNetwork = true }, []string{"proxy_direct_socket", "proxy_host_unreachable"}},
 	{"egress-allow-denied", func(o *EgressOptions) {
 		o.Policy.Egress.Allow = append(slices.Clone(o.Policy.Egress.Allow), StandinDenied)
 	}, []string{"proxy_denied_name", "proxy_dns_exfil", "proxy_denied_recorded"}},
 	{"egress-no-cap", func(o *EgressOptions) { o.Policy.Egress.MaxBytes = 1 << 30 }, []string{"proxy_byte_cap"}},
+	{"egress-host-address", func(o *EgressOptions) { o.HostAddress = true }, []string{"proxy_host_unreachable"}},
 }
 
 // DefaultEgress is the reference egress policy of the probes.
@@ -86,7 +91,12 @@ func RunEgress(ctx context.Context, o EgressOptions) (Report, error) {
 		_ = o.Runtime.RemoveWorkspace(cctx, ep)
 	}()
 	secret := "exfil-" + randHex(8) + ".attacker.example"
-	results, err := egressInBox(ctx, o, ep, secret)
+	host, err := newHostListener()
+	if err != nil {
+		return Report{}, err
+	}
+	defer host.Close()
+	results, err := egressInBox(ctx, o, ep, secret, host)
 	if err != nil {
 		return Report{}, err
 	}
@@ -108,7 +118,7 @@ func RunEgress(ctx context.Context, o EgressOptions) (Report, error) {
 }
 
 // egressInBox makes the box, copies the probe in and runs its checks.
-func egressInBox(ctx context.Context, o EgressOptions, ep, secret string) ([]check.Result, error) {
+func egressInBox(ctx context.Context, o EgressOptions, ep, secret string, host *hostListener) ([]check.Result, error) {
 	if err := o.Runtime.CreateWorkspace(ctx, sandbox.WorkspaceSpec{Episode: ep, DiskBytes: ProbeWorkspaceBytes}, nil); err != nil {
 		return nil, fmt.Errorf("verify egress: workspace: %w", err)
 	}
@@ -126,7 +136,8 @@ func egressInBox(ctx context.Context, o EgressOptions, ep, secret string) ([]che
 		return nil, err
 	}
 	cfg := check.EgressConfig{Allowed: StandinAllowed, Denied: StandinDenied, Address: o.Standin.Address,
-		Secret: secret, CapBytes: o.Reference.Egress.MaxBytes, Banner: "mass-standin"}
+		Secret: secret, CapBytes: o.Reference.Egress.MaxBytes, Banner: "mass-standin",
+		HostAddrs: host.addrs, HostPort: host.port}
 	rs, _, err := r.exec(ctx, sb, 2*time.Minute, "egress", "-config", mustJSON(cfg))
 	return rs, err
 }
@@ -228,4 +239,36 @@ func WeakenEgress(o *EgressOptions, names []string) []string {
 		}
 	}
 	return fails
+}
+
+// hostListener accepts TCP on every host address, for proxy_host_unreachable.
+type hostListener struct {
+	net.Listener
+	addrs []string
+	port  int
+}
+
+func newHostListener() (*hostListener, error) {
+	l, err := net.Listen("tcp4", "0.0.0.0:0")
+	if err != nil {
+		return nil, fmt.Errorf("verify egress: host listener: %w", err)
+	}
+	h := &hostListener{Listener: l, port: l.Addr().(*net.TCPAddr).Port}
+	if as, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range as {
+			if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
+				h.addrs = append(h.addrs, n.IP.String())
+			}
+		}
+	}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return h, nil
 }

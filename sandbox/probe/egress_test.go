@@ -18,7 +18,7 @@ import (
 
 var wantEgress = []string{
 	"proxy_allowed_http", "proxy_allowed_https", "proxy_denied_name", "proxy_ip_literal",
-	"proxy_direct_socket", "proxy_dns_exfil", "proxy_byte_cap", "proxy_dns_never_left", "proxy_denied_recorded",
+	"proxy_direct_socket", "proxy_host_unreachable", "proxy_dns_exfil", "proxy_byte_cap", "proxy_dns_never_left", "proxy_denied_recorded",
 }
 
 var (
@@ -56,21 +56,23 @@ func verifyEgress(t *testing.T, weaken string) Report {
 	}
 	defer st.Close(context.Background())
 	ref := testReference()
+	ref.Egress = DefaultEgress()
+	pol := ref
+	e := *ref.Egress
+	pol.Egress = &e
+	o := EgressOptions{Engine: testEngine, Standin: st, Probe: testProbe, Image: image.TestRef, Reference: ref, Policy: pol}
+	WeakenEgress(&o, []string{weaken})
 	rt, err := docker.New(ctx, docker.Config{
-		DaemonID: testDaemonID(), HelperPath: testHelper, Image: image.TestRef, Policy: ref, Client: testEngine,
-		Egress: docker.EgressConfig{ProxyPath: proxyBin, Network: st.Network, DNS: []string{st.Address}, AllowPrivate: true},
+		DaemonID: testDaemonID(), HelperPath: testHelper, Image: image.TestRef, Policy: testReference(), Client: testEngine,
+		Egress: docker.EgressConfig{ProxyPath: proxyBin, Network: st.Network, DNS: []string{st.Address}, AllowPrivate: true,
+			HostAddress: o.HostAddress},
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	ref.Egress = DefaultEgress()
-	pol := ref
-	e := *ref.Egress
-	pol.Egress = &e
-	o := EgressOptions{Runtime: rt, Engine: testEngine, Standin: st, Probe: testProbe, Image: image.TestRef, Reference: ref, Policy: pol}
-	WeakenEgress(&o, []string{weaken})
+	o.Runtime = rt
 	rep, err := RunEgress(ctx, o)
 	if err != nil {
 		t.Fatal(err)

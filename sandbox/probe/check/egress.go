@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -20,6 +21,10 @@ type EgressConfig struct {
 	Secret   string `json:"secret"`    // a name whose lookup must never leave the proxy
 	CapBytes int64  `json:"cap_bytes"` // the episode's byte cap
 	Banner   string `json:"banner"`    // what every stand-in page starts with
+	// HostAddrs and HostPort: the runner's listener on every address of
+	// the host; the box's default gateway is tried too.
+	HostAddrs []string `json:"host_addrs"`
+	HostPort  int      `json:"host_port"`
 }
 
 // Egress runs the in-box egress checks; proxy_byte_cap spends the cap, so
@@ -61,6 +66,7 @@ func Egress(c EgressConfig) []Result {
 	ok, obs = reached("http://"+c.Address+"/probe", "https://"+c.Address+"/probe")
 	add("proxy_ip_literal", verdict(!ok, "the proxy refuses IP literals", obs))
 	add("proxy_direct_socket", directSocket(c.Address))
+	add("proxy_host_unreachable", hostUnreachable(c))
 	add("proxy_dns_exfil", dnsExfil(c.Secret, c.Denied))
 	add("proxy_byte_cap", byteCap(cl, c))
 	return out
@@ -88,6 +94,41 @@ func directSocket(addr string) Result {
 		obs = append(obs, "IPv6 addresses: "+strings.Join(v6, ", "))
 	}
 	return verdict(!reached, "no socket to the stand-in's address without the proxy, no IPv6 address", strings.Join(obs, "; "))
+}
+
+// hostUnreachable tries the runner's host listener on every host address
+// and on the box's default gateway, in parallel.
+func hostUnreachable(c EgressConfig) Result {
+	want := "no connection to a host listener on any host address or the gateway"
+	if c.HostPort == 0 || len(c.HostAddrs) == 0 {
+		return fail(want, "runner gave no host listener")
+	}
+	addrs := append([]string(nil), c.HostAddrs...)
+	if gw := defaultGateway(); gw != "" {
+		addrs = append(addrs, gw)
+	}
+	errs := make([]error, len(addrs))
+	done := make(chan struct{})
+	for i, a := range addrs {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			conn, err := net.DialTimeout("tcp", net.JoinHostPort(a, fmt.Sprint(c.HostPort)), dialTimeout)
+			if err == nil {
+				conn.Close()
+			}
+			errs[i] = err
+		}()
+	}
+	for range addrs {
+		<-done
+	}
+	var obs []string
+	reached := false
+	for i, a := range addrs {
+		reached = reached || errs[i] == nil
+		obs = append(obs, a+": "+errOrOK(errs[i]))
+	}
+	return verdict(!reached, want, strings.Join(obs, "; "))
 }
 
 // ipv6Addrs lists the box's IPv6 addresses other than loopback.
@@ -152,4 +193,25 @@ func byteCap(cl *http.Client, c EgressConfig) Result {
 	n, rerr := io.Copy(io.Discard, resp.Body)
 	obs := fmt.Sprintf("status %d, %d bytes, end %v", resp.StatusCode, n, rerr)
 	return verdict(resp.StatusCode == http.StatusOK && n <= c.CapBytes, want, obs)
+}
+
+// defaultGateway reads the IPv4 default route's gateway from
+// /proc/net/route (little-endian hex), or "".
+func defaultGateway() string {
+	b, err := readSmall("/proc/net/route", 1<<20)
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Split(b, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 3 || f[1] != "00000000" {
+			continue
+		}
+		v, err := strconv.ParseUint(f[2], 16, 32)
+		if err != nil || v == 0 {
+			continue
+		}
+		return net.IPv4(byte(v), byte(v>>8), byte(v>>16), byte(v>>24)).String()
+	}
+	return ""
 }
