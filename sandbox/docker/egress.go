@@ -244,3 +244,15 @@ func FindEgressProxy(helperPath string) string {
 	}
 	return ""
 }
+
+// weaknesses are the report's warnings about the egress configuration.
+func (c EgressConfig) weaknesses() []string {
+	var w []string
+	if c.AllowPrivate {
+		w = append(w, "egress proxies may connect to private addresses (allow-private)")
+	}
+	if c.HostAddress {
+		w = append(w, "egress networks keep a host address: host listeners are reachable from egress boxes")
+	}
+	return w
+}

@@ -224,3 +224,14 @@ func TestEgressRefusesNetworklessRuntime(t *testing.T) {
 		t.Errorf("Create on %s = %v, want ErrInvalid naming --network=none", name, err)
 	}
 }
+
+// TestEgressWeaknessesReported: the egress weakenings show in the policy
+// report, so strict mode refuses them.
+func TestEgressWeaknessesReported(t *testing.T) {
+	if got := (EgressConfig{}).weaknesses(); len(got) != 0 {
+		t.Errorf("default egress config reports %v", got)
+	}
+	if got := (EgressConfig{AllowPrivate: true, HostAddress: true}).weaknesses(); len(got) != 2 {
+		t.Errorf("weakened egress config reports %v, want 2 warnings", got)
+	}
+}
