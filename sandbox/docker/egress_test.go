@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -26,7 +27,7 @@ var (
 
 // egressRuntime is a runtime whose egress proxies reach the world through
 // an internal network of the test's own (nothing leaves the machine).
-func egressRuntime(t *testing.T) (*Runtime, string) {
+func egressRuntime(t testing.TB) (*Runtime, string) {
 	t.Helper()
 	base := needEngine(t)
 	proxyOnce.Do(func() {
@@ -61,7 +62,7 @@ func egressPolicy() sandbox.Policy {
 	return p
 }
 
-func egressBox(t *testing.T, rt *Runtime, ep string, env map[string]string) sandbox.Sandbox {
+func egressBox(t testing.TB, rt *Runtime, ep string, env map[string]string) sandbox.Sandbox {
 	t.Helper()
 	ctx := context.Background()
 	if err := rt.CreateWorkspace(ctx, sandbox.WorkspaceSpec{Episode: ep}, nil); err != nil {
@@ -233,5 +234,35 @@ func TestEgressWeaknessesReported(t *testing.T) {
 	}
 	if got := (EgressConfig{AllowPrivate: true, HostAddress: true}).weaknesses(); len(got) != 2 {
 		t.Errorf("weakened egress config reports %v, want 2 warnings", got)
+	}
+}
+
+// BenchmarkEgressCreate measures what egress adds to Create: the first box
+// of an episode (its network and proxy too) and a further box.
+// Run with: go test ./sandbox/docker -run '^$' -bench EgressCreate -benchtime 5x
+func BenchmarkEgressCreate(b *testing.B) {
+	rt, _ := egressRuntime(b)
+	ctx := context.Background()
+	var first, next []time.Duration
+	for i := range b.N {
+		ep := fmt.Sprintf("egress-bench-%s-%d", randID(), i)
+		if err := rt.CreateWorkspace(ctx, sandbox.WorkspaceSpec{Episode: ep}, nil); err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		if _, err := rt.Create(ctx, sandbox.Spec{Episode: ep, Agent: "orchestrator", Policy: egressPolicy()}); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := rt.Create(ctx, sandbox.Spec{Episode: ep, Agent: "worker-1", Policy: egressPolicy()}); err != nil {
+			b.Fatal(err)
+		}
+		first, next = append(first, t1.Sub(t0)), append(next, time.Since(t1))
+		_ = rt.RemoveWorkspace(ctx, ep)
+	}
+	for name, ds := range map[string][]time.Duration{"first": first, "next": next} {
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		b.ReportMetric(float64(ds[len(ds)/2].Milliseconds()), name+"-p50-ms")
+		b.ReportMetric(float64(ds[len(ds)-1].Milliseconds()), name+"-max-ms")
 	}
 }
