@@ -172,10 +172,15 @@ func (r *Runtime) EgressLog(ctx context.Context, episode string) ([]egress.Recor
 	return recs, nil
 }
 
-// stopEgress kills the episode's proxy and keeps it, with its records,
-// until removeEgress.
+// proxyStopGrace is how long a stopping proxy may take to record what was
+// open (SIGTERM, then SIGKILL).
+const proxyStopGrace = 1
+
+// stopEgress stops the episode's proxy (it records open transfers on
+// SIGTERM) and keeps it, with its records, until removeEgress.
 func (r *Runtime) stopEgress(ctx context.Context, episode string) error {
-	err := r.cli.ContainerKill(ctx, egressName(episode), "KILL")
+	grace := proxyStopGrace
+	err := r.cli.ContainerStop(ctx, egressName(episode), container.StopOptions{Signal: "TERM", Timeout: &grace})
 	if err != nil && !isNotFound(err) && !isNotRunning(err) && !strings.Contains(err.Error(), "No such container") {
 		return wrapErr("stop egress proxy of "+episode, err)
 	}

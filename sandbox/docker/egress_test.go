@@ -155,8 +155,8 @@ func TestEgressLifecycle(t *testing.T) {
 	if err := rt.KillEpisode(ctx, ep); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := rt.cli.ContainerInspect(ctx, egressName(ep)); err != nil || c.State.Running {
-		t.Errorf("proxy after KillEpisode: running=%v err=%v, want stopped", c.State != nil && c.State.Running, err)
+	if c, err := rt.cli.ContainerInspect(ctx, egressName(ep)); err != nil || c.State.Running || c.State.ExitCode != 0 {
+		t.Errorf("proxy after KillEpisode: %+v %v, want stopped cleanly by SIGTERM (exit 0: open transfers recorded)", c.State, err)
 	}
 	recs, err := rt.EgressLog(ctx, ep)
 	if err != nil || len(recs) < 2 || recs[0].Agent != "orchestrator" {

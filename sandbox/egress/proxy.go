@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -40,6 +41,13 @@ type Proxy struct {
 	// upstream forwards plain-HTTP requests through the checked dialer;
 	// it never uses a proxy of its own.
 	upstream *http.Transport
+
+	// Shutdown ends what is in flight so that every request is recorded.
+	ctx      context.Context
+	cancel   context.CancelFunc
+	inflight sync.WaitGroup
+	mu       sync.Mutex
+	tunnels  map[net.Conn]bool
 }
 
 // New checks the allowlist and builds the proxy.
@@ -66,7 +74,8 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.HTTPSPort == 0 {
 		cfg.HTTPSPort = 443
 	}
-	p := &Proxy{cfg: cfg, allow: a, meter: NewMeter(cfg.MaxBytes), log: cfg.Logger}
+	p := &Proxy{cfg: cfg, allow: a, meter: NewMeter(cfg.MaxBytes), log: cfg.Logger, tunnels: map[net.Conn]bool{}}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.upstream = &http.Transport{
 		Proxy: nil,
 		DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
@@ -92,6 +101,17 @@ func (p *Proxy) Meter() *Meter { return p.meter }
 // to allowed names; everything else is refused and recorded.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	p.mu.Lock()
+	stopping := p.ctx.Err() != nil
+	if !stopping {
+		p.inflight.Add(1) // under mu: Shutdown's Wait never races an Add
+	}
+	p.mu.Unlock()
+	if stopping {
+		http.Error(w, "mass egress proxy: shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	defer p.inflight.Done()
 	if p.cfg.Recorder.Full() {
 		http.Error(w, "mass egress proxy: record cap reached", http.StatusForbidden)
 		return
@@ -102,7 +122,16 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec.Kind = KindConnect
 		p.connect(w, r, &rec)
 	} else {
-		cut = p.forward(w, r, &rec)
+		ctx, stop := context.WithCancel(r.Context())
+		defer stop()
+		go func() {
+			select {
+			case <-p.ctx.Done():
+				stop()
+			case <-ctx.Done():
+			}
+		}()
+		cut = p.forward(w, r.WithContext(ctx), &rec)
 	}
 	rec.Duration = time.Since(start).Seconds()
 	p.cfg.Recorder.Add(rec)
@@ -162,6 +191,11 @@ func (p *Proxy) connect(w http.ResponseWriter, r *http.Request, rec *Record) {
 		return
 	}
 	defer down.Close()
+	if !p.track(down, up) {
+		rec.Status, rec.Reason = http.StatusServiceUnavailable, "proxy shutting down"
+		return
+	}
+	defer p.untrack(down, up)
 	rec.Allowed, rec.Status = true, http.StatusOK
 	if _, err := down.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n")); err != nil {
 		rec.Reason = "write to agent: " + err.Error()
@@ -173,4 +207,45 @@ func (p *Proxy) connect(w http.ResponseWriter, r *http.Request, rec *Record) {
 		client = io.MultiReader(io.LimitReader(buf.Reader, int64(n)), down)
 	}
 	rec.BytesOut, rec.BytesIn, rec.Reason = p.splice(down, up, client)
+}
+
+// track registers an open tunnel; false once Shutdown has begun.
+func (p *Proxy) track(cs ...net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ctx.Err() != nil {
+		return false
+	}
+	for _, c := range cs {
+		p.tunnels[c] = true
+	}
+	return true
+}
+
+func (p *Proxy) untrack(cs ...net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range cs {
+		delete(p.tunnels, c)
+	}
+}
+
+// Shutdown refuses new requests, cuts open tunnels and plain-HTTP
+// transfers, and waits (until ctx ends) for their records to be written.
+// massd's KillEpisode stops the proxy with SIGTERM for this.
+func (p *Proxy) Shutdown(ctx context.Context) error {
+	p.mu.Lock()
+	p.cancel()
+	for c := range p.tunnels {
+		c.Close()
+	}
+	p.mu.Unlock()
+	done := make(chan struct{})
+	go func() { p.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -211,3 +211,39 @@ func TestProxyRefusesOriginForm(t *testing.T) {
 	}
 	resp.Body.Close()
 }
+
+// TestShutdownRecordsOpenTunnels: a tunnel still open when the proxy is
+// told to stop is cut and recorded with its bytes, so KillEpisode loses no
+// request.
+func TestShutdownRecordsOpenTunnels(t *testing.T) {
+	w := newWorld(t, []string{"data.test.example"}, 0, true)
+	ps := httptest.NewServer(w.proxy)
+	defer ps.Close()
+	c, err := net.Dial("tcp", strings.TrimPrefix(ps.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "CONNECT data.test.example:%d HTTP/1.1\r\nHost: data.test.example\r\n\r\n", w.httpsPort)
+	buf := make([]byte, 64)
+	if n, err := c.Read(buf); err != nil || !strings.Contains(string(buf[:n]), "200") {
+		t.Fatalf("CONNECT answer %q, %v", buf[:n], err)
+	}
+	tc := tls.Client(c, &tls.Config{InsecureSkipVerify: true})
+	if err := tc.Handshake(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := w.proxy.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rs := w.recs(t, 1)
+	if len(rs) != 1 || rs[0].Kind != KindConnect || !rs[0].Allowed || rs[0].BytesOut == 0 || rs[0].BytesIn == 0 {
+		t.Errorf("records after shutdown: %+v, want the open tunnel with its bytes", rs)
+	}
+	resp, err := w.client.Get(fmt.Sprintf("http://data.test.example:%d/a", w.httpPort))
+	if err == nil && resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("request after shutdown: %d, want 503", resp.StatusCode)
+	}
+}

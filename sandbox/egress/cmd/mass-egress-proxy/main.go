@@ -1,17 +1,21 @@
 // Command mass-egress-proxy is the egress proxy of one episode: HTTP and
 // CONNECT on :3128, DNS on :53, records as JSON lines on stdout. massd runs
-// it in a container of its own; build it with CGO_ENABLED=0.
+// it in a container of its own; build it with CGO_ENABLED=0. SIGTERM cuts
+// open transfers, records them and exits 0.
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mass-dev/mass/sandbox/egress"
@@ -49,7 +53,16 @@ func run(log *slog.Logger, allow []string, maxBytes int64, private bool, httpAdd
 	if err != nil {
 		return err
 	}
-	errs := make(chan error, 3)
+	errs := make(chan error, 4)
+	// SIGTERM (massd's KillEpisode): cut what is open, record it, exit.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
+	go func() {
+		<-sig
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		errs <- p.Shutdown(ctx)
+	}()
 	go func() { errs <- p.ServeDNS(udp) }()
 	go func() { errs <- p.ServeDNSTCP(tcp) }()
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
