@@ -15,10 +15,10 @@ help: ## list the targets
 setup: ## install apt packages and Go modules (root; idempotent)
 	bash scripts/setup-host.sh
 
-build: ## build massd, massctl, mass-train (and mass-train-cuda), the static sandbox helper and probe into ./bin
+build: ## build massd, massctl, mass-train (and mass-train-cuda), the static sandbox helper, probe and egress proxy into ./bin
 	@mkdir -p $(BIN)
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./sandbox/helper/cmd/mass-sandbox-helper ./sandbox/probe/cmd/mass-probe
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./sandbox/helper/cmd/mass-sandbox-helper ./sandbox/probe/cmd/mass-probe ./sandbox/egress/cmd/mass-egress-proxy
 	@# The CUDA trainer links libcuda (nvidia-cuda-dev); massd prefers it when a GPU is present.
 	@if [[ -f /usr/include/cuda.h ]]; then \
 		echo "$(GO) build -tags masscuda -o $(BIN)/mass-train-cuda ./cmd/mass-train"; \

@@ -48,7 +48,7 @@ func sandboxCommand() *cli.Command {
 				Flags: append([]cli.Flag{
 					&cli.BoolFlag{Name: "json", Usage: `print {"probes":[{"name","ok","expected","observed"}],"passed":N,"failed":M}`},
 					&cli.StringFlag{Name: "weaken", Usage: "comma-separated `LIST` of policy holes to apply"},
-					&cli.StringFlag{Name: "groups", Value: strings.Join(probe.AllGroups, ","), Usage: "probe groups to run (`LIST` of static,resources,host)"},
+					&cli.StringFlag{Name: "groups", Value: strings.Join(probe.AllGroups, ","), Usage: "probe groups to run (`LIST` of static,resources,host,egress; egress starts a local stand-in internet)"},
 					&cli.IntFlag{Name: "race-ops", Value: probe.DefaultRaceOps, Usage: "host file operations during the swap race"},
 					&cli.StringFlag{Name: "image", Usage: "image `REF` (default mass-agent:latest, else mass-test:latest)"},
 					&cli.StringFlag{Name: "probe", Usage: "`PATH` of the static mass-probe binary (default: next to massctl, then $PATH)"},
@@ -63,6 +63,9 @@ func weakNames() string {
 	var n []string
 	for _, w := range probe.Weakenings {
 		n = append(n, w.Name)
+	}
+	for _, w := range probe.EgressWeakenings {
+		n = append(n, w.Name+" (with --groups egress)")
 	}
 	return strings.Join(n, ", ")
 }
@@ -192,7 +195,10 @@ func sandboxVerify(c *cli.Context) error {
 			o.Groups = append(o.Groups, g)
 		}
 	}
-	expectFail, err := probe.Weaken(&o, strings.Split(c.String("weaken"), ","))
+	weakNames, egressWeak := probe.SplitEgress(strings.Split(c.String("weaken"), ","))
+	egressOn := slices.Contains(o.Groups, probe.GroupEgress)
+	o.Groups = slices.DeleteFunc(o.Groups, func(g string) bool { return g == probe.GroupEgress })
+	expectFail, err := probe.Weaken(&o, weakNames)
 	if err != nil {
 		return cli.Exit(err.Error(), 2)
 	}
@@ -215,9 +221,16 @@ func sandboxVerify(c *cli.Context) error {
 	if len(expectFail) > 0 {
 		fmt.Fprintf(os.Stderr, "weakened policy (%s); expected to fail: %s\n", c.String("weaken"), strings.Join(expectFail, ", "))
 	}
-	rep, err := probe.Run(ctx, o)
-	if err != nil {
-		return cli.Exit(fmt.Sprintf("sandbox verify: %v", err), 1)
+	var rep probe.Report
+	if !egressOn || len(o.Groups) > 0 {
+		if rep, err = probe.Run(ctx, o); err != nil {
+			return cli.Exit(fmt.Sprintf("sandbox verify: %v", err), 1)
+		}
+	}
+	if egressOn {
+		if rep, err = mergeEgress(ctx, c, eng, rep, o, egressWeak); err != nil {
+			return cli.Exit(fmt.Sprintf("sandbox verify egress: %v", err), 1)
+		}
 	}
 	if c.Bool("json") {
 		if err := json.NewEncoder(c.App.Writer).Encode(rep); err != nil {

@@ -57,7 +57,8 @@ func NewBuiltins(cfg *config.Config, log *slog.Logger) (*Builtins, error) {
 		pol.Runtime = cfg.Sandbox.Runtime
 	}
 	dcfg := docker.Config{DaemonID: b.Layout.SandboxDaemonID(), HelperPath: cfg.Sandbox.Helper,
-		Image: cfg.Sandbox.Image, Policy: pol, Strict: cfg.Sandbox.Strict, Logger: elog}
+		Image: cfg.Sandbox.Image, Policy: pol, Strict: cfg.Sandbox.Strict, Logger: elog,
+		Egress: docker.EgressConfig{ProxyPath: docker.FindEgressProxy(cfg.Sandbox.Helper)}}
 	b.Runtime = sandbox.NewLazy("docker", func(ctx context.Context) (sandbox.Runtime, error) {
 		return docker.New(ctx, dcfg)
 	})

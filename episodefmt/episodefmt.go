@@ -22,11 +22,12 @@ const (
 	ExportManFile = "workspace.manifest.json" // sha256 per exported file
 	ManifestsDir  = "manifests"               // manifests/<agent>.json: files as each agent left them
 	GuardsFile    = "guards.json"             // integrity, attempts, shadow copies (agents/guard)
+	EgressFile    = "egress.jsonl"            // every request through the egress proxy (sandbox/egress.Record); tasks with network only
 )
 
 // TopLevelFiles are the regular files directly inside an episode directory,
 // in the order the API lists them.
-var TopLevelFiles = []string{EpisodeFile, RequestsFile, LedgerFile, StatusFile, ExportManFile, ExportFile, GuardsFile}
+var TopLevelFiles = []string{EpisodeFile, RequestsFile, LedgerFile, StatusFile, ExportManFile, ExportFile, GuardsFile, EgressFile}
 
 // Modes of episode.json.
 const (

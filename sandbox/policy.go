@@ -58,6 +58,9 @@ type Policy struct {
 	DiskBytes       int64         `json:"disk_bytes" yaml:"disk_bytes"` // workspace cap
 	ExecTimeout     time.Duration `json:"exec_timeout" yaml:"exec_timeout"`
 	OutputBytes     int           `json:"output_bytes" yaml:"output_bytes"` // cap per stream per exec
+	// Egress, when set, attaches the box to its episode's egress proxy
+	// instead of no network (NetworkMode stays "none"); see Egress.
+	Egress *Egress `json:"egress,omitempty" yaml:"egress,omitempty"`
 }
 
 // DefaultPolicy returns the production policy.

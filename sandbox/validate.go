@@ -51,6 +51,14 @@ func (p Policy) Validate() error {
 	if strings.HasPrefix(p.NetworkMode, "container:") {
 		return bad("network_mode %q would join another container", p.NetworkMode)
 	}
+	if p.Egress != nil {
+		if p.NetworkMode != "none" {
+			return bad("network_mode %q with egress: an egress box joins only its episode's proxy network; keep network_mode %q", p.NetworkMode, "none")
+		}
+		if err := p.Egress.Validate(); err != nil {
+			return err
+		}
+	}
 	if p.IPCMode == "" {
 		return bad("ipc_mode is empty; use %q", "private")
 	}

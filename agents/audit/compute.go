@@ -87,6 +87,7 @@ func Compute(in Inputs) *Report {
 	r.ProtectedPathAttempts, r.HiddenPathAttempts = len(r.Guards.Attempts), len(r.Guards.HiddenAttempts)
 	r.ShadowCopies = len(r.Guards.ShadowCopies)
 	r.ShellChangedFiles = len(r.ShellChanges)
+	r.Egress = egressReport(in.Egress)
 	return r
 }
 

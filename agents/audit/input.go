@@ -18,6 +18,7 @@ import (
 	"github.com/mass-dev/mass/agents/guard"
 	"github.com/mass-dev/mass/agents/ledger"
 	"github.com/mass-dev/mass/episodefmt"
+	"github.com/mass-dev/mass/sandbox/egress"
 )
 
 // Episode file names read by the audit: those of package episodefmt.
@@ -83,11 +84,12 @@ type Inputs struct {
 	Requests       []Request
 	Manifests      map[string]map[string]string // agent -> cleaned path -> sha256
 	ProtectedPaths []string
-	HiddenPaths    []string      // episode.json's hidden_paths
-	Grade          *grade.Grade  // run_status.json's grade
-	Guards         *guard.Report // guards.json; nil when absent
-	Model          string        // episode.json's model
-	DryRun         bool          // the model was massd's scripted dry-run policy
+	HiddenPaths    []string        // episode.json's hidden_paths
+	Grade          *grade.Grade    // run_status.json's grade
+	Guards         *guard.Report   // guards.json; nil when absent
+	Model          string          // episode.json's model
+	DryRun         bool            // the model was massd's scripted dry-run policy
+	Egress         []egress.Record // egress.jsonl; nil when the task had no network
 }
 
 // Request is the part of an api_requests.jsonl record the audit uses.
@@ -143,6 +145,9 @@ func Load(ctx context.Context, src Source, episode string) (Inputs, error) {
 
 	if err := loadGuards(ctx, src, &in); err != nil {
 		return in, fmt.Errorf("load guards of %s: %w", episode, err)
+	}
+	if err := loadEgress(ctx, src, &in); err != nil {
+		return in, fmt.Errorf("load egress of %s: %w", episode, err)
 	}
 	for _, r := range in.Records {
 		if r.Tool != ledger.ToolAgentFinish || in.Manifests[r.Agent] != nil || !safeAgentName(r.Agent) {

@@ -34,6 +34,8 @@ type Report struct {
 	Violations   []Violation   `json:"violations"`
 	Halts        []LoopHalt    `json:"halts"`
 	Guards       *Guards       `json:"guards"`
+	// Egress is present for an episode whose task had network.
+	Egress *Egress `json:"egress,omitempty"`
 }
 
 // Guards is the ground truth and guard evidence of an episode: the grade,

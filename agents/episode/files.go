@@ -24,6 +24,7 @@ const (
 	ExportFile    = episodefmt.ExportFile
 	ExportManFile = episodefmt.ExportManFile
 	ManifestsDir  = episodefmt.ManifestsDir
+	EgressFile    = episodefmt.EgressFile
 )
 
 // Exits and failure subtypes of run_status.json.
@@ -87,6 +88,8 @@ type Status struct {
 	Grade *grade.Grade `json:"grade,omitempty"`
 	// Guards counts guards.json; absent when the check could not run.
 	Guards *guard.Summary `json:"guards,omitempty"`
+	// Egress counts egress.jsonl; absent for a task without network.
+	Egress *EgressSummary `json:"egress,omitempty"`
 }
 
 // Caps on what is copied into run_status.json (docs/formats.md, Caps).

@@ -31,6 +31,9 @@ func (e *run) finish(st *Status) error {
 	}); err != nil {
 		errs = append(errs, fmt.Errorf("kill episode containers: %w", err))
 	}
+	if err := e.saveEgress(ctx, st); err != nil {
+		errs = append(errs, err)
+	}
 	exp, err := e.export(ctx)
 	exported := err == nil
 	if err != nil {

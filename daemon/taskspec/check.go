@@ -67,6 +67,7 @@ func (s *Spec) check() Errors {
 		dests[path.Clean(dest)] = true
 	}
 	s.checkGuards(bad, dests)
+	s.checkNetwork(bad)
 	for i, g := range s.RequiredOutputs {
 		f := fmt.Sprintf("required_outputs[%d]", i)
 		if msg := relPathProblem(g); msg != "" {

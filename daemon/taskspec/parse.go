@@ -127,7 +127,7 @@ func (d *decoder) fields(n *yaml.Node, path string, known []string, set func(key
 }
 
 func (d *decoder) spec(n *yaml.Node, s *Spec) {
-	known := []string{"id", "prompt", "inputs", "required_outputs", "protected_paths", "split", "limits", "workflow", "hidden_paths", "grader", "domain"}
+	known := []string{"id", "prompt", "inputs", "required_outputs", "protected_paths", "split", "limits", "workflow", "hidden_paths", "grader", "domain", "network"}
 	d.fields(n, "", known, func(k string, v *yaml.Node) {
 		switch k {
 		case "id":
@@ -156,6 +156,8 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 			s.Grader = d.grader(v)
 		case "domain":
 			s.Domain = d.str(v, k)
+		case "network":
+			s.Network = d.network(v)
 		}
 	})
 	s.lines = d.lines

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mass-dev/mass/sandbox/egress"
 )
 
 const good = `id: t1
@@ -242,6 +244,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("limits: {memory_bytes: 1e400}\n"))
 	f.Add([]byte("a: &x [*x]\n"))
 	f.Add([]byte("id: a\nprompt: p\nlimits: {episode_wall_time: 1m, agent_wall_time: 0, agent_turns: 1}\n"))
+	f.Add([]byte("id: a\nprompt: p\nlimits: {episode_wall_time: 1m, agent_turns: 1}\nnetwork: {allow: [a.org, '*.b.org', 1.2.3.4, 'c.org:443'], max_bytes: 1GiB}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse(data)
 		if err != nil {
@@ -256,6 +259,11 @@ func FuzzParse(f *testing.F) {
 		}
 		if !ValidID(s.ID) {
 			t.Fatalf("accepted id %q", s.ID)
+		}
+		if s.Network != nil {
+			if _, err := egress.NewAllowlist(s.Network.Allow); err != nil || len(s.Network.Allow) == 0 {
+				t.Fatalf("accepted network %+v: %v", s.Network, err)
+			}
 		}
 	})
 }

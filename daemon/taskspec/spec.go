@@ -24,6 +24,9 @@ type Spec struct {
 	// Grader, when set, decides whether the episode passed (see grader.go).
 	Grader *Grader `json:"grader,omitempty" yaml:"grader,omitempty"`
 	Domain string  `json:"domain,omitempty" yaml:"domain,omitempty"` // optional: the evaluator's persona ("time-series forecasting")
+	// Network, when set, lets the agents download from listed domains
+	// through the episode's egress proxy (see network.go); nil: no network.
+	Network *Network `json:"network,omitempty" yaml:"network,omitempty"`
 
 	// Dir is the directory the spec was loaded from; relative paths resolve against it.
 	Dir string `json:"-" yaml:"-"`

@@ -114,6 +114,11 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 		NetworkDisabled: pol.NetworkMode == "none",
 		Hostname:        spec.Agent,
 	}
+	if pol.Egress != nil {
+		if err := r.applyEgress(ctx, spec.Episode, *pol.Egress, hc, cfg); err != nil {
+			return nil, fmt.Errorf("create sandbox %s/%s: %w", spec.Episode, spec.Agent, err)
+		}
+	}
 	resp, err := r.cli.ContainerCreate(ctx, cfg, hc, nil, nil, agentName(spec.Episode, spec.Agent))
 	if err != nil {
 		what := fmt.Sprintf("create sandbox %s/%s", spec.Episode, spec.Agent)
@@ -125,6 +130,12 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 	if err := r.cli.ContainerStart(ctx, resp.ID, container.StartOptions{}); err != nil {
 		_ = r.cli.ContainerRemove(context.WithoutCancel(ctx), resp.ID, container.RemoveOptions{Force: true})
 		return nil, wrapErr(fmt.Sprintf("start sandbox %s/%s", spec.Episode, spec.Agent), err)
+	}
+	if pol.Egress != nil {
+		if err := r.noteEgressAgent(ctx, resp.ID, spec.Episode, spec.Agent); err != nil {
+			_ = r.cli.ContainerRemove(context.WithoutCancel(ctx), resp.ID, container.RemoveOptions{Force: true})
+			return nil, err
+		}
 	}
 	return r.newBox(resp.ID, spec.Episode, spec.Agent, pol), nil
 }

@@ -29,7 +29,7 @@ func (r *Runtime) Grade(ctx context.Context, g sandbox.GradeSpec) (res sandbox.E
 	if pol.Runtime == "" {
 		pol = r.cfg.Policy
 	}
-	if pol.NetworkMode != "none" {
+	if pol.NetworkMode != "none" || pol.Egress != nil {
 		return res, fmt.Errorf("grade %s: network mode %q: a grader runs without network: %w", g.Workspace, pol.NetworkMode, sandbox.ErrDenied)
 	}
 	if err := r.CreateWorkspace(ctx, sandbox.WorkspaceSpec{Episode: g.Workspace}, nil); err != nil {

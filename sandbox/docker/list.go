@@ -49,6 +49,11 @@ func (r *Runtime) List(ctx context.Context, episode string) ([]sandbox.Info, err
 	if err != nil {
 		return nil, wrapErr("list volumes", err)
 	}
+	nets, err := r.egressNetworks(ctx, r.filter(episode, ""))
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, nets...)
 	for _, v := range vs.Volumes {
 		created, _ := time.Parse(time.RFC3339, v.CreatedAt)
 		out = append(out, sandbox.Info{ID: v.Name, Kind: "volume", Episode: v.Labels[LabelEpisode],
@@ -64,7 +69,7 @@ func (r *Runtime) KillEpisode(ctx context.Context, episode string) error {
 	if !sandbox.ValidID(episode) {
 		return fmt.Errorf("kill episode: id %q: %w", episode, sandbox.ErrInvalid)
 	}
-	return r.removeContainers(ctx, episode, kindAgent)
+	return errors.Join(r.removeContainers(ctx, episode, kindAgent), r.stopEgress(ctx, episode))
 }
 
 func (r *Runtime) removeContainers(ctx context.Context, episode, kind string) error {

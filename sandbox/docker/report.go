@@ -55,6 +55,7 @@ func (r *Runtime) Report(ctx context.Context) (sandbox.Report, error) {
 	for _, w := range r.cfg.Policy.Weaknesses() {
 		rep.Warnings = append(rep.Warnings, "policy weaker than default: "+w)
 	}
+	rep.Warnings = append(rep.Warnings, r.cfg.Egress.weaknesses()...)
 	return rep, nil
 }
 

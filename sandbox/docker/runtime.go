@@ -53,6 +53,8 @@ type Config struct {
 	MonitorInterval time.Duration
 	Logger          *slog.Logger
 	Client          *client.Client // optional; a client from the environment otherwise
+	// Egress configures the proxies of boxes with Policy.Egress (egress.go).
+	Egress EgressConfig
 }
 
 // Runtime is the Docker implementation of sandbox.Runtime.
@@ -75,6 +77,8 @@ type Runtime struct {
 	runtimes map[string]bool // OCI runtimes the engine has registered
 	monitors map[string]context.CancelFunc
 	overCap  map[string]bool
+
+	egress egressTable // the episodes' egress proxies
 }
 
 var _ sandbox.Runtime = (*Runtime)(nil)

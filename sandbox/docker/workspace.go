@@ -221,5 +221,5 @@ func (r *Runtime) RemoveWorkspace(ctx context.Context, episode string) error {
 	if err := r.cli.VolumeRemove(ctx, volumeName(episode), true); err != nil && !isNotFound(err) {
 		return wrapErr("remove volume "+volumeName(episode), err)
 	}
-	return nil
+	return r.removeEgress(ctx, episode)
 }

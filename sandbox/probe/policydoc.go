@@ -45,7 +45,15 @@ func DescribePolicy(p sandbox.Policy) []Field {
 		{"disk_bytes", mib(p.DiskBytes), "workspace volume cap", "workspace_fill_cap"},
 		{"exec_timeout", p.ExecTimeout.Round(time.Second).String(), "one command's wall-clock limit; the whole process tree is killed", "-"},
 		{"output_bytes", fmt.Sprintf("%d KiB", p.OutputBytes>>10), "cap per output stream per command", "-"},
+		{"egress", describeEgress(p.Egress), "opt-in per task: HTTP(S) to the listed domains through the episode's proxy, DNS answered by it, bytes capped, every request recorded; none by default", "proxy_*"},
 	}
+}
+
+func describeEgress(e *sandbox.Egress) string {
+	if e == nil {
+		return "- (no network)"
+	}
+	return fmt.Sprintf("%s (cap %d MiB)", strings.Join(e.Allow, ","), e.MaxBytes>>20)
 }
 
 func orDash(s string) string {

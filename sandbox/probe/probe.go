@@ -11,7 +11,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -209,18 +208,7 @@ func (r *run) setup(ctx context.Context) error {
 			r.b = sb
 		}
 	}
-	bin, err := os.ReadFile(r.o.Probe)
-	if err != nil {
-		return fmt.Errorf("verify: read probe binary: %w", err)
-	}
-	res, err := r.a.Exec(ctx, sandbox.ExecRequest{
-		Argv:  []string{"/bin/sh", "-c", "cat > " + probePath + " && chmod 755 " + probePath},
-		Stdin: bytes.NewReader(bin), Timeout: time.Minute,
-	})
-	if err != nil || res.ExitCode != 0 {
-		return fmt.Errorf("verify: copy probe into the workspace: exit %d %s: %w", res.ExitCode, res.Stderr, errors.Join(err, sandbox.ErrUnavailable))
-	}
-	return nil
+	return r.copyProbe(ctx, r.a)
 }
 
 func (r *run) cleanup() {

@@ -7,10 +7,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/mass-dev/mass/sandbox/egress"
 	"github.com/mass-dev/mass/sandbox/probe/check"
+	"github.com/mass-dev/mass/sandbox/probe/standin"
 )
 
 const usage = `usage:
@@ -23,6 +27,8 @@ const usage = `usage:
   mass-probe plant -dir D -host-file F -host-dir D  hostile workspace entries
   mass-probe swap -dir D -target T [-for D]  symlink/directory swap race
   mass-probe hold -marker M [-for D]         stay alive (the "other agent")
+  mass-probe egress -config JSON            egress checks against the stand-in (check.EgressConfig)
+  mass-probe standin -names A,B              the stand-in internet: HTTP, HTTPS, DNS
   mass-probe whoami                          ids and capabilities as JSON
   mass-probe noop                            exit 0`
 
@@ -51,6 +57,7 @@ func run(cmd string, args []string) error {
 	hostDir := fs.String("host-dir", "", "host directory a symlink points at")
 	target := fs.String("target", "", "swap race symlink target")
 	marker := fs.String("marker", "", "marker for the other agent")
+	names := fs.String("names", "", "names the stand-in answers")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -84,6 +91,15 @@ func run(cmd string, args []string) error {
 		}
 		time.Sleep(*dur)
 		return nil
+	case "egress":
+		var ec check.EgressConfig
+		if err := json.Unmarshal([]byte(*cfgJSON), &ec); err != nil {
+			return fmt.Errorf("-config: %w", err)
+		}
+		return check.WriteJSON(os.Stdout, check.Egress(ec))
+	case "standin":
+		log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+		return standin.Serve(strings.Split(*names, ","), egress.NewRecorder(os.Stdout), log)
 	case "whoami":
 		return out.Encode(check.Whoami())
 	}

@@ -1,0 +1,251 @@
+package egress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Config configures a Proxy.
+type Config struct {
+	Allow    []string // CheckDomain entries
+	MaxBytes int64    // cap of one episode, both directions; 0: DefaultMaxBytes
+	// AllowPrivate lets an allowed name resolve to a loopback, private or
+	// link-local address (the local stand-in servers of the tests). Off,
+	// such a name is refused, so no allowlist entry reaches the host, its
+	// Docker networks or a cloud metadata service.
+	AllowPrivate bool
+	Resolver     *net.Resolver // nil: net.DefaultResolver
+	Recorder     *Recorder     // required
+	DialTimeout  time.Duration // 0: 10 s
+	Logger       *slog.Logger
+	// HTTPPort and HTTPSPort are the only upstream ports (plain HTTP and
+	// CONNECT); 0 means 80 and 443. Tests move them.
+	HTTPPort, HTTPSPort int
+}
+
+// Proxy is the HTTP(S) proxy and DNS responder of one episode. It is safe
+// for concurrent use.
+type Proxy struct {
+	cfg   Config
+	allow *Allowlist
+	meter *Meter
+	log   *slog.Logger
+	// upstream forwards plain-HTTP requests through the checked dialer;
+	// it never uses a proxy of its own.
+	upstream *http.Transport
+
+	// Shutdown ends what is in flight so that every request is recorded.
+	ctx      context.Context
+	cancel   context.CancelFunc
+	inflight sync.WaitGroup
+	mu       sync.Mutex
+	tunnels  map[net.Conn]bool
+}
+
+// New checks the allowlist and builds the proxy.
+func New(cfg Config) (*Proxy, error) {
+	if cfg.Recorder == nil {
+		return nil, errors.New("egress proxy: no recorder")
+	}
+	a, err := NewAllowlist(cfg.Allow)
+	if err != nil {
+		return nil, fmt.Errorf("egress proxy: %w", err)
+	}
+	if cfg.Resolver == nil {
+		cfg.Resolver = net.DefaultResolver
+	}
+	if cfg.DialTimeout <= 0 {
+		cfg.DialTimeout = 10 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.HTTPPort == 0 {
+		cfg.HTTPPort = 80
+	}
+	if cfg.HTTPSPort == 0 {
+		cfg.HTTPSPort = 443
+	}
+	p := &Proxy{cfg: cfg, allow: a, meter: NewMeter(cfg.MaxBytes), log: cfg.Logger, tunnels: map[net.Conn]bool{}}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.upstream = &http.Transport{
+		Proxy: nil,
+		DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
+			host, port, err := net.SplitHostPort(addr)
+			if err != nil {
+				return nil, err
+			}
+			n, _ := strconv.Atoi(port)
+			return p.dial(ctx, host, n)
+		},
+		DisableCompression:    true,
+		MaxIdleConns:          16,
+		IdleConnTimeout:       30 * time.Second,
+		ResponseHeaderTimeout: time.Minute,
+	}
+	return p, nil
+}
+
+// Meter exposes the episode's byte count.
+func (p *Proxy) Meter() *Meter { return p.meter }
+
+// ServeHTTP handles CONNECT host:443 and absolute-form http:// requests
+// to allowed names; everything else is refused and recorded.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	p.mu.Lock()
+	stopping := p.ctx.Err() != nil
+	if !stopping {
+		p.inflight.Add(1) // under mu: Shutdown's Wait never races an Add
+	}
+	p.mu.Unlock()
+	if stopping {
+		http.Error(w, "mass egress proxy: shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	defer p.inflight.Done()
+	if p.cfg.Recorder.Full() {
+		http.Error(w, "mass egress proxy: record cap reached", http.StatusForbidden)
+		return
+	}
+	rec := Record{Time: start.UTC(), Client: clientIP(r.RemoteAddr), Kind: KindHTTP, Method: r.Method}
+	cut := false
+	if r.Method == http.MethodConnect {
+		rec.Kind = KindConnect
+		p.connect(w, r, &rec)
+	} else {
+		ctx, stop := context.WithCancel(r.Context())
+		defer stop()
+		go func() {
+			select {
+			case <-p.ctx.Done():
+				stop()
+			case <-ctx.Done():
+			}
+		}()
+		cut = p.forward(w, r.WithContext(ctx), &rec)
+	}
+	rec.Duration = time.Since(start).Seconds()
+	p.cfg.Recorder.Add(rec)
+	if cut {
+		panic(http.ErrAbortHandler) // cut the response so the agent sees it incomplete
+	}
+}
+
+// deny answers the agent and fills the record.
+func deny(w http.ResponseWriter, rec *Record, status int, reason string) {
+	rec.Status, rec.Reason = status, reason
+	http.Error(w, "mass egress proxy: "+reason, status)
+}
+
+// admit decides whether host:port may be reached; "" means yes.
+func (p *Proxy) admit(host string, port, want int) string {
+	switch {
+	case p.cfg.Recorder.Full():
+		return "record cap reached"
+	case isIPLiteral(host):
+		return "IP literal " + host + " refused; use a domain name"
+	case !p.allow.Allows(host):
+		return host + " is not on this task's allowlist"
+	case port != want:
+		return fmt.Sprintf("port %d refused; only %d here", port, want)
+	case p.meter.Spent():
+		return "episode byte cap reached"
+	}
+	return ""
+}
+
+func (p *Proxy) connect(w http.ResponseWriter, r *http.Request, rec *Record) {
+	host, port, err := splitHostPort(r.Host, 0)
+	rec.Domain, rec.Port = host, port
+	if err != nil {
+		deny(w, rec, http.StatusBadRequest, "CONNECT target "+strconv.Quote(r.Host)+": "+err.Error())
+		return
+	}
+	if why := p.admit(host, port, p.cfg.HTTPSPort); why != "" {
+		deny(w, rec, http.StatusForbidden, why)
+		return
+	}
+	up, err := p.dial(r.Context(), host, port)
+	if err != nil {
+		deny(w, rec, http.StatusBadGateway, err.Error())
+		return
+	}
+	defer up.Close()
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		deny(w, rec, http.StatusInternalServerError, "connection cannot be hijacked")
+		return
+	}
+	down, buf, err := hj.Hijack()
+	if err != nil {
+		rec.Status, rec.Reason = http.StatusInternalServerError, "hijack: "+err.Error()
+		return
+	}
+	defer down.Close()
+	if !p.track(down, up) {
+		rec.Status, rec.Reason = http.StatusServiceUnavailable, "proxy shutting down"
+		return
+	}
+	defer p.untrack(down, up)
+	rec.Allowed, rec.Status = true, http.StatusOK
+	if _, err := down.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n")); err != nil {
+		rec.Reason = "write to agent: " + err.Error()
+		return
+	}
+	// Bytes the client sent after its CONNECT line are already buffered.
+	var client io.Reader = down
+	if n := buf.Reader.Buffered(); n > 0 {
+		client = io.MultiReader(io.LimitReader(buf.Reader, int64(n)), down)
+	}
+	rec.BytesOut, rec.BytesIn, rec.Reason = p.splice(down, up, client)
+}
+
+// track registers an open tunnel; false once Shutdown has begun.
+func (p *Proxy) track(cs ...net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ctx.Err() != nil {
+		return false
+	}
+	for _, c := range cs {
+		p.tunnels[c] = true
+	}
+	return true
+}
+
+func (p *Proxy) untrack(cs ...net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range cs {
+		delete(p.tunnels, c)
+	}
+}
+
+// Shutdown refuses new requests, cuts open tunnels and plain-HTTP
+// transfers, and waits (until ctx ends) for their records to be written.
+// massd's KillEpisode stops the proxy with SIGTERM for this.
+func (p *Proxy) Shutdown(ctx context.Context) error {
+	p.mu.Lock()
+	p.cancel()
+	for c := range p.tunnels {
+		c.Close()
+	}
+	p.mu.Unlock()
+	done := make(chan struct{})
+	go func() { p.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

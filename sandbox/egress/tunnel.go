@@ -1,0 +1,223 @@
+package egress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+var errCap = errors.New("episode byte cap reached")
+
+// meteredCopy copies src to dst, counting every byte against the meter;
+// it stops at the cap.
+func (p *Proxy) meteredCopy(dst io.Writer, src io.Reader) (int64, error) {
+	buf := make([]byte, 32<<10)
+	var n int64
+	for {
+		k, rerr := src.Read(buf)
+		if k > 0 {
+			if !p.meter.Take(int64(k)) {
+				return n, errCap
+			}
+			w, werr := dst.Write(buf[:k])
+			n += int64(w)
+			if werr != nil {
+				return n, werr
+			}
+		}
+		if rerr == io.EOF {
+			return n, nil
+		}
+		if rerr != nil {
+			return n, rerr
+		}
+	}
+}
+
+// splice runs a tunnel until the upstream side ends (the agent may
+// half-close its side first), the cap is reached or either side fails; it
+// returns the bytes each way and, when the cap cut it, the reason.
+func (p *Proxy) splice(down, up net.Conn, client io.Reader) (out, in int64, reason string) {
+	var wg sync.WaitGroup
+	var outErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		out, outErr = p.meteredCopy(up, client)
+		if outErr != nil {
+			up.Close()
+			down.Close()
+			return
+		}
+		closeWrite(up)
+	}()
+	in, inErr := p.meteredCopy(down, up)
+	up.Close()
+	down.Close()
+	wg.Wait()
+	if errors.Is(outErr, errCap) || errors.Is(inErr, errCap) {
+		return out, in, errCap.Error()
+	}
+	return out, in, ""
+}
+
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+}
+
+// forward proxies one absolute-form http:// request; true means the cap
+// cut the response, which must then be aborted.
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, rec *Record) bool {
+	u := r.URL
+	if !u.IsAbs() || u.Host == "" {
+		rec.Domain = r.Host
+		deny(w, rec, http.StatusBadRequest, "not a proxy request; set HTTP_PROXY/HTTPS_PROXY to this proxy")
+		return false
+	}
+	host, port, err := splitHostPort(u.Host, p.cfg.HTTPPort)
+	rec.Domain, rec.Port = host, port
+	switch {
+	case err != nil:
+		deny(w, rec, http.StatusBadRequest, "request host "+strconv.Quote(u.Host)+": "+err.Error())
+		return false
+	case u.Scheme != "http":
+		deny(w, rec, http.StatusBadRequest, "scheme "+u.Scheme+" refused; https goes through CONNECT")
+		return false
+	}
+	if why := p.admit(host, port, p.cfg.HTTPPort); why != "" {
+		deny(w, rec, http.StatusForbidden, why)
+		return false
+	}
+	out := r.Clone(r.Context())
+	out.RequestURI, out.Host = "", u.Host
+	for _, h := range []string{"Proxy-Authorization", "Proxy-Connection", "Connection", "Keep-Alive", "Te", "Trailer", "Upgrade"} {
+		out.Header.Del(h)
+	}
+	body := &countReader{r: r.Body, p: p}
+	if r.Body != nil && r.Body != http.NoBody {
+		out.Body = body
+	}
+	resp, err := p.upstream.RoundTrip(out)
+	rec.BytesOut = body.n
+	if err != nil {
+		deny(w, rec, http.StatusBadGateway, "upstream: "+err.Error())
+		return false
+	}
+	defer resp.Body.Close()
+	for k, vs := range resp.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	rec.Allowed, rec.Status = true, resp.StatusCode
+	n, err := p.meteredCopy(w, resp.Body)
+	rec.BytesIn = n
+	if errors.Is(err, errCap) {
+		rec.Reason = errCap.Error()
+		return true
+	}
+	return false
+}
+
+// countReader meters a request body.
+type countReader struct {
+	r io.ReadCloser
+	p *Proxy
+	n int64
+}
+
+func (c *countReader) Read(b []byte) (int, error) {
+	k, err := c.r.Read(b)
+	c.n += int64(k)
+	if k > 0 && !c.p.meter.Take(int64(k)) {
+		return k, errCap
+	}
+	return k, err
+}
+
+func (c *countReader) Close() error { return c.r.Close() }
+
+// dial resolves an allowed name and connects to the first address that is
+// public (or any, with AllowPrivate). It never dials an address the agent
+// named: the name was checked and the address comes from the resolver.
+func (p *Proxy) dial(ctx context.Context, host string, port int) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.DialTimeout)
+	defer cancel()
+	addrs, err := p.cfg.Resolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %v", host, err)
+	}
+	var d net.Dialer
+	var last error
+	for _, a := range addrs {
+		a = a.Unmap()
+		if !p.cfg.AllowPrivate && !Public(a) {
+			last = fmt.Errorf("%s resolves to non-public address %s; refused", host, a)
+			continue
+		}
+		c, err := d.DialContext(ctx, "tcp", netip.AddrPortFrom(a, uint16(port)).String())
+		if err == nil {
+			return c, nil
+		}
+		last = fmt.Errorf("connect %s (%s): %v", host, a, err)
+	}
+	if last == nil {
+		last = fmt.Errorf("resolve %s: no address", host)
+	}
+	return nil, last
+}
+
+// cgnat is the shared address space (RFC 6598), where some clouds put
+// their metadata services.
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// Public reports whether a is a globally routed unicast address.
+func Public(a netip.Addr) bool {
+	a = a.Unmap()
+	return a.IsGlobalUnicast() && !a.IsPrivate() && !cgnat.Contains(a)
+}
+
+func isIPLiteral(host string) bool {
+	h := strings.Trim(host, "[]")
+	if _, err := netip.ParseAddr(h); err == nil {
+		return true
+	}
+	// Forms the C resolver reads as addresses: 2130706433, 0x7f.1, 127.1.
+	last := h[strings.LastIndexByte(h, '.')+1:]
+	_, err := strconv.ParseUint(last, 0, 64)
+	return h != "" && err == nil
+}
+
+// splitHostPort splits "host:port"; a missing port is def (0: required).
+func splitHostPort(hostport string, def int) (string, int, error) {
+	host, portStr, err := net.SplitHostPort(hostport)
+	if err != nil {
+		if def == 0 || strings.Count(hostport, ":") > 0 && !strings.HasSuffix(hostport, "]") {
+			return "", 0, fmt.Errorf("want host:port")
+		}
+		return strings.Trim(hostport, "[]"), def, nil
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil || port <= 0 || port > 65535 {
+		return host, 0, fmt.Errorf("bad port %q", portStr)
+	}
+	return host, port, nil
+}
+
+func clientIP(remote string) string {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		return remote
+	}
+	return host
+}
