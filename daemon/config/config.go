@@ -32,6 +32,8 @@ type Config struct {
 	Models  map[string]*Model `yaml:"models"`
 	Sandbox Sandbox           `yaml:"sandbox"`
 	Trainer Trainer           `yaml:"trainer"`
+	// Retention prunes old episodes' exported workspaces (never records).
+	Retention Retention `yaml:"retention"`
 }
 
 // TCP is the optional TCP listener. It always requires a bearer token.
