@@ -84,7 +84,7 @@ func hostileGeneration(l datadir.Layout) error {
 		"stages": []any{map[string]any{"name": "collect", "seconds": 1.5}},
 		"tasks": []any{map[string]any{"id": "hostile-task", "episodes": 3, "successful": 2, "judgments": 2,
 			"ranking": []any{map[string]any{"id": hostile, "score": 0.4, "rank": 1}, map[string]any{"id": "e-2", "score": -0.4, "rank": 2}},
-			"train": []string{hostile}, "val": []string{"e-2"}}},
+			"train":   []string{hostile}, "val": []string{"e-2"}}},
 		"excluded": []any{map[string]any{"id": "t2", "reason": hostile}},
 		"tokens":   map[string]any{"generated": 10, "stored_supervised": 5, "processed_supervised": 3}}
 	if err := writeJSONFile(filepath.Join(dir, "generation.json"), sum); err != nil {
