@@ -31,7 +31,10 @@ func buildTools(t *testing.T) string {
 	bin := t.TempDir()
 	for _, pkg := range []string{"./sandbox/helper/cmd/mass-sandbox-helper", "./cmd/mass-train"} {
 		cmd := exec.Command("go", "build", "-o", bin+"/", pkg)
-		cmd.Dir, cmd.Env = "..", append(os.Environ(), "CGO_ENABLED=0")
+		cmd.Dir = ".."
+		if strings.Contains(pkg, "helper") {
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // mounted into containers: static
+		}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("build %s: %v\n%s", pkg, err, out)
 		}
