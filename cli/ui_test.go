@@ -174,7 +174,7 @@ func browserCheck(t *testing.T, base string, pages []string) {
 // screenshots writes PNGs of the pages into dir (for make demo).
 func screenshots(t *testing.T, bin, dir, base string, pages []string) {
 	for i, p := range pages {
-		out := filepath.Join(dir, fmt.Sprintf("console-%d.png", i))
+		out := filepath.Join(dir, fmt.Sprintf("console-%02d%s.png", i, slug(p)))
 		cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
 			"--user-data-dir="+t.TempDir(), "--window-size=1280,900", "--screenshot="+out, base+p)
 		if b, err := cmd.CombinedOutput(); err != nil {
@@ -217,4 +217,15 @@ func checkConsoleContent(t *testing.T, base, ep, job string) {
 			}
 		}
 	}
+}
+
+// slug makes a page path a file-name suffix: "/episodes/e-1/audit" → "-episodes-e-1-audit".
+func slug(p string) string {
+	s := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(p))
+	return strings.TrimRight(s[:min(len(s), 80)], "-")
 }
