@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mass-dev/mass/cycle/search"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
 	"github.com/mass-dev/mass/daemon/jobs"
@@ -129,4 +130,26 @@ func TestEpisodeDiff(t *testing.T) {
 	if _, err := run(t, "--socket", sock, "episode", "diff", a, "e-missing"); err == nil || !strings.Contains(err.Error(), "e-missing") {
 		t.Errorf("diff with a missing episode: %v, want an error naming it", err)
 	}
+}
+
+// FuzzTrimContext: trimming never invents a changed line and keeps every
+// one of the diff's changed lines.
+func FuzzTrimContext(f *testing.F) {
+	f.Add("a\nb\nc\nd\ne\nf\ng\nh\n", "a\nb\nc\nX\ne\nf\ng\nh\n")
+	f.Add("", "x")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		u := search.Unified("a", "b", a, b)
+		got := trimContext(u, diffContext)
+		count := func(s string) (n int) {
+			for _, l := range strings.Split(s, "\n") {
+				if (strings.HasPrefix(l, "+") || strings.HasPrefix(l, "-")) && !strings.HasPrefix(l, "+++") && !strings.HasPrefix(l, "---") {
+					n++
+				}
+			}
+			return n
+		}
+		if count(got) != count(u) {
+			t.Fatalf("changed lines %d after trimming, %d before:\n%s\n---\n%s", count(got), count(u), u, got)
+		}
+	})
 }

@@ -176,7 +176,7 @@ func screenshots(t *testing.T, bin, dir, base string, pages []string) {
 	for i, p := range pages {
 		out := filepath.Join(dir, fmt.Sprintf("console-%02d%s.png", i, slug(p)))
 		cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-			"--user-data-dir="+t.TempDir(), "--window-size=1280,900", "--screenshot="+out, base+p)
+			"--user-data-dir="+t.TempDir(), "--window-size=1280,1500", "--screenshot="+out, base+p)
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("screenshot %s: %v\n%s", p, err, b)
 		}

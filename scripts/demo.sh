@@ -439,7 +439,7 @@ s_screenshots() {
 		"search|/searches/$task/$search" "generation|/generations/1"; do
 		name=${p%%|*}
 		"$browser" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars --user-data-dir="$sockdir/chromium-$name" \
-			--window-size=1280,1000 --screenshot="$OUT/screenshots/$name.png" "$addr${p#*|}" >/dev/null 2>&1 &&
+			--window-size=1280,1500 --screenshot="$OUT/screenshots/$name.png" "$addr${p#*|}" >/dev/null 2>&1 &&
 			note "screenshot $OUT/screenshots/$name.png ($addr${p#*|})" || note "screenshot of ${p#*|} failed"
 	done
 	kill "$ui_pid"

@@ -116,6 +116,18 @@ type Bar struct {
 	Negative     bool
 }
 
+// maxBarLabel is the most characters of a bar's label shown (the table
+// beside the chart has the whole id).
+const maxBarLabel = 26
+
+func cutRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
 // NewBars lays out one bar per value, on an axis that holds 0.
 func NewBars(labels []string, values []float64) Bars {
 	const rowH, left, width = 22.0, 200.0, 380.0
@@ -138,7 +150,7 @@ func NewBars(labels []string, values []float64) Bars {
 		if w < 0 {
 			x, w = b.Zero+w, -w
 		}
-		b.Rows = append(b.Rows, Bar{Label: labels[i], Value: strconv.FormatFloat(v, 'f', 3, 64), Y: 4 + rowH*float64(i),
+		b.Rows = append(b.Rows, Bar{Label: cutRunes(labels[i], maxBarLabel), Value: strconv.FormatFloat(v, 'f', 3, 64), Y: 4 + rowH*float64(i),
 			X: x, Width: math.Max(w, 1), Negative: v < 0})
 	}
 	return b
