@@ -21,7 +21,7 @@ const DefaultUIListen = "127.0.0.1:8377"
 func uiCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "ui",
-		Usage: "serve a read-only web console of massd's jobs and episodes",
+		Usage: "serve a read-only web console: jobs, episodes (transcript, audit, workspace), searches, generations, reports",
 		Description: "Plain HTML pages, no scripts; it reads massd's API through the socket and changes nothing.\n" +
 			"It listens on loopback unless --listen names another address.",
 		Flags: []cli.Flag{

@@ -38,6 +38,8 @@ type Console struct {
 	log  *slog.Logger
 	tmpl *template.Template
 	mux  *http.ServeMux
+	// report renders the evaluation report; nil when massctl has none.
+	report ReportFunc
 }
 
 // New returns the console over the massd that cl talks to.
@@ -65,6 +67,7 @@ func New(cl *client.Client, log *slog.Logger) (*Console, error) {
 	c.mux.HandleFunc("GET /generations", c.page(c.generations))
 	c.mux.HandleFunc("GET /generations/{g}", c.page(c.generationPage))
 	c.mux.HandleFunc("GET /reports", c.page(c.reports))
+	c.mux.HandleFunc("GET /report", c.reportPage)
 	return c, nil
 }
 
