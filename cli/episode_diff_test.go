@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,8 +15,11 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/cycle/search"
+	"github.com/mass-dev/mass/daemon"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
+	"github.com/mass-dev/mass/daemon/config"
+	"github.com/mass-dev/mass/daemon/daemontest"
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/sandbox"
 )
@@ -152,4 +156,48 @@ func FuzzTrimContext(f *testing.F) {
 			t.Fatalf("changed lines %d after trimming, %d before:\n%s\n---\n%s", count(got), count(u), u, got)
 		}
 	})
+}
+
+// TestRetentionAtStart: a massd started with retention.keep_last 1 removes
+// the older episode's workspace export at start and keeps both records,
+// so episode diff then names the missing export.
+func TestRetentionAtStart(t *testing.T) {
+	cfg := daemontest.Config(t)
+	d := daemontest.Start(t, daemon.Options{Config: cfg, Kinds: []jobs.Kind{twoWorkspacesKind()}})
+	j, err := d.Client.SubmitJob(context.Background(), api.JobRequest{Kind: "two"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); !api.Terminal(j.State); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("job never finished")
+		}
+		j, _ = d.Client.Job(context.Background(), j.ID)
+	}
+	if err := d.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Retention = config.Retention{KeepLast: 1}
+	d2 := daemontest.Start(t, daemon.Options{Config: cfg, Kinds: []jobs.Kind{twoWorkspacesKind()}})
+	a, b := "e-a-"+j.ID, "e-b-"+j.ID
+	tarOf := func(id string) string { return filepath.Join(cfg.DataDir, "episodes", id, "workspace.tar") }
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Lstat(tarOf(a)); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("retention never removed the older episode's workspace")
+		}
+	}
+	if _, err := os.Lstat(tarOf(b)); err != nil {
+		t.Errorf("the newest episode's workspace went too: %v", err)
+	}
+	for _, id := range []string{a, b} {
+		if _, err := d2.Client.Episode(context.Background(), id); err != nil {
+			t.Errorf("record of %s lost: %v", id, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(cfg.DataDir, "episodes", a, "workspace.manifest.json")); err != nil {
+		t.Errorf("the manifest went with the export: %v", err)
+	}
 }
