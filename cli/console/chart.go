@@ -67,8 +67,8 @@ func NewChart(xlabel string, series ...Series) Chart {
 		c.Empty = true
 		return c
 	}
-	if x1 == x0 {
-		x1 = x0 + 1
+	if x1 == x0 { // one step: centre it
+		x0, x1 = x0-0.5, x1+0.5
 	}
 	if y1 == y0 {
 		y0, y1 = y0-0.5, y1+0.5
