@@ -68,8 +68,9 @@ func dataBuild(c *cli.Context) error {
 		Window: sft.WindowConfig{MaxTokens: c.Int("max-tokens"), ContextTokens: c.Int("context-tokens")},
 	}
 	if !c.Bool("quiet") {
-		cfg.Progress = func(done, total int, ep string, windows int) {
-			fmt.Fprintf(errw, "[%d/%d] %s: %d windows (%.1fs)\n", done, total, filepath.Base(ep), windows, time.Since(start).Seconds())
+		cfg.Progress = func(p sft.BuildProgress) {
+			fmt.Fprintf(errw, "[%d/%d] %s: %d windows; dataset %d windows, %d tokens, %d supervised (%.1fs)\n", p.Done, p.Total,
+				filepath.Base(p.Episode), p.Windows, p.Dataset.Windows, p.Dataset.Tokens, p.Dataset.SupervisedTokens, time.Since(start).Seconds())
 		}
 	}
 	cfg.Dataset.DryRun, cfg.IncludeIneligible, cfg.Force = c.Bool("dry-run"), c.Bool("include-ineligible"), c.Bool("force")

@@ -48,11 +48,22 @@ func episodeCommand() *cli.Command {
 				Action: episodeTranscript,
 			},
 			{
+				Name:      "diff",
+				Usage:     "compare two episodes' workspaces: added, removed, changed files and a unified diff of text",
+				ArgsUsage: "A B",
+				Description: "Reads both workspace.manifest.json files and, for changed text files up to 1 MiB, the files\n" +
+					"themselves out of the workspace exports, through massd (never from the host's disk).",
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "stat", Usage: "list the files only, no content diff (default: false)"}, jsonFlag()},
+				Action: episodeDiff,
+			},
+			{
 				Name:      "rm",
-				Usage:     "remove an episode's record and files (refused while its job runs)",
+				Usage:     "remove an episode's exported workspace, keeping its record; --purge removes everything",
 				ArgsUsage: idArg,
-				Flags:     []cli.Flag{jsonFlag()},
-				Action:    episodeRm,
+				Description: "Without --purge only workspace.tar goes (the bulk of the disk); the record, trajectory, ledger,\n" +
+					"guards and workspace manifest stay, as the retention setting does. Refused while its job runs.",
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "purge", Usage: "remove the record and every file of the episode (default: false)"}, jsonFlag()},
+				Action: episodeRm,
 			},
 		},
 	}
@@ -179,6 +190,21 @@ func episodeRm(c *cli.Context) error {
 	id, err := oneArg(c, "episode ID")
 	if err != nil {
 		return err
+	}
+	if !c.Bool("purge") {
+		r, err := clientFrom(c).RemoveWorkspace(c.Context, id)
+		if err != nil {
+			return err
+		}
+		if c.Bool("json") {
+			return printJSON(c, r)
+		}
+		if !r.Removed {
+			fmt.Fprintf(c.App.Writer, "episode %s has no workspace export; nothing removed (--purge removes the record too)\n", id)
+			return nil
+		}
+		fmt.Fprintf(c.App.Writer, "removed the workspace of episode %s; its record and logs are kept (--purge removes them)\n", id)
+		return nil
 	}
 	e, err := clientFrom(c).RemoveEpisode(c.Context, id)
 	if err != nil {

@@ -37,6 +37,9 @@ func recordKind(release <-chan struct{}) jobs.Kind {
 		if err := os.Symlink("/etc/passwd", filepath.Join(dir, "manifests", "evil.json")); err != nil {
 			return err
 		}
+		if err := writeWorkspace(dir, map[string]string{"out.txt": "x\n"}); err != nil {
+			return err
+		}
 		rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, Status: "running", Dir: dir})
 		select {
 		case <-release:
@@ -103,14 +106,26 @@ func TestEpisodeCommands(t *testing.T) {
 	for _, f := range fs {
 		names = append(names, f.Name)
 	}
-	if got, want := strings.Join(names, ","), "episode.json,ledger.jsonl,manifests/orchestrator.json"; got != want {
+	if got, want := strings.Join(names, ","), "episode.json,ledger.jsonl,workspace.manifest.json,workspace.tar,manifests/orchestrator.json"; got != want {
 		t.Errorf("files = %s, want %s (links left out)", got, want)
 	}
 	if out, err := mc("episode", "files", epID, "ledger.jsonl"); err != nil || out != "{\"seq\":1}\n" {
 		t.Errorf("episode files ID ledger.jsonl = %q, %v", out, err)
 	}
-	if out, err := mc("episode", "rm", epID); err != nil || !strings.Contains(out, "removed episode "+epID) {
+	if out, err := mc("episode", "rm", epID); err != nil || !strings.Contains(out, "removed the workspace of episode "+epID) {
 		t.Fatalf("episode rm: %v\n%s", err, out)
+	}
+	if _, err := os.Lstat(filepath.Join(cfg.DataDir, "episodes", epID, "workspace.tar")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("workspace.tar still there after rm: %v", err)
+	}
+	if out, err := mc("episode", "files", epID, "ledger.jsonl"); err != nil || out != "{\"seq\":1}\n" {
+		t.Errorf("rm without --purge lost the ledger: %q, %v", out, err)
+	}
+	if out, err := mc("episode", "rm", epID); err != nil || !strings.Contains(out, "nothing removed") {
+		t.Errorf("second rm: %v\n%s", err, out)
+	}
+	if out, err := mc("episode", "rm", epID, "--purge"); err != nil || !strings.Contains(out, "removed episode "+epID) {
+		t.Fatalf("episode rm --purge: %v\n%s", err, out)
 	}
 	if _, err := os.Lstat(filepath.Join(cfg.DataDir, "episodes", epID)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("episode folder still there after rm: %v", err)

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"time"
 
+	"github.com/docker/docker/client"
 	"github.com/urfave/cli/v2"
 
 	"github.com/mass-dev/mass/sandbox/image"
@@ -57,7 +59,7 @@ func imageBuild(c *cli.Context) error {
 		if err != nil {
 			return cli.Exit(fmt.Sprintf("build test image: %v", err), 1)
 		}
-		fmt.Fprintf(progress, "%s %s (hash %s) in %s\n", builtWord(res.Built), res.Ref, res.Hash[:12], time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(progress, "%s %s (hash %s, %s) in %s\n", builtWord(res.Built), res.Ref, res.Hash[:12], imageSize(ctx, eng, res.Ref), time.Since(start).Round(time.Millisecond))
 		results = append(results, res)
 	}
 	if agent {
@@ -68,8 +70,8 @@ func imageBuild(c *cli.Context) error {
 		if err != nil {
 			return cli.Exit(fmt.Sprintf("build agent image: %v", err), 1)
 		}
-		fmt.Fprintf(progress, "%s %s (hash %s, tags %v, %d packages) in %s\n", builtWord(res.Built), res.Ref,
-			res.Hash[:12], res.Tags, len(res.Packages), time.Since(start).Round(time.Second))
+		fmt.Fprintf(progress, "%s %s (hash %s, tags %v, %d packages, %s) in %s\n", builtWord(res.Built), res.Ref,
+			res.Hash[:12], res.Tags, len(res.Packages), imageSize(ctx, eng, res.Ref), time.Since(start).Round(time.Second))
 		if res.Built {
 			fmt.Fprintf(progress, "package manifest: %s inside the image\n", image.ManifestPath)
 		}
@@ -88,4 +90,13 @@ func builtWord(built bool) string {
 		return "built"
 	}
 	return "up to date:"
+}
+
+// imageSize is the engine's size of ref for a progress line, or "size unknown".
+func imageSize(ctx context.Context, eng *client.Client, ref string) string {
+	info, err := eng.ImageInspect(ctx, ref)
+	if err != nil {
+		return "size unknown"
+	}
+	return fmt.Sprintf("%.1f MB", float64(info.Size)/1e6)
 }

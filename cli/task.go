@@ -14,7 +14,7 @@ import (
 func taskCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "task",
-		Usage: "add, list, show and validate task specs",
+		Usage: "add, list, show, update, remove and validate task specs",
 		Subcommands: []*cli.Command{
 			{
 				Name:      "add",
@@ -35,6 +35,22 @@ func taskCommand() *cli.Command {
 				ArgsUsage: "ID",
 				Flags:     []cli.Flag{jsonFlag()},
 				Action:    taskShow,
+			},
+			{
+				Name:      "update",
+				Usage:     "replace a stored task with a new version of its spec and files (same id)",
+				ArgsUsage: "SPEC",
+				Description: "Validates and uploads like add, then swaps the stored folder atomically. Refused while jobs of\n" +
+					"the task are queued or running; finished jobs keep their records.",
+				Flags:  []cli.Flag{jsonFlag()},
+				Action: taskUpdate,
+			},
+			{
+				Name:      "rm",
+				Usage:     "remove a stored task (refused when jobs reference it, unless --force)",
+				ArgsUsage: "ID",
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "remove it even when finished jobs reference it (default: false)"}, jsonFlag()},
+				Action:    taskRm,
 			},
 			{
 				Name:      "validate",
@@ -177,5 +193,41 @@ func taskValidate(c *cli.Context) error {
 	if failed > 0 {
 		return cli.Exit(fmt.Sprintf("%d of %d specs are invalid", failed, len(results)), 1)
 	}
+	return nil
+}
+
+func taskUpdate(c *cli.Context) error {
+	spec, err := oneArg(c, "SPEC file")
+	if err != nil {
+		return err
+	}
+	sp, err := taskspec.Load(spec)
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("%s: %v", spec, err), 1)
+	}
+	t, err := clientFrom(c).UpdateTask(c.Context, sp.ID, spec)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c, t)
+	}
+	fmt.Fprintf(c.App.Writer, "updated task %s from %s\n", t.ID, spec)
+	return nil
+}
+
+func taskRm(c *cli.Context) error {
+	id, err := oneArg(c, "task ID")
+	if err != nil {
+		return err
+	}
+	t, err := clientFrom(c).RemoveTask(c.Context, id, c.Bool("force"))
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c, t)
+	}
+	fmt.Fprintf(c.App.Writer, "removed task %s\n", t.ID)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os/signal"
@@ -13,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mass-dev/mass/cli/console"
+	"github.com/mass-dev/mass/cycle/report"
 )
 
 // DefaultUIListen is where `massctl ui` serves unless --listen says.
@@ -21,7 +23,7 @@ const DefaultUIListen = "127.0.0.1:8377"
 func uiCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "ui",
-		Usage: "serve a read-only web console of massd's jobs and episodes",
+		Usage: "serve a read-only web console: jobs, episodes (transcript, audit, workspace), searches, generations, reports",
 		Description: "Plain HTML pages, no scripts; it reads massd's API through the socket and changes nothing.\n" +
 			"It listens on loopback unless --listen names another address.",
 		Flags: []cli.Flag{
@@ -36,6 +38,13 @@ func uiServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	con.SetReport(func(ctx context.Context, w io.Writer, eval string, gens []string, link func(string) string) error {
+		r, err := clientFrom(c).Report(ctx, eval, gens)
+		if err != nil {
+			return err
+		}
+		return report.Render(w, r, report.RenderOptions{EpisodeURL: link})
+	})
 	ln, err := net.Listen("tcp", c.String("listen"))
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", c.String("listen"), err)

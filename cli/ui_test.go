@@ -46,6 +46,15 @@ func hostileKind() jobs.Kind {
 				return err
 			}
 		}
+		if err := hostileWorkspace(dir); err != nil {
+			return err
+		}
+		if err := hostileSearch(job.Layout, job.ID); err != nil {
+			return err
+		}
+		if err := hostileGeneration(job.Layout); err != nil {
+			return err
+		}
 		rep.Event("note", hostile, nil)
 		rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, Status: "completed", Dir: dir,
 			Summary: map[string]any{"exit": "completed", "reason": hostile}})
@@ -78,6 +87,9 @@ func TestConsoleRendersInert(t *testing.T) {
 	ep := "e-hostile-" + j.ID
 	pages := []string{"/", "/jobs/" + j.ID, "/episodes", "/episodes/" + ep,
 		"/episodes/" + ep + "/files/ledger.jsonl", "/episodes/" + ep + "/files/manifests/orchestrator.json",
+		"/episodes/" + ep + "/audit", "/episodes/" + ep + "/workspace", "/episodes/" + ep + "/workspace/notes/%3Cscript%3Ex.md",
+		"/searches", "/searches/hostile-task/" + j.ID, "/searches/hostile-task/" + j.ID + "/v/1",
+		"/generations", "/generations/1", "/reports",
 		"/episodes/" + ep + "/transcript", "/episodes/" + ep + "/files/api_requests.jsonl"}
 	for _, p := range pages {
 		resp, err := http.Get(srv.URL + p)
@@ -103,10 +115,11 @@ func TestConsoleRendersInert(t *testing.T) {
 				}
 			}
 		}
-		if strings.Contains(p, "api_requests") && (!strings.Contains(body, "bytes only") || len(body) > console.MaxFileView+10000) {
+		if (strings.Contains(p, "api_requests") || strings.Contains(p, "/workspace/")) && (!strings.Contains(body, "bytes only") || len(body) > console.MaxFileView+10000) {
 			t.Errorf("%s: a huge file is not capped (%d bytes)", p, len(body))
 		}
 	}
+	checkConsoleContent(t, srv.URL, ep, j.ID)
 	if resp, err := http.Post(srv.URL+"/", "text/plain", nil); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("POST to the console: %v %v, want 405", resp, err)
 	}
@@ -132,7 +145,7 @@ func browserCheck(t *testing.T, base string, pages []string) {
 	if err != nil {
 		t.Skip("CHROMIUM NOT INSTALLED (scripts/setup-host.sh installs it): console browser test SKIPPED")
 	}
-	for _, p := range pages[:6] {
+	for _, p := range pages[:len(pages)-1] {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 			"--user-data-dir="+t.TempDir(), "--enable-logging=stderr", "--v=0", "--dump-dom", base+p)
@@ -161,11 +174,58 @@ func browserCheck(t *testing.T, base string, pages []string) {
 // screenshots writes PNGs of the pages into dir (for make demo).
 func screenshots(t *testing.T, bin, dir, base string, pages []string) {
 	for i, p := range pages {
-		out := filepath.Join(dir, fmt.Sprintf("console-%d.png", i))
+		out := filepath.Join(dir, fmt.Sprintf("console-%02d%s.png", i, slug(p)))
 		cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-			"--user-data-dir="+t.TempDir(), "--window-size=1280,900", "--screenshot="+out, base+p)
+			"--user-data-dir="+t.TempDir(), "--window-size=1280,1500", "--screenshot="+out, base+p)
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("screenshot %s: %v\n%s", p, err, b)
 		}
 	}
+}
+
+// checkConsoleContent checks what the new page kinds must show: a link in
+// the workspace is listed and never followed, the search's verdicts and
+// champion change, the generation's ranking bars and loss curve.
+func checkConsoleContent(t *testing.T, base, ep, job string) {
+	t.Helper()
+	get := func(p string) (int, string) {
+		resp, err := http.Get(base + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, body := get("/episodes/" + ep + "/workspace/passwd")
+	if code != http.StatusNotFound || strings.Contains(body, "root:x:0:0") || !strings.Contains(body, "never followed") {
+		t.Errorf("a link in the workspace: %d\n%.600s", code, body)
+	}
+	for p, wants := range map[string][]string{
+		"/episodes/" + ep + "/workspace":         {"passwd", "symlink", "&lt;script&gt;x.md", "notes/%3Cscript%3Ex.md"},
+		"/searches":                              {"hostile-task", "v1"},
+		"/searches/hostile-task/" + job:          {"became champion", "beats the reference", "win", "initial design v0"},
+		"/searches/hostile-task/" + job + "/v/1": {`class="add">&#43;and one more`, "optimizer's account", "why_it_should_improve"},
+		"/generations/1":                         {"<polyline", "validation loss", "<rect", "train", "excluded t2", "stored supervised"},
+		"/episodes/" + ep + "/audit":             {"handoff graph", "<svg", "chain NOT verified"},
+	} {
+		code, body := get(p)
+		for _, w := range wants {
+			if code != http.StatusOK || !strings.Contains(body, w) {
+				t.Errorf("%s (%d) lacks %q:\n%.3000s", p, code, w, body)
+				break
+			}
+		}
+	}
+}
+
+// slug makes a page path a file-name suffix: "/episodes/e-1/audit" → "-episodes-e-1-audit".
+func slug(p string) string {
+	s := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(p))
+	return strings.TrimRight(s[:min(len(s), 80)], "-")
 }

@@ -134,6 +134,7 @@ func Open(ctx context.Context, o Options) (_ *Daemon, err error) {
 	if b := o.Builtins; b != nil {
 		go b.ReapPeriodically(d.baseCtx, o.ReapInterval)
 	}
+	d.startRetention(d.baseCtx)
 	for name, m := range o.Config.Models {
 		d.log.Info("model endpoint", "name", name, "endpoint", m)
 	}

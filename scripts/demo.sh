@@ -62,7 +62,7 @@ step() {
 # stage N TITLE FUNC runs FUNC under a numbered banner and records the result.
 stage() {
 	local n=$1 title=$2 fn=$3 t0 rc
-	banner "stage $n/11: $title"
+	banner "stage $n/$(($(grep -c "^stage [0-9]" "${BASH_SOURCE[0]}") - 1)): $title"
 	t0=$(date +%s)
 	"$fn"
 	rc=$?
@@ -458,4 +458,34 @@ stage 8 "train, export and evaluate a tiny LoRA" s_train
 stage 9 "generation 1: collect, rank, select, train, export, gen-1" s_generation
 stage 10 "evaluation: rollout, external judges, report page" s_report
 stage 11 "stop massd" s_stop
+
+# ---- console screenshots (massctl ui over the demo's data, headless Chromium) ----
+# PNGs of the main console pages in $OUT/screenshots; skipped without chromium.
+s_screenshots() {
+	local browser ui_pid addr ep task search p name
+	browser=$(command -v chromium || command -v chromium-browser) || { note "chromium not installed (scripts/setup-host.sh): no screenshots"; return 2; }
+	"$MASSD" --config "$OUT/massd.yaml" >>"$OUT/massd.log" 2>&1 &
+	massd_pid=$!
+	for _ in $(seq 150); do "$MASSCTL" status >/dev/null 2>&1 && break; sleep 0.2; done
+	"$MASSCTL" ui --listen 127.0.0.1:0 >"$OUT/ui.log" 2>&1 &
+	ui_pid=$!
+	for _ in $(seq 50); do addr=$(sed -n 's|^console at \(http://[^ ]*\)/ .*|\1|p' "$OUT/ui.log"); [ -n "$addr" ] && break; sleep 0.2; done
+	[ -n "$addr" ] || { note "massctl ui did not start: $(cat "$OUT/ui.log")"; kill "$ui_pid"; stop_massd; return 1; }
+	ep=$(json_get "$OUT/generation.json" 'd["tasks"][0]["train"][0]')
+	task=$(json_get "$OUT/gen-search.json" 'd["task"]')
+	search=$(json_get "$OUT/gen-search.json" 'd["search_id"]')
+	mkdir -p "$OUT/screenshots"
+	for p in "jobs|/" "transcript|/episodes/$ep/transcript" "audit|/episodes/$ep/audit" "workspace|/episodes/$ep/workspace" \
+		"search|/searches/$task/$search" "generation|/generations/1"; do
+		name=${p%%|*}
+		"$browser" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars --user-data-dir="$sockdir/chromium-$name" \
+			--window-size=1280,1500 --screenshot="$OUT/screenshots/$name.png" "$addr${p#*|}" >/dev/null 2>&1 &&
+			note "screenshot $OUT/screenshots/$name.png ($addr${p#*|})" || note "screenshot of ${p#*|} failed"
+	done
+	kill "$ui_pid"
+	wait "$ui_pid" 2>/dev/null
+	stop_massd
+	[ -s "$OUT/screenshots/generation.png" ] && [ -s "$OUT/screenshots/transcript.png" ]
+}
+stage 12 "console screenshots (massctl ui, headless Chromium)" s_screenshots
 exit 0

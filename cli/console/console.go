@@ -13,6 +13,8 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -36,6 +38,8 @@ type Console struct {
 	log  *slog.Logger
 	tmpl *template.Template
 	mux  *http.ServeMux
+	// report renders the evaluation report; nil when massctl has none.
+	report ReportFunc
 }
 
 // New returns the console over the massd that cl talks to.
@@ -43,7 +47,7 @@ func New(cl *client.Client, log *slog.Logger) (*Console, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	t, err := template.New("").Funcs(template.FuncMap{"visible": Visible, "when": when, "dur": dur}).ParseFS(templateFS, "templates/*.html")
+	t, err := template.New("").Funcs(template.FuncMap{"visible": Visible, "when": when, "dur": dur, "f1": f1, "dec": func(k int) int { return k - 1 }, "urlpath": urlPath, "sub": func(a, b float64) float64 { return a - b }, "add": func(a, b float64) float64 { return a + b }}).ParseFS(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("console templates: %w", err)
 	}
@@ -54,6 +58,16 @@ func New(cl *client.Client, log *slog.Logger) (*Console, error) {
 	c.mux.HandleFunc("GET /episodes/{id}", c.page(c.episode))
 	c.mux.HandleFunc("GET /episodes/{id}/transcript", c.page(c.transcript))
 	c.mux.HandleFunc("GET /episodes/{id}/files/{name...}", c.page(c.file))
+	c.mux.HandleFunc("GET /episodes/{id}/audit", c.page(c.auditPage))
+	c.mux.HandleFunc("GET /episodes/{id}/workspace", c.page(c.workspaceTree))
+	c.mux.HandleFunc("GET /episodes/{id}/workspace/{path...}", c.page(c.workspaceFile))
+	c.mux.HandleFunc("GET /searches", c.page(c.searches))
+	c.mux.HandleFunc("GET /searches/{task}/{id}", c.page(c.searchPage))
+	c.mux.HandleFunc("GET /searches/{task}/{id}/v/{k}", c.page(c.versionPage))
+	c.mux.HandleFunc("GET /generations", c.page(c.generations))
+	c.mux.HandleFunc("GET /generations/{g}", c.page(c.generationPage))
+	c.mux.HandleFunc("GET /reports", c.page(c.reports))
+	c.mux.HandleFunc("GET /report", c.reportPage)
 	return c, nil
 }
 
@@ -152,4 +166,15 @@ func capText(b []byte, truncated bool) (string, bool) {
 		truncated = true // the cap may have cut a character
 	}
 	return Visible(string(b)), truncated
+}
+
+func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+// urlPath escapes each component of a slash-separated path for a link.
+func urlPath(p string) string {
+	parts := strings.Split(p, "/")
+	for i, c := range parts {
+		parts[i] = url.PathEscape(c)
+	}
+	return strings.Join(parts, "/")
 }

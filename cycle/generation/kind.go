@@ -107,7 +107,7 @@ func runOwned(ctx context.Context, job jobs.Job, rep jobs.Reporter, cfg Config) 
 		return Summary{}, err
 	}
 	cfg.Log = rep.Logger()
-	cfg.Progress = func(stage, msg string) { rep.Progress(jobs.Progress{Stage: stage, Message: msg}) }
+	cfg.Progress = stageProgress(rep)
 	rep.Event("generation", fmt.Sprintf("generation %d from %s in %s", cfg.G, cfg.Parent.Name, cfg.Dir), map[string]any{"generation": cfg.G})
 	return Run(ctx, cfg)
 }

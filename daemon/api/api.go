@@ -177,3 +177,27 @@ type ErrorBody struct {
 	Error string `json:"error"`
 	Code  string `json:"code"` // not_found, invalid, conflict, unavailable, unauthorized, internal
 }
+
+// Search is one workflow search as GET /v1/searches lists it and GET
+// /v1/searches/{task}/{id} shows it: the files of search/<task>/<id>/
+// (docs/formats.md "Workflow search") as massd found them. The JSON
+// documents are passed through as written; a file not written yet is
+// absent.
+type Search struct {
+	Task     string          `json:"task"`
+	ID       string          `json:"id"`
+	Modified time.Time       `json:"modified"`
+	Retained json.RawMessage `json:"retained,omitempty"`
+	// Versions are the design versions k that have a file, ascending.
+	Versions []int `json:"versions,omitempty"`
+	// Comparisons and Champions are the lines of the two record files.
+	Comparisons []json.RawMessage `json:"comparisons,omitempty"`
+	Champions   []json.RawMessage `json:"champions,omitempty"`
+}
+
+// WorkspaceRemoval answers DELETE /v1/episodes/{id}/workspace: the episode
+// (its record kept) and whether an export was there to remove.
+type WorkspaceRemoval struct {
+	Episode Episode `json:"episode"`
+	Removed bool    `json:"removed"`
+}

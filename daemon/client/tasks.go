@@ -20,9 +20,35 @@ import (
 // AddTask loads and validates the spec at specPath locally, then uploads it
 // with every input and workflow file as a tar stream.
 func (c *Client) AddTask(ctx context.Context, specPath string) (api.Task, error) {
+	return c.uploadTask(ctx, http.MethodPost, "", specPath)
+}
+
+// UpdateTask replaces stored task id with the spec at specPath (which must
+// keep the id) and its files; refused with api.ErrConflict while jobs of
+// the task are queued or running.
+func (c *Client) UpdateTask(ctx context.Context, id, specPath string) (api.Task, error) {
+	return c.uploadTask(ctx, http.MethodPut, id, specPath)
+}
+
+// RemoveTask deletes a stored task; with force even when finished jobs
+// reference it (api.ErrConflict otherwise).
+func (c *Client) RemoveTask(ctx context.Context, id string, force bool) (api.Task, error) {
+	var t api.Task
+	p := "/v1/tasks/" + url.PathEscape(id)
+	if force {
+		p += "?force=1"
+	}
+	err := c.sendJSON(ctx, http.MethodDelete, p, nil, &t)
+	return t, err
+}
+
+func (c *Client) uploadTask(ctx context.Context, method, id, specPath string) (api.Task, error) {
 	spec, err := taskspec.Load(specPath)
 	if err != nil {
 		return api.Task{}, err
+	}
+	if id != "" && spec.ID != id {
+		return api.Task{}, fmt.Errorf("%s has id %q, not %q: an update keeps the task's id", specPath, spec.ID, id)
 	}
 	files, err := spec.Files()
 	if err != nil {
@@ -35,7 +61,11 @@ func (c *Client) AddTask(ctx context.Context, specPath string) (api.Task, error)
 	}
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(writeTaskTar(pw, specPath, spec.Dir, files)) }()
-	req, err := c.newRequest(ctx, http.MethodPost, "/v1/tasks", nil, pr, "application/x-tar")
+	p := "/v1/tasks"
+	if id != "" {
+		p += "/" + url.PathEscape(id)
+	}
+	req, err := c.newRequest(ctx, method, p, nil, pr, "application/x-tar")
 	if err != nil {
 		pr.Close()
 		return api.Task{}, err

@@ -33,6 +33,8 @@ type Config struct {
 	Sandbox Sandbox           `yaml:"sandbox"`
 	Trainer Trainer           `yaml:"trainer"`
 	Judges  []Judge           `yaml:"judges"` // external judges of the evaluation (judges.go)
+	// Retention prunes old episodes' exported workspaces (never records).
+	Retention Retention `yaml:"retention"`
 }
 
 // TCP is the optional TCP listener. It always requires a bearer token.

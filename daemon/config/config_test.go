@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -186,5 +187,25 @@ func TestExampleConfigNamesEveryKey(t *testing.T) {
 				t.Errorf("massd.example.yaml does not show %s (a key of %s)", k, typ)
 			}
 		}
+	}
+}
+
+func TestRetentionKeepFor(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{{"", 0, true}, {"30d", 30 * 24 * time.Hour, true}, {"72h", 72 * time.Hour, true}, {"0d", 0, false},
+		{"30 days", 0, false}, {"10s", 0, false}, {"-1h", 0, false}} {
+		got, err := Retention{KeepWorkspaces: tc.in}.KeepFor()
+		if got != tc.want || (err == nil) != tc.ok {
+			t.Errorf("KeepFor(%q) = %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+	c := Default()
+	c.Retention = Retention{KeepWorkspaces: "thirty", KeepLast: -1}
+	err := c.Validate()
+	if err == nil || !strings.Contains(err.Error(), "retention.keep_workspaces") || !strings.Contains(err.Error(), "retention.keep_last") {
+		t.Errorf("Validate = %v, want both retention fields named", err)
 	}
 }

@@ -27,6 +27,12 @@ func (c *Config) Validate() error {
 	}
 	c.validateListeners(bad)
 	c.validateDaemon(bad)
+	if _, err := c.Retention.KeepFor(); err != nil {
+		bad("retention.keep_workspaces", "%v", err)
+	}
+	if c.Retention.KeepLast < 0 {
+		bad("retention.keep_last", "%d must not be negative", c.Retention.KeepLast)
+	}
 	names := make([]string, 0, len(c.Models))
 	for name := range c.Models {
 		names = append(names, name)

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -53,22 +54,33 @@ func bodyLimit(r *http.Request) (int64, time.Duration) {
 	return MaxJSONBody, BodyTimeout
 }
 
+// limits is bodyLimit; tests shorten its timeouts.
+var limits = bodyLimit
+
 // guard refuses a declared body over the route's limit (413, connection
 // closed, nothing read), caps the body actually read, and sets the read
-// and write deadlines of the request.
+// and write deadlines of the request. The read deadline bounds reading the
+// body only: it is cleared once the body is read (at once for a request
+// without one), because net/http cancels a request whose connection read
+// times out — which would cut an event stream or a long download.
 func guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		limit, timeout := bodyLimit(r)
+		limit, timeout := limits(r)
 		if r.ContentLength > limit {
 			w.Header().Set("Connection", "close")
 			writeJSON(w, http.StatusRequestEntityTooLarge, api.ErrorBody{
 				Error: fmt.Sprintf("request body of %d bytes is over the %d-byte limit of %s %s", r.ContentLength, limit, r.Method, r.URL.Path), Code: "too_large"})
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		rc := http.NewResponseController(w)
 		now := time.Now()
-		rc.SetReadDeadline(now.Add(timeout))
+		if r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody {
+			rc.SetReadDeadline(time.Time{})
+		} else {
+			rc.SetReadDeadline(now.Add(timeout))
+			r.Body = &clearOnEOF{ReadCloser: r.Body, clear: func() { rc.SetReadDeadline(time.Time{}) }}
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		if f := r.URL.Query().Get("follow"); f != "1" && f != "true" {
 			rc.SetWriteDeadline(now.Add(WriteTimeout))
 		} else {
@@ -76,6 +88,22 @@ func guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// clearOnEOF calls clear once its body has been read to the end.
+type clearOnEOF struct {
+	io.ReadCloser
+	clear func()
+	done  bool
+}
+
+func (b *clearOnEOF) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.done {
+		b.done = true
+		b.clear()
+	}
+	return n, err
 }
 
 // LimitListener accepts at most n connections at a time from l; further

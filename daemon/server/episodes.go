@@ -1,16 +1,12 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
@@ -166,37 +162,15 @@ func (s *Server) episodeFile(w http.ResponseWriter, r *http.Request) error {
 // OpenEpisodeFile opens <data-dir>/episodes/<id>/<parts...> without following
 // symbolic links in id or parts, and only if the result is a regular file.
 func OpenEpisodeFile(l datadir.Layout, id string, parts ...string) (*os.File, error) {
-	root := l.Episodes()
-	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	return openNoFollow(l.Episodes(), "episode "+id, append([]string{id}, parts...)...)
+}
+
+// removeWorkspace deletes an episode's exported workspace and keeps its
+// record and every other file.
+func (s *Server) removeWorkspace(w http.ResponseWriter, r *http.Request) error {
+	e, removed, err := s.tasks.RemoveWorkspace(r.Context(), r.PathValue("id"))
 	if err != nil {
-		return nil, fmt.Errorf("episode %s: %w", id, api.ErrNotFound)
+		return err
 	}
-	comps := append([]string{id}, parts...)
-	for i, c := range comps {
-		flags := unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC
-		if i < len(comps)-1 {
-			flags |= unix.O_DIRECTORY
-		} else {
-			flags |= unix.O_NONBLOCK // a FIFO must not block the server
-		}
-		next, err := unix.Openat(fd, c, flags, 0)
-		unix.Close(fd)
-		if err != nil {
-			if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
-				return nil, fmt.Errorf("episode %s: %s is not a plain file or directory: %w", id, path.Join(comps[:i+1]...), api.ErrNotFound)
-			}
-			return nil, fmt.Errorf("episode %s: %s: %w", id, path.Join(comps[:i+1]...), api.ErrNotFound)
-		}
-		fd = next
-	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
-		return nil, err
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		unix.Close(fd)
-		return nil, fmt.Errorf("episode %s: %s is not a regular file: %w", id, path.Join(parts...), api.ErrNotFound)
-	}
-	return os.NewFile(uintptr(fd), filepath.Join(root, id, filepath.Join(parts...))), nil
+	return writeJSON(w, http.StatusOK, api.WorkspaceRemoval{Episode: e, Removed: removed})
 }

@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
+
+	"github.com/mass-dev/mass/datadir"
 
 	"github.com/mass-dev/mass/daemon/api"
 )
@@ -79,4 +82,16 @@ func (s *Server) readGeneration(g int) (json.RawMessage, error) {
 		return nil, fmt.Errorf("generation %d: %s is not valid JSON", g, generationFile)
 	}
 	return b, nil
+}
+
+// generationFile serves one regular file of a generation directory (the
+// training metrics, a task's ranking or matches), opened without following
+// links.
+func (s *Server) generationFile(w http.ResponseWriter, r *http.Request) error {
+	g, err := strconv.Atoi(r.PathValue("g"))
+	if err != nil || g < 1 || strconv.Itoa(g) != r.PathValue("g") {
+		return fmt.Errorf("generation %q: a generation is a number from 1: %w", r.PathValue("g"), api.ErrInvalid)
+	}
+	root := filepath.Join(s.o.Layout.Root, datadir.GenerationsDir)
+	return serveDataFile(w, r, root, "generation "+r.PathValue("g"), append([]string{r.PathValue("g")}, strings.Split(r.PathValue("name"), "/")...))
 }

@@ -21,7 +21,7 @@ import (
 	"github.com/mass-dev/mass/datadir"
 )
 
-func newTestServer(t *testing.T) (*Server, string) {
+func newTestServer(t testing.TB) (*Server, string) {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open(context.Background(), filepath.Join(dir, "massd.db"))
@@ -125,7 +125,7 @@ type entry struct {
 	linkname string
 }
 
-func tarOf(t *testing.T, entries ...entry) *bytes.Buffer {
+func tarOf(t testing.TB, entries ...entry) *bytes.Buffer {
 	t.Helper()
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)

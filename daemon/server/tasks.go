@@ -56,3 +56,30 @@ func (s *Server) addTask(w http.ResponseWriter, r *http.Request) error {
 	}
 	return writeJSON(w, http.StatusCreated, t)
 }
+
+// removeTask deletes a stored task (?force=1 even when finished jobs
+// reference it).
+func (s *Server) removeTask(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.tasks.RemoveTask(r.Context(), r.PathValue("id"), r.URL.Query().Get("force") == "1")
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, t)
+}
+
+// updateTask replaces a stored task with an upload of the same id (the tar
+// stream of POST /v1/tasks).
+func (s *Server) updateTask(w http.ResponseWriter, r *http.Request) error {
+	if s.o.Jobs != nil {
+		if err := s.o.Jobs.CheckDisk(); err != nil {
+			return err
+		}
+	}
+	t, err := s.tasks.Update(r.Context(), r.PathValue("id"), func(dir string) error {
+		return untar(http.MaxBytesReader(w, r.Body, MaxTaskUploadBytes), dir, uploadLimits)
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, t)
+}

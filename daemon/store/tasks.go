@@ -70,3 +70,32 @@ func scanTask(r scanner) (api.Task, error) {
 	}
 	return t, nil
 }
+
+// UpdateTask replaces a task's spec and directory; api.ErrNotFound if absent.
+func (s *Store) UpdateTask(ctx context.Context, t api.Task) error {
+	spec, err := json.Marshal(t.Spec)
+	if err != nil {
+		return fmt.Errorf("encode task %s: %w", t.ID, err)
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE tasks SET dir = ?, spec = ? WHERE id = ?`, t.Dir, string(spec), t.ID)
+	if err != nil {
+		return fmt.Errorf("update task %s: %w", t.ID, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("task %s: %w", t.ID, api.ErrNotFound)
+	}
+	return nil
+}
+
+// DeleteTask removes a task's row; api.ErrNotFound if absent. Jobs and
+// episodes that name it keep their rows.
+func (s *Store) DeleteTask(ctx context.Context, id string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM tasks WHERE id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("delete task %s: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("task %s: %w", id, api.ErrNotFound)
+	}
+	return nil
+}

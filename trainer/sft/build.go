@@ -24,7 +24,7 @@ type BuildConfig struct {
 	Window       WindowConfig
 	Workers      int // episodes processed in parallel; 0 = GOMAXPROCS
 	// Progress, if set, is called after each episode is written.
-	Progress func(done, total int, episode string, windows int)
+	Progress func(BuildProgress)
 	Logger   *slog.Logger
 	// Dataset labels the dataset for the eligibility predicate (dry-run or
 	// not); IncludeIneligible builds excluded episodes too (they are listed
@@ -183,10 +183,20 @@ func collect(ctx context.Context, cfg *BuildConfig, dirs []string, o *outputs, m
 		m.addEpisode(&res)
 		log.Debug("episode built", "episode", dir, "windows", len(res.rows))
 		if cfg.Progress != nil {
-			cfg.Progress(i+1, len(dirs), dir, len(res.rows))
+			cfg.Progress(BuildProgress{Done: i + 1, Total: len(dirs), Episode: dir, Windows: len(res.rows), Dataset: m.Total})
 		}
 	}
 	return nil
+}
+
+// BuildProgress is what Build reports after each episode: how far it is,
+// the episode's windows and the dataset's running totals (windows, tokens,
+// supervised tokens).
+type BuildProgress struct {
+	Done, Total int
+	Episode     string
+	Windows     int    // of this episode
+	Dataset     Counts // so far
 }
 
 // startWorkers builds at most cfg.Workers episodes at a time; result i
