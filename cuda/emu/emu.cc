@@ -105,6 +105,34 @@ float __shfl_xor_sync(unsigned m, float v, int lane_mask) { return __shfl_sync(m
 
 float* emu_dynamic_smem() { return dyn_smem.data(); }
 
+namespace {
+uint32_t mma_a[32][32][4], mma_b[32][32][2];
+
+float half_of(uint32_t w, int k) { return __bfloat162float(bf16{(uint16_t)(k & 1 ? w >> 16 : w & 0xffff)}); }
+}  // namespace
+
+// The warp's lanes post their fragments, wait for each other, and each lane computes its own
+// four outputs from everyone's fragments (layouts in mma.cuh), in fp32 with k ascending.
+void emu_mma_16816(float d[4], const uint32_t a[4], const uint32_t b[2]) {
+    int w = cur / 32, l = cur % 32;
+    std::memcpy(mma_a[w][l], a, sizeof mma_a[w][l]);
+    std::memcpy(mma_b[w][l], b, sizeof mma_b[w][l]);
+    wait(WAIT_WARP);
+    int g = l >> 2, t = l & 3;
+    for (int r = 0; r < 4; r++) {
+        int row = g + 8 * (r >> 1), col = 2 * t + (r & 1);
+        float acc = d[r];
+        for (int k = 0; k < 16; k++) {
+            int kt = (k & 7) >> 1;
+            float av = half_of(mma_a[w][(row & 7) * 4 + kt][(row >> 3) + 2 * (k >> 3)], k);
+            float bv = half_of(mma_b[w][col * 4 + kt][k >> 3], k);
+            acc += av * bv;
+        }
+        d[r] = acc;
+    }
+    wait(WAIT_WARP);
+}
+
 // Every kernel of cuda/*.cu, through the generated in-package copy (see gen.go).
 #include "kernels_gen.h"
 
@@ -149,6 +177,16 @@ const std::map<std::string, std::function<void(Args)>> table = {
     {"ce_chunk_grad", [](Args a) { ce_chunk_grad(P<bf16>(a[0]), P<const float>(a[1]), P<const float>(a[2]), P<const int>(a[3]), I(a[4]), I(a[5]), I(a[6]), F(a[7])); }},
     {"flash_attn_fwd", [](Args a) { flash_attn_fwd(P<bf16>(a[0]), P<float>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), I(a[5]), I(a[6]), I(a[7]), I(a[8]), F(a[9])); }},
     {"flash_attn_bwd_delta", [](Args a) { flash_attn_bwd_delta(P<float>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2]), I(a[3]), I(a[4]), I(a[5])); }},
+    {"tc_attn_fwd_hd16", [](Args a) { tc_attn_fwd_hd16(P<bf16>(a[0]), P<float>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), I(a[5]), I(a[6]), I(a[7]), F(a[8])); }},
+    {"tc_attn_bwd_hd16", [](Args a) { tc_attn_bwd_hd16(P<float>(a[0]), P<bf16>(a[1]), P<bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), P<const bf16>(a[5]), P<const bf16>(a[6]), P<const float>(a[7]), P<const float>(a[8]), I(a[9]), I(a[10]), I(a[11]), F(a[12])); }},
+    {"tc_attn_fwd_hd32", [](Args a) { tc_attn_fwd_hd32(P<bf16>(a[0]), P<float>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), I(a[5]), I(a[6]), I(a[7]), F(a[8])); }},
+    {"tc_attn_bwd_hd32", [](Args a) { tc_attn_bwd_hd32(P<float>(a[0]), P<bf16>(a[1]), P<bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), P<const bf16>(a[5]), P<const bf16>(a[6]), P<const float>(a[7]), P<const float>(a[8]), I(a[9]), I(a[10]), I(a[11]), F(a[12])); }},
+    {"tc_attn_fwd_hd64", [](Args a) { tc_attn_fwd_hd64(P<bf16>(a[0]), P<float>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), I(a[5]), I(a[6]), I(a[7]), F(a[8])); }},
+    {"tc_attn_bwd_hd64", [](Args a) { tc_attn_bwd_hd64(P<float>(a[0]), P<bf16>(a[1]), P<bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), P<const bf16>(a[5]), P<const bf16>(a[6]), P<const float>(a[7]), P<const float>(a[8]), I(a[9]), I(a[10]), I(a[11]), F(a[12])); }},
+    {"tc_attn_fwd_hd128", [](Args a) { tc_attn_fwd_hd128(P<bf16>(a[0]), P<float>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), I(a[5]), I(a[6]), I(a[7]), F(a[8])); }},
+    {"tc_attn_bwd_hd128", [](Args a) { tc_attn_bwd_hd128(P<float>(a[0]), P<bf16>(a[1]), P<bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), P<const bf16>(a[5]), P<const bf16>(a[6]), P<const float>(a[7]), P<const float>(a[8]), I(a[9]), I(a[10]), I(a[11]), F(a[12])); }},
+    {"mma_probe", [](Args a) { mma_probe(P<float>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2])); }},
+    {"tc_attn_delta", [](Args a) { tc_attn_delta(P<float>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2]), I(a[3]), I(a[4]), I(a[5])); }},
     {"flash_attn_bwd", [](Args a) { flash_attn_bwd(P<float>(a[0]), P<bf16>(a[1]), P<bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), P<const bf16>(a[5]), P<const bf16>(a[6]), P<const float>(a[7]), P<const float>(a[8]), I(a[9]), I(a[10]), I(a[11]), I(a[12]), F(a[13])); }},
 };
 }  // namespace
