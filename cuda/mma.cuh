@@ -28,6 +28,7 @@ __device__ __forceinline__ void copy16(bf16* dst, const bf16* src) { std::memcpy
 __device__ __forceinline__ void zero16(bf16* dst) { std::memset(dst, 0, 16); }
 __device__ __forceinline__ void load8(bf16 v[8], const bf16* src) { std::memcpy(v, src, 16); }
 #else
+#include <stdint.h>
 __device__ __forceinline__ void mma_16816(float d[4], const uint32_t a[4], const uint32_t b[2]) {
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
