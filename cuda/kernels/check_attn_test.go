@@ -66,6 +66,20 @@ func TestAttention(t *testing.T) {
 	}
 }
 
+// TestMMAProbe checks the mma.sync fragment layout the tensor-core kernels assume against
+// a plain product: one warp, one m16n8k16 tile (the GPU check's smoke stage runs it first).
+func TestMMAProbe(t *testing.T) {
+	r := rng(t)
+	a, b, c := randBF16(r, 16*16, 1), randBF16(r, 8*16, 1), randBF16(r, 16*8, 1)
+	want := append([]float32(nil), c...)
+	cuda.Gemm(false, true, 16, 8, 16, 1, a, b, 1, want)
+	run(t, func(e *env) {
+		d := e.f32(c)
+		e.must(ops.MMAProbe(d, e.bf16(a), e.bf16(b)))
+		e.check("mma_probe m16n8k16", e.getF32(d, 16*8), want, 1e-6)
+	})
+}
+
 // TestTCRefusesBadShapes checks that the tensor-core calls refuse a head size they are
 // not built for, uneven head groups and a misaligned tensor, before launching anything.
 func TestTCRefusesBadShapes(t *testing.T) {

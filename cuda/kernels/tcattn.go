@@ -91,3 +91,9 @@ func setTCSmem(x *device.Exec) error {
 	}
 	return nil
 }
+
+// MMAProbe runs mma_probe: D [16][8] fp32 += A [16][16]·Bᵀ with B given as [8][16], all
+// row-major, through the fragment loaders and one mma.sync of the tensor-core kernels.
+func (o *Ops) MMAProbe(d, a, b P) error {
+	return o.X.Launch("mma_probe", device.D1(1), device.D1(32), 0, ptr(d), ptr(a), ptr(b))
+}

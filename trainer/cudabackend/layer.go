@@ -202,7 +202,10 @@ func (f *fwd) layerFwd(l int, xAdd, resid uintptr) (uintptr, uintptr, error) {
 func (f *fwd) attnFwd(tmp *scope, a *acts) error {
 	s := f.shape()
 	bufs := kernels.AttnBufs{Q: a.q, K: a.k, V: a.v, O: a.o, LSE: a.lse}
-	if f.b.flashFor(f.T) {
+	switch f.b.attnFor(f.T) {
+	case AttnTC:
+		return f.b.ops.TCFwd(bufs, s)
+	case AttnFlash:
 		return f.b.ops.FlashFwd(bufs, s)
 	}
 	sq := s.QHeads * s.T * s.T
@@ -220,7 +223,10 @@ func (f *fwd) attnFwd(tmp *scope, a *acts) error {
 func (f *fwd) attnBwd(tmp *scope, a *acts, g kernels.AttnGrads) error {
 	s := f.shape()
 	bufs := kernels.AttnBufs{Q: a.q, K: a.k, V: a.v, O: a.o, LSE: a.lse}
-	if f.b.flashFor(f.T) {
+	switch f.b.attnFor(f.T) {
+	case AttnTC:
+		return f.b.ops.TCBwd(bufs, g, s)
+	case AttnFlash:
 		return f.b.ops.FlashBwd(bufs, g, s)
 	}
 	sq := s.QHeads * s.T * s.T
