@@ -1,4 +1,4 @@
-// Warp-level bf16 tensor-core products and the 16-byte copies the tensor-core kernels use.
+// Warp-level bf16 tensor-core products and 16-byte (128-bit) loads and stores of 8 bf16.
 //
 // mma_16816 is PTX `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`: one warp
 // multiplies a 16×16 bf16 tile A by a 16×8 bf16 tile B and adds the 16×8 fp32 product into
@@ -27,6 +27,7 @@ __device__ __forceinline__ void st32(bf16* p, uint32_t v) { std::memcpy(p, &v, 4
 __device__ __forceinline__ void copy16(bf16* dst, const bf16* src) { std::memcpy(dst, src, 16); }
 __device__ __forceinline__ void zero16(bf16* dst) { std::memset(dst, 0, 16); }
 __device__ __forceinline__ void load8(bf16 v[8], const bf16* src) { std::memcpy(v, src, 16); }
+__device__ __forceinline__ void store8(bf16* dst, const bf16 v[8]) { std::memcpy(dst, v, 16); }
 #else
 #include <stdint.h>
 __device__ __forceinline__ void mma_16816(float d[4], const uint32_t a[4], const uint32_t b[2]) {
@@ -46,6 +47,9 @@ __device__ __forceinline__ void copy16(bf16* dst, const bf16* src) {
 __device__ __forceinline__ void zero16(bf16* dst) { *reinterpret_cast<uint4*>(dst) = make_uint4(0, 0, 0, 0); }
 __device__ __forceinline__ void load8(bf16 v[8], const bf16* src) {
     *reinterpret_cast<uint4*>(v) = *reinterpret_cast<const uint4*>(src);
+}
+__device__ __forceinline__ void store8(bf16* dst, const bf16 v[8]) {
+    *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(v);
 }
 #endif
 

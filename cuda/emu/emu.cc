@@ -170,6 +170,7 @@ const std::map<std::string, std::function<void(Args)>> table = {
     {"adamw_flat", [](Args a) { adamw_flat(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<float>(a[3]), P<bf16>(a[4]), P<const float>(a[5]), I(a[6]), F(a[7]), F(a[8]), F(a[9]), F(a[10]), F(a[11]), F(a[12]), F(a[13]), F(a[14])); }},
     {"sumsq", [](Args a) { sumsq(P<float>(a[0]), P<const float>(a[1]), I(a[2])); }},
     {"lora_dropout", [](Args a) { lora_dropout(P<bf16>(a[0]), P<const bf16>(a[1]), I(a[2]), I(a[3]), F(a[4])); }},
+    {"lora_dropout_add", [](Args a) { lora_dropout_add(P<bf16>(a[0]), P<const bf16>(a[1]), I(a[2]), I(a[3]), F(a[4])); }},
     {"ce_init", [](Args a) { ce_init(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), I(a[3])); }},
     {"ce_chunk_update", [](Args a) { ce_chunk_update(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<const float>(a[3]), P<const int>(a[4]), I(a[5]), I(a[6]), I(a[7])); }},
     {"ce_finalize", [](Args a) { ce_finalize(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<const float>(a[3]), P<const float>(a[4]), P<const float>(a[5]), P<const int>(a[6]), I(a[7]), F(a[8])); }},

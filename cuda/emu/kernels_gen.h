@@ -49,7 +49,7 @@ __device__ __forceinline__ float block_max(float v) {
     return warp_max(v);
 }
 #line 1 "cuda/mma.cuh"
-// Warp-level bf16 tensor-core products and the 16-byte copies the tensor-core kernels use.
+// Warp-level bf16 tensor-core products and 16-byte (128-bit) loads and stores of 8 bf16.
 //
 // mma_16816 is PTX `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`: one warp
 // multiplies a 16×16 bf16 tile A by a 16×8 bf16 tile B and adds the 16×8 fp32 product into
@@ -78,7 +78,9 @@ __device__ __forceinline__ void st32(bf16* p, uint32_t v) { std::memcpy(p, &v, 4
 __device__ __forceinline__ void copy16(bf16* dst, const bf16* src) { std::memcpy(dst, src, 16); }
 __device__ __forceinline__ void zero16(bf16* dst) { std::memset(dst, 0, 16); }
 __device__ __forceinline__ void load8(bf16 v[8], const bf16* src) { std::memcpy(v, src, 16); }
+__device__ __forceinline__ void store8(bf16* dst, const bf16 v[8]) { std::memcpy(dst, v, 16); }
 #else
+#include <stdint.h>
 __device__ __forceinline__ void mma_16816(float d[4], const uint32_t a[4], const uint32_t b[2]) {
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
@@ -96,6 +98,9 @@ __device__ __forceinline__ void copy16(bf16* dst, const bf16* src) {
 __device__ __forceinline__ void zero16(bf16* dst) { *reinterpret_cast<uint4*>(dst) = make_uint4(0, 0, 0, 0); }
 __device__ __forceinline__ void load8(bf16 v[8], const bf16* src) {
     *reinterpret_cast<uint4*>(v) = *reinterpret_cast<const uint4*>(src);
+}
+__device__ __forceinline__ void store8(bf16* dst, const bf16 v[8]) {
+    *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(v);
 }
 #endif
 
@@ -237,12 +242,11 @@ extern "C" __global__ void adamw_flat(float* p, float* m, float* v, float* g, bf
 // y = bf16(x·Wᵀ + b) is rounded once, as PyTorch's addmm does.
 
 
-// bias_fill_bf16: out[r, c] = bias[c] for rows × cols, grid-stride.
+// bias_fill_bf16: out[r, c] = bias[c] for rows × cols; blocks stride over rows, threads
+// over columns (no division per element).
 extern "C" __global__ void bias_fill_bf16(bf16* out, const bf16* bias, long long rows, long long cols) {
-    long long n = rows * cols;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x)
-        out[i] = bias[i % cols];
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x)
+        for (int c = threadIdx.x; c < cols; c += blockDim.x) out[r * cols + c] = bias[c];
 }
 #line 1 "cuda/cast.cu"
 // Casts between fp32 and bf16 (round to nearest even), and a fill for poisoning and init.
@@ -434,8 +438,10 @@ extern "C" __global__ void __launch_bounds__(128) flash_attn_fwd(
     __shared__ float v_s[FA_BC][FA_MAXHD];
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     long long h = blockIdx.y, kh = h / (Hq / Hkv), i0 = (long long)blockIdx.x * FA_BR;
-    for (int e = threadIdx.x; e < FA_BR * hd; e += blockDim.x) {
-        long long r = e / hd, d = e % hd, i = i0 + r;
+    int hd32 = (int)hd;  // 32-bit division in the tile loads
+    for (int e = threadIdx.x; e < FA_BR * hd32; e += blockDim.x) {
+        int r = e / hd32, d = e - r * hd32;
+        long long i = i0 + r;
         q_s[r][d] = i < T ? ld(Q, (i * Hq + h) * hd + d) : 0.f;
     }
     float m[4], l[4], acc[4][FA_DPL];
@@ -449,11 +455,12 @@ extern "C" __global__ void __launch_bounds__(128) flash_attn_fwd(
     long long kend = min(T, i0 + FA_BR);
     for (long long k0 = 0; k0 < kend; k0 += FA_BC) {
         __syncthreads();
-        for (int e = threadIdx.x; e < FA_BC * hd; e += blockDim.x) {
-            long long j = k0 + e / hd, d = e % hd;
+        for (int e = threadIdx.x; e < FA_BC * hd32; e += blockDim.x) {
+            int r = e / hd32, d = e - r * hd32;
+            long long j = k0 + r;
             bool ok = j < T;
-            k_s[e / hd][d] = ok ? ld(K, (j * Hkv + kh) * hd + d) : 0.f;
-            v_s[e / hd][d] = ok ? ld(V, (j * Hkv + kh) * hd + d) : 0.f;
+            k_s[r][d] = ok ? ld(K, (j * Hkv + kh) * hd + d) : 0.f;
+            v_s[r][d] = ok ? ld(V, (j * Hkv + kh) * hd + d) : 0.f;
         }
         __syncthreads();
 #pragma unroll
@@ -601,6 +608,10 @@ extern "C" __global__ void sumsq(float* acc, const float* x, long long n) {
 // LoRA path helpers; the products themselves go through cuBLASLt.
 // lora_dropout: out = keep(seed, i) ? x / (1 - p) : 0 with the same integer hash as the Go
 // reference (cuda.DropoutKeep), so that the CPU and GPU drop the same elements.
+// lora_dropout_add: dx += keep(seed, i) ? t / (1 - p) : 0, the dropout's backward fused with
+// the add into the input gradient (one pass instead of a masked copy and an add).
+// Both move 8 elements per step in 128-bit loads (buffers 16-byte aligned), the tail one by one.
+
 
 
 __device__ __forceinline__ bool dropout_keep(unsigned int seed, unsigned long long i, float p) {
@@ -613,11 +624,39 @@ __device__ __forceinline__ bool dropout_keep(unsigned int seed, unsigned long lo
     return (float)(h >> 8) * (1.0f / 16777216.0f) >= p;
 }
 
+// dropped returns element i of x after the mask, plus add (0 for plain dropout).
+__device__ __forceinline__ bf16 dropped(float x, float add, unsigned int seed, long long i, float p, float s) {
+    return tobf(add + (dropout_keep(seed, (unsigned long long)i, p) ? x * s : 0.f));
+}
+
 extern "C" __global__ void lora_dropout(bf16* out, const bf16* x, long long n, long long seed, float p) {
     float s = 1.f / (1.f - p);
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x)
-        out[i] = dropout_keep((unsigned int)seed, (unsigned long long)i, p) ? tobf(ld(x, i) * s) : tobf(0.f);
+    long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x, step = (long long)gridDim.x * blockDim.x;
+    long long n8 = n >> 3;
+    for (long long v = tid; v < n8; v += step) {
+        bf16 a[8], o[8];
+        load8(a, x + 8 * v);
+#pragma unroll
+        for (int e = 0; e < 8; e++) o[e] = dropped(__bfloat162float(a[e]), 0.f, (unsigned int)seed, 8 * v + e, p, s);
+        store8(out + 8 * v, o);
+    }
+    for (long long i = 8 * n8 + tid; i < n; i += step) out[i] = dropped(ld(x, i), 0.f, (unsigned int)seed, i, p, s);
+}
+
+extern "C" __global__ void lora_dropout_add(bf16* dx, const bf16* t, long long n, long long seed, float p) {
+    float s = 1.f / (1.f - p);
+    long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x, step = (long long)gridDim.x * blockDim.x;
+    long long n8 = n >> 3;
+    for (long long v = tid; v < n8; v += step) {
+        bf16 a[8], d[8];
+        load8(a, t + 8 * v);
+        load8(d, dx + 8 * v);
+#pragma unroll
+        for (int e = 0; e < 8; e++)
+            d[e] = dropped(__bfloat162float(a[e]), __bfloat162float(d[e]), (unsigned int)seed, 8 * v + e, p, s);
+        store8(dx + 8 * v, d);
+    }
+    for (long long i = 8 * n8 + tid; i < n; i += step) dx[i] = dropped(ld(t, i), ld(dx, i), (unsigned int)seed, i, p, s);
 }
 #line 1 "cuda/qknorm_rope.cu"
 // Rotary embeddings of q and k. qk_norm_rope_*: Qwen3's q/k RMSNorm over head_dim fused
@@ -682,11 +721,12 @@ extern "C" __global__ void qk_norm_rope_bwd(bf16* dx, const bf16* dout, const bf
 // sign 1 is the forward, sign −1 (the transpose of the rotation) its backward.
 __device__ __forceinline__ void rope_rotate(bf16* out, const bf16* x, const int* pos, long long nvec,
                                             long long H, long long hd, float theta, float sign) {
-    long long half = hd / 2, n = nvec * half;
-    for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < n;
-         p += (long long)gridDim.x * blockDim.x) {
-        long long v = p / half, base = v * hd;
-        int i = (int)(p % half);
+    // 32-bit division: the launcher keeps nvec·hd/2 below 2^31.
+    unsigned half = (unsigned)hd / 2, n = (unsigned)(nvec * half);
+    for (unsigned p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += gridDim.x * blockDim.x) {
+        unsigned v32 = p / half;
+        long long v = v32, base = v * hd;
+        int i = (int)(p - v32 * half);
         float c, s;
         rope_angle(pos, v / H, i, hd, theta, &c, &s);
         s *= sign;
@@ -788,26 +828,49 @@ extern "C" __global__ void softmax_causal_bwd(bf16* dS, const bf16* P, const flo
         dS[r * T + j] = tobf(j <= i ? scale * ld(P, r * T + j) * (dP[r * T + j] - dot) : 0.f);
 }
 #line 1 "cuda/swiglu.cu"
-// SwiGLU: h = silu(gate) * up, and its backward. Elementwise, grid-stride.
+// SwiGLU: h = silu(gate) * up, and its backward. Elementwise, grid-stride, 8 elements per
+// step in 128-bit loads and stores (buffers 16-byte aligned), the n % 8 tail one by one.
 
+
+
+__device__ __forceinline__ float silu_mul(float g, float u) { return g / (1.f + expf(-g)) * u; }
 
 extern "C" __global__ void swiglu_fwd(bf16* h, const bf16* gate, const bf16* up, long long n) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x) {
-        float g = ld(gate, i);
-        h[i] = tobf(g / (1.f + expf(-g)) * ld(up, i));
+    long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x, step = (long long)gridDim.x * blockDim.x;
+    long long n8 = n >> 3;
+    for (long long v = tid; v < n8; v += step) {
+        bf16 g[8], u[8], o[8];
+        load8(g, gate + 8 * v);
+        load8(u, up + 8 * v);
+#pragma unroll
+        for (int e = 0; e < 8; e++) o[e] = tobf(silu_mul(__bfloat162float(g[e]), __bfloat162float(u[e])));
+        store8(h + 8 * v, o);
     }
+    for (long long i = 8 * n8 + tid; i < n; i += step) h[i] = tobf(silu_mul(ld(gate, i), ld(up, i)));
+}
+
+__device__ __forceinline__ void swiglu_grad(float d, float g, float u, bf16* dg, bf16* du) {
+    float sg = 1.f / (1.f + expf(-g));
+    *dg = tobf(d * u * sg * (1.f + g * (1.f - sg)));
+    *du = tobf(d * g * sg);
 }
 
 extern "C" __global__ void swiglu_bwd(bf16* dgate, bf16* dup, const bf16* dh, const bf16* gate,
                                       const bf16* up, long long n) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x) {
-        float g = ld(gate, i), u = ld(up, i), d = ld(dh, i);
-        float sg = 1.f / (1.f + expf(-g));
-        dgate[i] = tobf(d * u * sg * (1.f + g * (1.f - sg)));
-        dup[i] = tobf(d * g * sg);
+    long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x, step = (long long)gridDim.x * blockDim.x;
+    long long n8 = n >> 3;
+    for (long long v = tid; v < n8; v += step) {
+        bf16 g[8], u[8], d[8], dg[8], du[8];
+        load8(g, gate + 8 * v);
+        load8(u, up + 8 * v);
+        load8(d, dh + 8 * v);
+#pragma unroll
+        for (int e = 0; e < 8; e++)
+            swiglu_grad(__bfloat162float(d[e]), __bfloat162float(g[e]), __bfloat162float(u[e]), &dg[e], &du[e]);
+        store8(dgate + 8 * v, dg);
+        store8(dup + 8 * v, du);
     }
+    for (long long i = 8 * n8 + tid; i < n; i += step) swiglu_grad(ld(dh, i), ld(gate, i), ld(up, i), &dgate[i], &dup[i]);
 }
 #line 1 "cuda/tc_attn.cu"
 // Causal grouped-query attention on bf16 tensor cores (mma.sync m16n8k16, fp32 accumulation),

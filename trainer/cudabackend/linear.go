@@ -120,9 +120,7 @@ func (b *Backend) linBwd(tmp *scope, l linear, dx uintptr, accumulate bool, dy, 
 		CType: cublaslt.BF16, Alpha: s}); err != nil {
 		return err
 	}
-	// The dropout mask is linear: applying it again to the gradient is its backward.
-	if err := o.Dropout(xin, t, l.T*l.in, l.seed, l.dropout); err != nil {
-		return err
-	}
-	return o.AddBF16(dx, xin, l.T*l.in)
+	// The dropout mask is linear: applying it again to the gradient is its backward, fused
+	// with the add into dx.
+	return o.DropoutAdd(dx, t, l.T*l.in, l.seed, l.dropout)
 }
