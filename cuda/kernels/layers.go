@@ -97,11 +97,17 @@ func (o *Ops) BiasFill(out, bias P, rows, cols int) error {
 
 // SwiGLUFwd: h = silu(gate)·up over n elements.
 func (o *Ops) SwiGLUFwd(h, gate, up P, n int) error {
+	if err := aligned16("swiglu_fwd", h, gate, up); err != nil {
+		return err
+	}
 	return o.launchN("swiglu_fwd", n, ptr(h), ptr(gate), ptr(up), i(n))
 }
 
 // SwiGLUBwd: dgate, dup from dh.
 func (o *Ops) SwiGLUBwd(dgate, dup, dh, gate, up P, n int) error {
+	if err := aligned16("swiglu_bwd", dgate, dup, dh, gate, up); err != nil {
+		return err
+	}
 	return o.launchN("swiglu_bwd", n, ptr(dgate), ptr(dup), ptr(dh), ptr(gate), ptr(up), i(n))
 }
 
@@ -127,12 +133,18 @@ func (o *Ops) AddBF16(a, b P, n int) error {
 
 // Dropout: out = x masked by the shared hash with probability p, scaled by 1/(1−p).
 func (o *Ops) Dropout(out, x P, n int, seed uint32, p float32) error {
+	if err := aligned16("lora_dropout", out, x); err != nil {
+		return err
+	}
 	return o.launchN("lora_dropout", n, ptr(out), ptr(x), i(n), i(int(seed)), f(p))
 }
 
 // DropoutAdd: dx += t masked as Dropout masks (seed, p), scaled by 1/(1−p): the dropout's
 // backward fused with the add into the input gradient.
 func (o *Ops) DropoutAdd(dx, t P, n int, seed uint32, p float32) error {
+	if err := aligned16("lora_dropout_add", dx, t); err != nil {
+		return err
+	}
 	return o.launchN("lora_dropout_add", n, ptr(dx), ptr(t), i(n), i(int(seed)), f(p))
 }
 
@@ -144,4 +156,15 @@ func (o *Ops) SumSq(acc, x P, n int) error {
 // FillNormal writes n bf16 values std·N(0,1) from the counter-based stream under seed.
 func (o *Ops) FillNormal(out P, n int, seed uint32, std float32) error {
 	return o.launchN("fill_normal_bf16", n, ptr(out), i(n), i(int(seed)), f(std))
+}
+
+// aligned16 refuses a tensor that is not 16-byte aligned for a kernel that moves 128 bits at
+// a time (every devmem block is; a view into one may not be).
+func aligned16(kernel string, ptrs ...P) error {
+	for _, p := range ptrs {
+		if p%16 != 0 {
+			return fmt.Errorf("%s: tensor at %#x is not 16-byte aligned (128-bit loads)", kernel, p)
+		}
+	}
+	return nil
 }
