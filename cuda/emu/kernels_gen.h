@@ -984,16 +984,15 @@ __device__ __forceinline__ void tc_fwd(bf16* O, float* lse, const bf16* Q, const
     }
 }
 
-#define TC_FWD(hd)                                                                                               \
-    extern "C" __global__ void __launch_bounds__(128)                                                            \
-        tc_attn_fwd_hd##hd(bf16* O, float* lse, const bf16* Q, const bf16* K, const bf16* V, long long T,       \
-                           long long Hq, long long Hkv, float scale) {                                           \
-        tc_fwd<hd>(O, lse, Q, K, V, (int)T, (int)Hq, (int)Hkv, scale);                                           \
-    }
-TC_FWD(16)
-TC_FWD(32)
-TC_FWD(64)
-TC_FWD(128)
+// One entry point per head size; the arguments are 8-byte slots (launcher contract).
+#define TC_FWD_ARGS                                                                                    \
+    bf16 *O, float *lse, const bf16 *Q, const bf16 *K, const bf16 *V, long long T, long long Hq, long long Hkv, \
+        float scale
+#define TC_FWD_CALL(hd) tc_fwd<hd>(O, lse, Q, K, V, (int)T, (int)Hq, (int)Hkv, scale)
+extern "C" __global__ void __launch_bounds__(128) tc_attn_fwd_hd16(TC_FWD_ARGS) { TC_FWD_CALL(16); }
+extern "C" __global__ void __launch_bounds__(128) tc_attn_fwd_hd32(TC_FWD_ARGS) { TC_FWD_CALL(32); }
+extern "C" __global__ void __launch_bounds__(128) tc_attn_fwd_hd64(TC_FWD_ARGS) { TC_FWD_CALL(64); }
+extern "C" __global__ void __launch_bounds__(128) tc_attn_fwd_hd128(TC_FWD_ARGS) { TC_FWD_CALL(128); }
 
 // mma_probe: one warp computes D += A·B for A [16][16] row-major, B given as [8][16] (column n
 // of B contiguous in k) and D [16][8] row-major, through frag_a / frag_b and mma_16816. It
@@ -1189,14 +1188,13 @@ __device__ __forceinline__ void tc_bwd(float* dQ, bf16* dK, bf16* dV, const bf16
     bf16* tc_smem = reinterpret_cast<bf16*>(tc_smem_raw);
 #endif
 
-#define TC_BWD(hd)                                                                                                  \
-    extern "C" __global__ void __launch_bounds__(128) tc_attn_bwd_hd##hd(                                         \
-        float* dQ, bf16* dK, bf16* dV, const bf16* Q, const bf16* K, const bf16* V, const bf16* dO, const float* lse, \
-        const float* delta, long long T, long long Hq, long long Hkv, float scale) {                               \
-        TC_SMEM_DECL                                                                                                \
-        tc_bwd<hd>(dQ, dK, dV, Q, K, V, dO, lse, delta, (int)T, (int)Hq, (int)Hkv, scale, tc_smem);                \
-    }
-TC_BWD(16)
-TC_BWD(32)
-TC_BWD(64)
-TC_BWD(128)
+#define TC_BWD_ARGS                                                                                        \
+    float *dQ, bf16 *dK, bf16 *dV, const bf16 *Q, const bf16 *K, const bf16 *V, const bf16 *dO, const float *lse, \
+        const float *delta, long long T, long long Hq, long long Hkv, float scale
+#define TC_BWD_CALL(hd)                                                                                  \
+    TC_SMEM_DECL                                                                                         \
+    tc_bwd<hd>(dQ, dK, dV, Q, K, V, dO, lse, delta, (int)T, (int)Hq, (int)Hkv, scale, tc_smem)
+extern "C" __global__ void __launch_bounds__(128) tc_attn_bwd_hd16(TC_BWD_ARGS) { TC_BWD_CALL(16); }
+extern "C" __global__ void __launch_bounds__(128) tc_attn_bwd_hd32(TC_BWD_ARGS) { TC_BWD_CALL(32); }
+extern "C" __global__ void __launch_bounds__(128) tc_attn_bwd_hd64(TC_BWD_ARGS) { TC_BWD_CALL(64); }
+extern "C" __global__ void __launch_bounds__(128) tc_attn_bwd_hd128(TC_BWD_ARGS) { TC_BWD_CALL(128); }
