@@ -15,7 +15,7 @@ import (
 type acts struct {
 	r, rstd1, a      uintptr // layer input stream, its rstd (f32), normed input
 	qp, kp, qrs, krs uintptr // q/k before norm+RoPE, their rstd (f32); Qwen3 only
-	q, k, v, o, lse  uintptr // attention inputs, output, lse (f32, flash only)
+	q, k, v, o, lse  uintptr // attention inputs, output, lse (f32, flash and tc paths)
 	r2, rstd2, m     uintptr // stream after attention, its rstd (f32), normed
 	gate, up, h      uintptr
 	xa               [7]uintptr // drop(x)·Aᵀ per module (ungrouped)

@@ -131,6 +131,9 @@ func parity(t *testing.T, arch string) {
 				t.Fatal(err)
 			}
 			defer gb.Close()
+			if lw := gb.w.layers[0]; lw.qkv == nil || lw.gateUp == nil {
+				t.Error("q/k/v or gate/up A matrices did not stack: parity would miss the stacked products")
+			}
 			oc := optim.NewAdamW(optim.DefaultConfig(*paritySteps), ac)
 			og := optim.NewAdamW(optim.DefaultConfig(*paritySteps), ag)
 			var lc, lg []float32
