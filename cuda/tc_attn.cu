@@ -72,8 +72,8 @@ __device__ __forceinline__ void tc_fwd_tile(float o[HD / 8][4], float m[2], floa
 template <int HD>
 __device__ __forceinline__ void tc_fwd(bf16* O, float* lse, const bf16* Q, const bf16* K, const bf16* V, int T,
                                        int Hq, int Hkv, float scale) {
-    __shared__ bf16 k_s[TC_BC * (HD + TC_PAD)];
-    __shared__ bf16 vt_s[HD * (TC_BC + TC_PAD)];
+    __shared__ __align__(16) bf16 k_s[TC_BC * (HD + TC_PAD)];  // 16-byte copies land here
+    __shared__ __align__(16) bf16 vt_s[HD * (TC_BC + TC_PAD)];
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
     int h = blockIdx.y, kh = h / (Hq / Hkv), i0 = blockIdx.x * TC_BR, row0 = i0 + warp * 16;
     uint32_t qf[HD / 16][4];

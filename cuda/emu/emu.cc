@@ -106,6 +106,13 @@ float __shfl_xor_sync(unsigned m, float v, int lane_mask) { return __shfl_sync(m
 float* emu_dynamic_smem() { return dyn_smem.data(); }
 
 namespace {
+bool misaligned;
+}
+void emu_check_align(const void* p, unsigned bytes) {
+    if (reinterpret_cast<uintptr_t>(p) % bytes != 0) misaligned = true;
+}
+
+namespace {
 uint32_t mma_a[32][32][4], mma_b[32][32][2];
 
 float half_of(uint32_t w, int k) { return __bfloat162float(bf16{(uint16_t)(k & 1 ? w >> 16 : w & 0xffff)}); }
@@ -199,17 +206,18 @@ extern "C" int emu_launch(const char* name, unsigned gx, unsigned gy, unsigned g
     if (by != 1 || bz != 1 || bx % 32 != 0 || bx == 0 || bx > 1024) return 2;
     gridDim = emu_dim3{gx, gy, gz};
     blockDim = emu_dim3{bx, by, bz};
-    dyn_smem.assign(smem / sizeof(float) + 1, 0.f);
+    dyn_smem.assign(smem / sizeof(float) + 4, 0.f);  // operator new: 16-byte aligned, as the device's
     fibers.resize(bx);
     if (stacks.size() < bx) stacks.resize(bx);
     for (unsigned t = 0; t < bx; t++) stacks[t].resize(kStack);
     cur_fn = &it->second;
     cur_args = args;
+    misaligned = false;
     for (unsigned z = 0; z < gz; z++)
         for (unsigned y = 0; y < gy; y++)
             for (unsigned x = 0; x < gx; x++) {
                 blockIdx = emu_dim3{x, y, z};
                 if (!run_block(bx)) return 3;
             }
-    return 0;
+    return misaligned ? 4 : 0;
 }

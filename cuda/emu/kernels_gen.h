@@ -69,16 +69,34 @@ __device__ __forceinline__ void mma_16816(float d[4], const uint32_t a[4], const
     emu_mma_16816(d, a, b);
 }
 __device__ __forceinline__ uint32_t bf_bits(bf16 h) { return h.v; }
+// The emulated accesses check the alignment the device's vector loads and stores need.
 __device__ __forceinline__ uint32_t ld32(const bf16* p) {
+    emu_check_align(p, 4);
     uint32_t v;
     std::memcpy(&v, p, 4);
     return v;
 }
-__device__ __forceinline__ void st32(bf16* p, uint32_t v) { std::memcpy(p, &v, 4); }
-__device__ __forceinline__ void copy16(bf16* dst, const bf16* src) { std::memcpy(dst, src, 16); }
-__device__ __forceinline__ void zero16(bf16* dst) { std::memset(dst, 0, 16); }
-__device__ __forceinline__ void load8(bf16 v[8], const bf16* src) { std::memcpy(v, src, 16); }
-__device__ __forceinline__ void store8(bf16* dst, const bf16 v[8]) { std::memcpy(dst, v, 16); }
+__device__ __forceinline__ void st32(bf16* p, uint32_t v) {
+    emu_check_align(p, 4);
+    std::memcpy(p, &v, 4);
+}
+__device__ __forceinline__ void copy16(bf16* dst, const bf16* src) {
+    emu_check_align(dst, 16);
+    emu_check_align(src, 16);
+    std::memcpy(dst, src, 16);
+}
+__device__ __forceinline__ void zero16(bf16* dst) {
+    emu_check_align(dst, 16);
+    std::memset(dst, 0, 16);
+}
+__device__ __forceinline__ void load8(bf16 v[8], const bf16* src) {
+    emu_check_align(src, 16);
+    std::memcpy(v, src, 16);
+}
+__device__ __forceinline__ void store8(bf16* dst, const bf16 v[8]) {
+    emu_check_align(dst, 16);
+    std::memcpy(dst, v, 16);
+}
 #else
 #include <stdint.h>
 __device__ __forceinline__ void mma_16816(float d[4], const uint32_t a[4], const uint32_t b[2]) {
@@ -96,11 +114,16 @@ __device__ __forceinline__ void copy16(bf16* dst, const bf16* src) {
     *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
 }
 __device__ __forceinline__ void zero16(bf16* dst) { *reinterpret_cast<uint4*>(dst) = make_uint4(0, 0, 0, 0); }
+// The local arrays are only 2-byte aligned: go through a uint4 value, which the compiler
+// keeps in registers, rather than casting the array.
 __device__ __forceinline__ void load8(bf16 v[8], const bf16* src) {
-    *reinterpret_cast<uint4*>(v) = *reinterpret_cast<const uint4*>(src);
+    uint4 u = *reinterpret_cast<const uint4*>(src);
+    memcpy(v, &u, 16);
 }
 __device__ __forceinline__ void store8(bf16* dst, const bf16 v[8]) {
-    *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(v);
+    uint4 u;
+    memcpy(&u, v, 16);
+    *reinterpret_cast<uint4*>(dst) = u;
 }
 #endif
 
@@ -947,8 +970,8 @@ __device__ __forceinline__ void tc_fwd_tile(float o[HD / 8][4], float m[2], floa
 template <int HD>
 __device__ __forceinline__ void tc_fwd(bf16* O, float* lse, const bf16* Q, const bf16* K, const bf16* V, int T,
                                        int Hq, int Hkv, float scale) {
-    __shared__ bf16 k_s[TC_BC * (HD + TC_PAD)];
-    __shared__ bf16 vt_s[HD * (TC_BC + TC_PAD)];
+    __shared__ __align__(16) bf16 k_s[TC_BC * (HD + TC_PAD)];  // 16-byte copies land here
+    __shared__ __align__(16) bf16 vt_s[HD * (TC_BC + TC_PAD)];
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
     int h = blockIdx.y, kh = h / (Hq / Hkv), i0 = blockIdx.x * TC_BR, row0 = i0 + warp * 16;
     uint32_t qf[HD / 16][4];
