@@ -185,11 +185,14 @@ __device__ __forceinline__ void tile_rows(bf16* dst, int ld, const bf16* src, in
 }
 
 // tile_cols writes the same rows transposed: dst[HD][ld], dst[d][r] = row r, dim d.
+// Consecutive threads take consecutive rows (n is 32 or 64), so a warp's 16-bit stores
+// into one dst row are contiguous: no bank conflicts (the row-major mapping of tile_rows
+// would put 16 lanes on one bank here).
 template <int HD>
 __device__ __forceinline__ void tile_cols(bf16* dst, int ld, const bf16* src, int r0, int n, int T, int heads,
                                           int hh) {
     for (int c = threadIdx.x; c < n * (HD / 8); c += blockDim.x) {
-        int r = c / (HD / 8), d = (c % (HD / 8)) * 8;
+        int r = c % n, d = (c / n) * 8;
         bf16 v[8];
         if (r0 + r < T) load8(v, src + ((long long)(r0 + r) * heads + hh) * HD + d);
         else
