@@ -3,10 +3,9 @@
 // y = bf16(x·Wᵀ + b) is rounded once, as PyTorch's addmm does.
 #include "common.cuh"
 
-// bias_fill_bf16: out[r, c] = bias[c] for rows × cols, grid-stride.
+// bias_fill_bf16: out[r, c] = bias[c] for rows × cols; blocks stride over rows, threads
+// over columns (no division per element).
 extern "C" __global__ void bias_fill_bf16(bf16* out, const bf16* bias, long long rows, long long cols) {
-    long long n = rows * cols;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x)
-        out[i] = bias[i % cols];
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x)
+        for (int c = threadIdx.x; c < cols; c += blockDim.x) out[r * cols + c] = bias[c];
 }

@@ -17,8 +17,10 @@ extern "C" __global__ void __launch_bounds__(128) flash_attn_fwd(
     __shared__ float v_s[FA_BC][FA_MAXHD];
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     long long h = blockIdx.y, kh = h / (Hq / Hkv), i0 = (long long)blockIdx.x * FA_BR;
-    for (int e = threadIdx.x; e < FA_BR * hd; e += blockDim.x) {
-        long long r = e / hd, d = e % hd, i = i0 + r;
+    int hd32 = (int)hd;  // 32-bit division in the tile loads
+    for (int e = threadIdx.x; e < FA_BR * hd32; e += blockDim.x) {
+        int r = e / hd32, d = e - r * hd32;
+        long long i = i0 + r;
         q_s[r][d] = i < T ? ld(Q, (i * Hq + h) * hd + d) : 0.f;
     }
     float m[4], l[4], acc[4][FA_DPL];
@@ -32,11 +34,12 @@ extern "C" __global__ void __launch_bounds__(128) flash_attn_fwd(
     long long kend = min(T, i0 + FA_BR);
     for (long long k0 = 0; k0 < kend; k0 += FA_BC) {
         __syncthreads();
-        for (int e = threadIdx.x; e < FA_BC * hd; e += blockDim.x) {
-            long long j = k0 + e / hd, d = e % hd;
+        for (int e = threadIdx.x; e < FA_BC * hd32; e += blockDim.x) {
+            int r = e / hd32, d = e - r * hd32;
+            long long j = k0 + r;
             bool ok = j < T;
-            k_s[e / hd][d] = ok ? ld(K, (j * Hkv + kh) * hd + d) : 0.f;
-            v_s[e / hd][d] = ok ? ld(V, (j * Hkv + kh) * hd + d) : 0.f;
+            k_s[r][d] = ok ? ld(K, (j * Hkv + kh) * hd + d) : 0.f;
+            v_s[r][d] = ok ? ld(V, (j * Hkv + kh) * hd + d) : 0.f;
         }
         __syncthreads();
 #pragma unroll

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
+
+var launchBounds = regexp.MustCompile(`^__launch_bounds__\(\d+\)\s*`)
 
 // TestPTXEmbedded checks that every kernel source has PTX for both targets and that each
 // PTX declares the extern "C" entry points its source defines.
@@ -36,8 +39,7 @@ func TestPTXEmbedded(t *testing.T) {
 				if !ok {
 					continue
 				}
-				rest = strings.TrimPrefix(rest, "__launch_bounds__(128) ")
-				rest = strings.TrimPrefix(rest, "__launch_bounds__(32) ")
+				rest = launchBounds.ReplaceAllString(rest, "")
 				fn, _, _ := strings.Cut(rest, "(")
 				if !bytes.Contains(ptx, []byte(".entry "+fn+"(")) {
 					t.Errorf("%s for %d.%d lacks entry %s", name, cc[0], cc[1], fn)
@@ -50,5 +52,31 @@ func TestPTXEmbedded(t *testing.T) {
 	}
 	if _, err := PTX("nosuch", 9, 0); err == nil {
 		t.Error("unknown module accepted")
+	}
+}
+
+var sharedDecl = regexp.MustCompile(`\.shared \.align (\d+) \.b8 (\S+)\[`)
+
+// TestTCSharedAligned checks that the tensor-core kernels' shared arrays are 16-byte
+// aligned in the PTX: the kernels copy tiles into them 128 bits at a time, and a bf16 array
+// is otherwise only 2-byte aligned (a misaligned vector store faults on the device; the
+// emulator's memcpy would not notice).
+func TestTCSharedAligned(t *testing.T) {
+	for _, m := range []string{"tc_attn", "tc_attn_bwd"} {
+		for _, cc := range [][2]int{{8, 0}, {9, 0}} {
+			ptx, err := PTX(m, cc[0], cc[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			decls := sharedDecl.FindAllSubmatch(ptx, -1)
+			if len(decls) == 0 {
+				t.Errorf("%s %d.%d: no shared arrays found", m, cc[0], cc[1])
+			}
+			for _, d := range decls {
+				if string(d[1]) != "16" {
+					t.Errorf("%s %d.%d: shared %s aligned to %s bytes, want 16", m, cc[0], cc[1], d[2], d[1])
+				}
+			}
+		}
 	}
 }

@@ -60,11 +60,12 @@ extern "C" __global__ void qk_norm_rope_bwd(bf16* dx, const bf16* dout, const bf
 // sign 1 is the forward, sign −1 (the transpose of the rotation) its backward.
 __device__ __forceinline__ void rope_rotate(bf16* out, const bf16* x, const int* pos, long long nvec,
                                             long long H, long long hd, float theta, float sign) {
-    long long half = hd / 2, n = nvec * half;
-    for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < n;
-         p += (long long)gridDim.x * blockDim.x) {
-        long long v = p / half, base = v * hd;
-        int i = (int)(p % half);
+    // 32-bit division: the launcher keeps nvec·hd/2 below 2^31.
+    unsigned half = (unsigned)hd / 2, n = (unsigned)(nvec * half);
+    for (unsigned p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += gridDim.x * blockDim.x) {
+        unsigned v32 = p / half;
+        long long v = v32, base = v * hd;
+        int i = (int)(p - v32 * half);
         float c, s;
         rope_angle(pos, v / H, i, hd, theta, &c, &s);
         s *= sign;

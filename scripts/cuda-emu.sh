@@ -8,12 +8,15 @@
 #   cuda/emu            each kernel vs its Go reference (small shapes)
 #   cuda/kernels        the GPU check's own test file, through the emulated device layer
 #   trainer/cudabackend reference-vs-CUDA parity on the micro model (3 steps), clear→flash fallback,
-#                       device optimizer vs the host one
+#                       stacked LoRA products, attention selection, device optimizer vs the host
+#                       one; tensor-core attention parity on the tiny model (head_dim 16; micro's
+#                       head_dim 8 has no tensor-core kernel)
 #   trainer/train       the training loop with the device optimizer vs the host one
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go test -race -tags masscudaemu -count=1 ./cuda/device/
 go test -tags masscudaemu -count=1 ./cuda/cublaslt/ ./cuda/emu/
 go test -tags masscudaemu -count=1 -timeout 30m ./cuda/kernels/
-go test -tags masscudaemu -count=1 -timeout 40m -run "TestParityTiny|TestLinearDropout|TestClear|TestDeviceOptimizer" ./trainer/cudabackend/ -args -parity-preset micro -parity-steps 3
+go test -tags masscudaemu -count=1 -timeout 40m -run "TestParityTiny|TestLinearDropout|TestLinearGroup|TestClear|TestAttnSelection|TestDeviceOptimizer" ./trainer/cudabackend/ -args -parity-preset micro -parity-steps 3
+go test -tags masscudaemu -count=1 -timeout 40m -run "TestParityTiny/qwen3/tc" ./trainer/cudabackend/ -args -parity-preset tiny -parity-steps 3
 go test -tags masscudaemu -count=1 -run TestDeviceOptimizerInLoop ./trainer/train/

@@ -15,15 +15,20 @@
 #
 # Stages, each under `timeout -k 2`, in order (seconds):
 #   preflight 15   nvidia-smi, driver, libcuda / libcublasLt found and their versions, torch
-#   smoke     30   two kernels (cast/fill/add and the GEMMs) with MASS_CUDA_SYNC=1
-#   kernels   60   every kernel against its Go reference (outputs poisoned first)
-#   bench-0.6b 75  mass training step, random Qwen3-0.6B, seq 4096, device optimizer
+#   smoke     30   cast/fill/add, the GEMMs and one mma.sync tile (the fragment layout the
+#                  tensor-core attention assumes) with MASS_CUDA_SYNC=1
+#   kernels   60   every kernel against its Go reference (outputs poisoned first), the
+#                  tensor-core attention against the reference and the fp32 flash kernels
+#   bench-0.6b 75  mass training step, random Qwen3-0.6B, seq 4096, device optimizer,
+#                  attention auto (tensor cores)
 #   bench-4b  75   the same for Qwen3-4B
 #   peft     120   PyTorch+PEFT at equal config (skipped when torch or peft is missing)
-#   parity    90   CPU-vs-CUDA on 3 steps against the gorgonia reference backend, both attention
-#                  paths, the clear→flash fallback, device optimizer vs host AdamW
-#   extras         only while the 480 s budget has room: compute-sanitizer racecheck (45 s),
-#                  flash path at seq 1024 (45 s)
+#   parity    90   CPU-vs-CUDA on 3 steps against the gorgonia reference backend, the three
+#                  attention paths (tc, clear, flash), the clear→flash fallback, stacked
+#                  q/k/v + gate/up products, device optimizer vs host AdamW
+#   extras         only while the 480 s budget has room: 4B with clear attention (45 s, the
+#                  tc-vs-clear comparison), 4B without dropout (45 s, stacked LoRA products),
+#                  compute-sanitizer racecheck (45 s), flash path at seq 1024 (45 s)
 # Every stage writes $OUT/<stage>.log and appends one status line to $OUT/status.txt as it
 # ends, so a kill keeps what finished; the summary (kernel table, parity rows, tokens/s and
 # MFU next to PEFT) goes to $OUT/summary.txt. OUT defaults to out/gpu-check/results.
@@ -46,12 +51,14 @@ bench="\"$dir/cudabackend.test\" -test.run '^\$' -test.bench BenchmarkTrainStep 
 # name|timeout|required (1) or extra (0)|command
 stages=(
   "preflight|15|1|preflight"
-  "smoke|30|1|MASS_CUDA_SYNC=1 \"$dir/kernels.test\" -test.v -test.count=1 -test.run '^(TestCastsFillAdd|TestGemm)\$'"
+  "smoke|30|1|MASS_CUDA_SYNC=1 \"$dir/kernels.test\" -test.v -test.count=1 -test.run '^(TestCastsFillAdd|TestGemm|TestMMAProbe)\$'"
   "kernels|60|1|\"$dir/kernels.test\" -test.v -test.count=1"
   "bench-0.6b|75|1|$bench -seq $SEQ -shapes 0.6b"
   "bench-4b|75|1|$bench -seq $SEQ -shapes 4b"
   "peft|120|1|have_peft && python3 \"$dir/cuda-bench-peft.py\" --shapes 0.6b,4b --seq $SEQ --steps $STEPS --peak-tflops $PEAK"
-  "parity|90|1|\"$dir/cudabackend.test\" -test.v -test.count=1 -test.run 'TestParityTiny|TestLinearDropout|TestClear|TestDeviceOptimizerParity' -parity-steps 3"
+  "parity|90|1|\"$dir/cudabackend.test\" -test.v -test.count=1 -test.run 'TestParityTiny|TestLinearDropout|TestLinearGroup|TestClear|TestAttnSelection|TestDeviceOptimizerParity' -parity-steps 3"
+  "clear-4096|45|0|$bench -seq $SEQ -shapes 4b -attn clear"
+  "nodrop-4096|45|0|$bench -seq $SEQ -shapes 4b -lora-dropout 0"
   "racecheck|45|0|have compute-sanitizer && compute-sanitizer --tool racecheck --error-exitcode 9 \"$dir/kernels.test\" -test.count=1 -test.run '^(TestCastsFillAdd|TestAttention)\$'"
   "flash-1024|45|0|$bench -shapes 0.6b,4b -seq 1024 -attn flash"
 )
@@ -185,8 +192,8 @@ summary() {
   printf '%-6s %-24s %10s %8s\n' attn "parity (cpu vs cuda)" "rel err" tol
   awk '/^PARITY/{sub(/^PARITY /, ""); print} /^DEVOPT/' "$OUT/parity.log" 2>/dev/null
   echo
-  cat "$OUT"/bench-*.log "$OUT/peft.log" "$OUT/flash-1024.log" 2>/dev/null | awk '
-    /^BenchmarkTrainStep/ { split($1, p, "/"); shape=p[2] "/" p[3]; sub(/-[0-9]+$/, "", shape);
+  cat "$OUT"/bench-*.log "$OUT/peft.log" "$OUT/clear-4096.log" "$OUT/nodrop-4096.log" "$OUT/flash-1024.log" 2>/dev/null | awk '
+    /^BenchmarkTrainStep/ { split($1, p, "/"); shape=p[2] "/" p[3]; if (p[4] != "") shape=shape "/" p[4]; sub(/-[0-9]+$/, "", shape);
       for (i=2;i<=NF;i++) { if ($(i)=="tokens/s") mt[shape]=$(i-1); if ($(i)=="MFU") mm[shape]=$(i-1) } ; order[++n]=shape }
     /^PEFT / { pt[$2]=$5; pm[$2]=$7 }
     END {

@@ -105,6 +105,41 @@ float __shfl_xor_sync(unsigned m, float v, int lane_mask) { return __shfl_sync(m
 
 float* emu_dynamic_smem() { return dyn_smem.data(); }
 
+namespace {
+bool misaligned;
+}
+void emu_check_align(const void* p, unsigned bytes) {
+    if (reinterpret_cast<uintptr_t>(p) % bytes != 0) misaligned = true;
+}
+
+namespace {
+uint32_t mma_a[32][32][4], mma_b[32][32][2];
+
+float half_of(uint32_t w, int k) { return __bfloat162float(bf16{(uint16_t)(k & 1 ? w >> 16 : w & 0xffff)}); }
+}  // namespace
+
+// The warp's lanes post their fragments, wait for each other, and each lane computes its own
+// four outputs from everyone's fragments (layouts in mma.cuh), in fp32 with k ascending.
+void emu_mma_16816(float d[4], const uint32_t a[4], const uint32_t b[2]) {
+    int w = cur / 32, l = cur % 32;
+    std::memcpy(mma_a[w][l], a, sizeof mma_a[w][l]);
+    std::memcpy(mma_b[w][l], b, sizeof mma_b[w][l]);
+    wait(WAIT_WARP);
+    int g = l >> 2, t = l & 3;
+    for (int r = 0; r < 4; r++) {
+        int row = g + 8 * (r >> 1), col = 2 * t + (r & 1);
+        float acc = d[r];
+        for (int k = 0; k < 16; k++) {
+            int kt = (k & 7) >> 1;
+            float av = half_of(mma_a[w][(row & 7) * 4 + kt][(row >> 3) + 2 * (k >> 3)], k);
+            float bv = half_of(mma_b[w][col * 4 + kt][k >> 3], k);
+            acc += av * bv;
+        }
+        d[r] = acc;
+    }
+    wait(WAIT_WARP);
+}
+
 // Every kernel of cuda/*.cu, through the generated in-package copy (see gen.go).
 #include "kernels_gen.h"
 
@@ -142,6 +177,17 @@ const std::map<std::string, std::function<void(Args)>> table = {
     {"adamw_flat", [](Args a) { adamw_flat(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<float>(a[3]), P<bf16>(a[4]), P<const float>(a[5]), I(a[6]), F(a[7]), F(a[8]), F(a[9]), F(a[10]), F(a[11]), F(a[12]), F(a[13]), F(a[14])); }},
     {"sumsq", [](Args a) { sumsq(P<float>(a[0]), P<const float>(a[1]), I(a[2])); }},
     {"lora_dropout", [](Args a) { lora_dropout(P<bf16>(a[0]), P<const bf16>(a[1]), I(a[2]), I(a[3]), F(a[4])); }},
+    {"tc_attn_fwd_hd16", [](Args a) { tc_attn_fwd_hd16(P<bf16>(a[0]), P<float>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), I(a[5]), I(a[6]), I(a[7]), F(a[8])); }},
+    {"tc_attn_bwd_hd16", [](Args a) { tc_attn_bwd_hd16(P<float>(a[0]), P<bf16>(a[1]), P<bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), P<const bf16>(a[5]), P<const bf16>(a[6]), P<const float>(a[7]), P<const float>(a[8]), I(a[9]), I(a[10]), I(a[11]), F(a[12])); }},
+    {"tc_attn_fwd_hd32", [](Args a) { tc_attn_fwd_hd32(P<bf16>(a[0]), P<float>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), I(a[5]), I(a[6]), I(a[7]), F(a[8])); }},
+    {"tc_attn_bwd_hd32", [](Args a) { tc_attn_bwd_hd32(P<float>(a[0]), P<bf16>(a[1]), P<bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), P<const bf16>(a[5]), P<const bf16>(a[6]), P<const float>(a[7]), P<const float>(a[8]), I(a[9]), I(a[10]), I(a[11]), F(a[12])); }},
+    {"tc_attn_fwd_hd64", [](Args a) { tc_attn_fwd_hd64(P<bf16>(a[0]), P<float>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), I(a[5]), I(a[6]), I(a[7]), F(a[8])); }},
+    {"tc_attn_bwd_hd64", [](Args a) { tc_attn_bwd_hd64(P<float>(a[0]), P<bf16>(a[1]), P<bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), P<const bf16>(a[5]), P<const bf16>(a[6]), P<const float>(a[7]), P<const float>(a[8]), I(a[9]), I(a[10]), I(a[11]), F(a[12])); }},
+    {"tc_attn_fwd_hd128", [](Args a) { tc_attn_fwd_hd128(P<bf16>(a[0]), P<float>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), I(a[5]), I(a[6]), I(a[7]), F(a[8])); }},
+    {"tc_attn_bwd_hd128", [](Args a) { tc_attn_bwd_hd128(P<float>(a[0]), P<bf16>(a[1]), P<bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), P<const bf16>(a[5]), P<const bf16>(a[6]), P<const float>(a[7]), P<const float>(a[8]), I(a[9]), I(a[10]), I(a[11]), F(a[12])); }},
+    {"mma_probe", [](Args a) { mma_probe(P<float>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2])); }},
+    {"tc_attn_delta", [](Args a) { tc_attn_delta(P<float>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2]), I(a[3]), I(a[4]), I(a[5])); }},
+    {"lora_dropout_add", [](Args a) { lora_dropout_add(P<bf16>(a[0]), P<const bf16>(a[1]), I(a[2]), I(a[3]), F(a[4])); }},
     {"ce_init", [](Args a) { ce_init(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), I(a[3])); }},
     {"ce_chunk_update", [](Args a) { ce_chunk_update(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<const float>(a[3]), P<const int>(a[4]), I(a[5]), I(a[6]), I(a[7])); }},
     {"ce_finalize", [](Args a) { ce_finalize(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<const float>(a[3]), P<const float>(a[4]), P<const float>(a[5]), P<const int>(a[6]), I(a[7]), F(a[8])); }},
@@ -162,17 +208,18 @@ extern "C" int emu_launch(const char* name, unsigned gx, unsigned gy, unsigned g
     if (by != 1 || bz != 1 || bx % 32 != 0 || bx == 0 || bx > 1024) return 2;
     gridDim = emu_dim3{gx, gy, gz};
     blockDim = emu_dim3{bx, by, bz};
-    dyn_smem.assign(smem / sizeof(float) + 1, 0.f);
+    dyn_smem.assign(smem / sizeof(float) + 4, 0.f);  // operator new: 16-byte aligned, as the device's
     fibers.resize(bx);
     if (stacks.size() < bx) stacks.resize(bx);
     for (unsigned t = 0; t < bx; t++) stacks[t].resize(kStack);
     cur_fn = &it->second;
     cur_args = args;
+    misaligned = false;
     for (unsigned z = 0; z < gz; z++)
         for (unsigned y = 0; y < gy; y++)
             for (unsigned x = 0; x < gx; x++) {
                 blockIdx = emu_dim3{x, y, z};
                 if (!run_block(bx)) return 3;
             }
-    return 0;
+    return misaligned ? 4 : 0;
 }

@@ -119,6 +119,8 @@ func Launch(name string, grid [3]int, blockX, smem int, args ...uint64) error {
 		return fmt.Errorf("emulate %s: no such kernel", name)
 	case 3:
 		return fmt.Errorf("emulate %s: deadlock (a barrier that not every live thread reaches)", name)
+	case 4:
+		return fmt.Errorf("emulate %s: misaligned vector access (a 32- or 128-bit load or store off its alignment, which faults on the device)", name)
 	default:
 		return fmt.Errorf("emulate %s: block %d unsupported (a multiple of 32 up to 1024)", name, blockX)
 	}

@@ -21,6 +21,7 @@ extern emu_dim3 blockDim, gridDim;
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __shared__ static
+#define __align__(n) __attribute__((aligned(n)))
 
 using std::max;
 using std::min;
@@ -52,5 +53,8 @@ void __syncwarp(unsigned mask = 0xffffffffu);
 float __shfl_sync(unsigned mask, float v, int src);
 float __shfl_xor_sync(unsigned mask, float v, int lane_mask);
 float* emu_dynamic_smem();
+// emu_check_align records an access of bytes at p that the GPU would fault on (p not a
+// multiple of bytes); the launch then fails.
+void emu_check_align(const void* p, unsigned bytes);
 
 inline float atomicAdd(float* p, float v) { return std::atomic_ref<float>(*p).fetch_add(v); }

@@ -166,6 +166,15 @@ func TestElementwise(t *testing.T) {
 	drop := e.out(2 * n)
 	e.launch("lora_dropout", g1(2), 256, 0, P(drop), P(gp), I(n), I(int(seed)), F(0.05))
 	e.check("lora_dropout", drop.GetBF16(n), cuda.Dropout(g, seed, 0.05), tb)
+	// lora_dropout_add: dx += dropout(t), the dropout's backward fused with the add.
+	dx0 := randBF16(r, n, 1)
+	wantAdd := cuda.Dropout(g, seed, 0.05)
+	for i := range wantAdd {
+		wantAdd[i] += dx0[i]
+	}
+	dxp := e.bf16(dx0)
+	e.launch("lora_dropout_add", g1(2), 256, 0, P(dxp), P(gp), I(n), I(int(seed)), F(0.05))
+	e.check("lora_dropout_add", dxp.GetBF16(n), wantAdd, tb)
 
 	norm := e.out(2 * n)
 	e.launch("fill_normal_bf16", g1(2), 256, 0, P(norm), I(n), I(int(seed)), F(0.5))

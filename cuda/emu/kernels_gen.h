@@ -48,6 +48,169 @@ __device__ __forceinline__ float block_max(float v) {
     v = lane < nw ? part[lane] : -INFINITY;
     return warp_max(v);
 }
+#line 1 "cuda/mma.cuh"
+// Warp-level bf16 tensor-core products and 16-byte (128-bit) loads and stores of 8 bf16.
+//
+// mma_16816 is PTX `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`: one warp
+// multiplies a 16×16 bf16 tile A by a 16×8 bf16 tile B and adds the 16×8 fp32 product into
+// D. Fragments (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type"),
+// with g = lane/4 and t = lane%4, each .b32 register holding two adjacent k elements (the
+// lower k in the low half):
+//   A a[r]: row g + 8·(r%2),  k 2t + 8·(r/2) and +1
+//   B b[r]: col g,            k 2t + 8·r     and +1
+//   D d[r]: row g + 8·(r/2),  col 2t + r%2
+// Every lane of the warp must call it (it is .sync.aligned).
+#pragma once
+
+
+#ifdef MASS_EMU
+void emu_mma_16816(float d[4], const uint32_t a[4], const uint32_t b[2]);
+__device__ __forceinline__ void mma_16816(float d[4], const uint32_t a[4], const uint32_t b[2]) {
+    emu_mma_16816(d, a, b);
+}
+__device__ __forceinline__ uint32_t bf_bits(bf16 h) { return h.v; }
+// The emulated accesses check the alignment the device's vector loads and stores need.
+__device__ __forceinline__ uint32_t ld32(const bf16* p) {
+    emu_check_align(p, 4);
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+__device__ __forceinline__ void st32(bf16* p, uint32_t v) {
+    emu_check_align(p, 4);
+    std::memcpy(p, &v, 4);
+}
+__device__ __forceinline__ void copy16(bf16* dst, const bf16* src) {
+    emu_check_align(dst, 16);
+    emu_check_align(src, 16);
+    std::memcpy(dst, src, 16);
+}
+__device__ __forceinline__ void zero16(bf16* dst) {
+    emu_check_align(dst, 16);
+    std::memset(dst, 0, 16);
+}
+__device__ __forceinline__ void load8(bf16 v[8], const bf16* src) {
+    emu_check_align(src, 16);
+    std::memcpy(v, src, 16);
+}
+__device__ __forceinline__ void store8(bf16* dst, const bf16 v[8]) {
+    emu_check_align(dst, 16);
+    std::memcpy(dst, v, 16);
+}
+#else
+#include <stdint.h>
+__device__ __forceinline__ void mma_16816(float d[4], const uint32_t a[4], const uint32_t b[2]) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+__device__ __forceinline__ uint32_t bf_bits(bf16 h) { return __bfloat16_as_ushort(h); }
+__device__ __forceinline__ uint32_t ld32(const bf16* p) { return *reinterpret_cast<const uint32_t*>(p); }
+__device__ __forceinline__ void st32(bf16* p, uint32_t v) { *reinterpret_cast<uint32_t*>(p) = v; }
+// 128-bit copies: dst and src 16-byte aligned.
+__device__ __forceinline__ void copy16(bf16* dst, const bf16* src) {
+    *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+}
+__device__ __forceinline__ void zero16(bf16* dst) { *reinterpret_cast<uint4*>(dst) = make_uint4(0, 0, 0, 0); }
+// The local arrays are only 2-byte aligned: go through a uint4 value, which the compiler
+// keeps in registers, rather than casting the array.
+__device__ __forceinline__ void load8(bf16 v[8], const bf16* src) {
+    uint4 u = *reinterpret_cast<const uint4*>(src);
+    memcpy(v, &u, 16);
+}
+__device__ __forceinline__ void store8(bf16* dst, const bf16 v[8]) {
+    uint4 u;
+    memcpy(&u, v, 16);
+    *reinterpret_cast<uint4*>(dst) = u;
+}
+#endif
+
+// pack2 rounds lo and hi to bf16 and packs them into one fragment register (lo in the low half).
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+    return bf_bits(tobf(lo)) | (bf_bits(tobf(hi)) << 16);
+}
+
+// frag_a loads the A fragment of the 16×16 tile at p (row-major, row stride ld elements).
+__device__ __forceinline__ void frag_a(uint32_t a[4], const bf16* p, int ld, int lane) {
+    int g = lane >> 2, t = lane & 3;
+    const bf16* r0 = p + g * ld + 2 * t;
+    const bf16* r1 = r0 + 8 * ld;
+    a[0] = ld32(r0);
+    a[1] = ld32(r1);
+    a[2] = ld32(r0 + 8);
+    a[3] = ld32(r1 + 8);
+}
+
+// frag_b loads the B fragment of the 16(k)×8(n) tile whose column n lies at p + n·ld (k contiguous).
+__device__ __forceinline__ void frag_b(uint32_t b[2], const bf16* p, int ld, int lane) {
+    const bf16* c = p + (lane >> 2) * ld + 2 * (lane & 3);
+    b[0] = ld32(c);
+    b[1] = ld32(c + 8);
+}
+
+// frag_p turns two adjacent 16×8 fp32 accumulator tiles (k columns 0-7 and 8-15) into the
+// A fragment of one 16×16 bf16 tile: the accumulator and A layouts line up register for register.
+__device__ __forceinline__ void frag_p(uint32_t a[4], const float lo[4], const float hi[4]) {
+    a[0] = pack2(lo[0], lo[1]);
+    a[1] = pack2(lo[2], lo[3]);
+    a[2] = pack2(hi[0], hi[1]);
+    a[3] = pack2(hi[2], hi[3]);
+}
+#line 1 "cuda/tc_tile.cuh"
+// Tiles, constants and quad reductions shared by the tensor-core attention kernels.
+#pragma once
+
+
+
+#define TC_BR 64   // query rows per forward block: 4 warps × 16
+#define TC_BC 64   // keys per forward tile and per backward block: 4 warps × 16 in the backward
+#define TC_BQ 32   // query rows per backward tile
+#define TC_PAD 8   // shared-memory row padding (bf16): rows 16 bytes apart in the banks
+
+#define TC_LOG2E 1.4426950408889634f
+#define TC_LN2 0.6931471805599453f
+
+// tile_rows copies rows [r0, r0+n) of a [T, heads, HD] tensor's head hh into dst[n][ld]
+// (zeros past T), 16 bytes per thread and step.
+template <int HD>
+__device__ __forceinline__ void tile_rows(bf16* dst, int ld, const bf16* src, int r0, int n, int T, int heads,
+                                          int hh) {
+    for (int c = threadIdx.x; c < n * (HD / 8); c += blockDim.x) {
+        int r = c / (HD / 8), d = (c % (HD / 8)) * 8;
+        if (r0 + r < T) copy16(dst + r * ld + d, src + ((long long)(r0 + r) * heads + hh) * HD + d);
+        else zero16(dst + r * ld + d);
+    }
+}
+
+// tile_cols writes the same rows transposed: dst[HD][ld], dst[d][r] = row r, dim d.
+// Consecutive threads take consecutive rows (n is 32 or 64), so a warp's 16-bit stores
+// into one dst row are contiguous: no bank conflicts (the row-major mapping of tile_rows
+// would put 16 lanes on one bank here).
+template <int HD>
+__device__ __forceinline__ void tile_cols(bf16* dst, int ld, const bf16* src, int r0, int n, int T, int heads,
+                                          int hh) {
+    for (int c = threadIdx.x; c < n * (HD / 8); c += blockDim.x) {
+        int r = c % n, d = (c / n) * 8;
+        bf16 v[8];
+        if (r0 + r < T) load8(v, src + ((long long)(r0 + r) * heads + hh) * HD + d);
+        else
+            for (int e = 0; e < 8; e++) v[e] = tobf(0.f);
+        for (int e = 0; e < 8; e++) dst[(d + e) * ld + r] = v[e];
+    }
+}
+
+__device__ __forceinline__ float quad_max(float v) {
+    v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, 1));
+    return fmaxf(v, __shfl_xor_sync(0xffffffff, v, 2));
+}
+
+__device__ __forceinline__ float quad_sum(float v) {
+    v += __shfl_xor_sync(0xffffffff, v, 1);
+    return v + __shfl_xor_sync(0xffffffff, v, 2);
+}
+
 #line 1 "cuda/adamw.cu"
 // AdamW over fp32 LoRA masters (PyTorch semantics, decoupled weight decay).
 // bc1 = 1 - beta1^step, bc2 = 1 - beta2^step are computed on the host; gscale is the
@@ -105,12 +268,11 @@ extern "C" __global__ void adamw_flat(float* p, float* m, float* v, float* g, bf
 // y = bf16(x·Wᵀ + b) is rounded once, as PyTorch's addmm does.
 
 
-// bias_fill_bf16: out[r, c] = bias[c] for rows × cols, grid-stride.
+// bias_fill_bf16: out[r, c] = bias[c] for rows × cols; blocks stride over rows, threads
+// over columns (no division per element).
 extern "C" __global__ void bias_fill_bf16(bf16* out, const bf16* bias, long long rows, long long cols) {
-    long long n = rows * cols;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x)
-        out[i] = bias[i % cols];
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x)
+        for (int c = threadIdx.x; c < cols; c += blockDim.x) out[r * cols + c] = bias[c];
 }
 #line 1 "cuda/cast.cu"
 // Casts between fp32 and bf16 (round to nearest even), and a fill for poisoning and init.
@@ -302,8 +464,10 @@ extern "C" __global__ void __launch_bounds__(128) flash_attn_fwd(
     __shared__ float v_s[FA_BC][FA_MAXHD];
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     long long h = blockIdx.y, kh = h / (Hq / Hkv), i0 = (long long)blockIdx.x * FA_BR;
-    for (int e = threadIdx.x; e < FA_BR * hd; e += blockDim.x) {
-        long long r = e / hd, d = e % hd, i = i0 + r;
+    int hd32 = (int)hd;  // 32-bit division in the tile loads
+    for (int e = threadIdx.x; e < FA_BR * hd32; e += blockDim.x) {
+        int r = e / hd32, d = e - r * hd32;
+        long long i = i0 + r;
         q_s[r][d] = i < T ? ld(Q, (i * Hq + h) * hd + d) : 0.f;
     }
     float m[4], l[4], acc[4][FA_DPL];
@@ -317,11 +481,12 @@ extern "C" __global__ void __launch_bounds__(128) flash_attn_fwd(
     long long kend = min(T, i0 + FA_BR);
     for (long long k0 = 0; k0 < kend; k0 += FA_BC) {
         __syncthreads();
-        for (int e = threadIdx.x; e < FA_BC * hd; e += blockDim.x) {
-            long long j = k0 + e / hd, d = e % hd;
+        for (int e = threadIdx.x; e < FA_BC * hd32; e += blockDim.x) {
+            int r = e / hd32, d = e - r * hd32;
+            long long j = k0 + r;
             bool ok = j < T;
-            k_s[e / hd][d] = ok ? ld(K, (j * Hkv + kh) * hd + d) : 0.f;
-            v_s[e / hd][d] = ok ? ld(V, (j * Hkv + kh) * hd + d) : 0.f;
+            k_s[r][d] = ok ? ld(K, (j * Hkv + kh) * hd + d) : 0.f;
+            v_s[r][d] = ok ? ld(V, (j * Hkv + kh) * hd + d) : 0.f;
         }
         __syncthreads();
 #pragma unroll
@@ -802,6 +967,10 @@ extern "C" __global__ void sumsq(float* acc, const float* x, long long n) {
 // LoRA path helpers; the products themselves go through cuBLASLt.
 // lora_dropout: out = keep(seed, i) ? x / (1 - p) : 0 with the same integer hash as the Go
 // reference (cuda.DropoutKeep), so that the CPU and GPU drop the same elements.
+// lora_dropout_add: dx += keep(seed, i) ? t / (1 - p) : 0, the dropout's backward fused with
+// the add into the input gradient (one pass instead of a masked copy and an add).
+// Both move 8 elements per step in 128-bit loads (buffers 16-byte aligned), the tail one by one.
+
 
 
 __device__ __forceinline__ bool dropout_keep(unsigned int seed, unsigned long long i, float p) {
@@ -814,11 +983,39 @@ __device__ __forceinline__ bool dropout_keep(unsigned int seed, unsigned long lo
     return (float)(h >> 8) * (1.0f / 16777216.0f) >= p;
 }
 
+// dropped returns element i of x after the mask, plus add (0 for plain dropout).
+__device__ __forceinline__ bf16 dropped(float x, float add, unsigned int seed, long long i, float p, float s) {
+    return tobf(add + (dropout_keep(seed, (unsigned long long)i, p) ? x * s : 0.f));
+}
+
 extern "C" __global__ void lora_dropout(bf16* out, const bf16* x, long long n, long long seed, float p) {
     float s = 1.f / (1.f - p);
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x)
-        out[i] = dropout_keep((unsigned int)seed, (unsigned long long)i, p) ? tobf(ld(x, i) * s) : tobf(0.f);
+    long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x, step = (long long)gridDim.x * blockDim.x;
+    long long n8 = n >> 3;
+    for (long long v = tid; v < n8; v += step) {
+        bf16 a[8], o[8];
+        load8(a, x + 8 * v);
+#pragma unroll
+        for (int e = 0; e < 8; e++) o[e] = dropped(__bfloat162float(a[e]), 0.f, (unsigned int)seed, 8 * v + e, p, s);
+        store8(out + 8 * v, o);
+    }
+    for (long long i = 8 * n8 + tid; i < n; i += step) out[i] = dropped(ld(x, i), 0.f, (unsigned int)seed, i, p, s);
+}
+
+extern "C" __global__ void lora_dropout_add(bf16* dx, const bf16* t, long long n, long long seed, float p) {
+    float s = 1.f / (1.f - p);
+    long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x, step = (long long)gridDim.x * blockDim.x;
+    long long n8 = n >> 3;
+    for (long long v = tid; v < n8; v += step) {
+        bf16 a[8], d[8];
+        load8(a, t + 8 * v);
+        load8(d, dx + 8 * v);
+#pragma unroll
+        for (int e = 0; e < 8; e++)
+            d[e] = dropped(__bfloat162float(a[e]), __bfloat162float(d[e]), (unsigned int)seed, 8 * v + e, p, s);
+        store8(dx + 8 * v, d);
+    }
+    for (long long i = 8 * n8 + tid; i < n; i += step) dx[i] = dropped(ld(t, i), ld(dx, i), (unsigned int)seed, i, p, s);
 }
 #line 1 "cuda/qknorm_rope.cu"
 // Rotary embeddings of q and k. qk_norm_rope_*: Qwen3's q/k RMSNorm over head_dim fused
@@ -883,11 +1080,12 @@ extern "C" __global__ void qk_norm_rope_bwd(bf16* dx, const bf16* dout, const bf
 // sign 1 is the forward, sign −1 (the transpose of the rotation) its backward.
 __device__ __forceinline__ void rope_rotate(bf16* out, const bf16* x, const int* pos, long long nvec,
                                             long long H, long long hd, float theta, float sign) {
-    long long half = hd / 2, n = nvec * half;
-    for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < n;
-         p += (long long)gridDim.x * blockDim.x) {
-        long long v = p / half, base = v * hd;
-        int i = (int)(p % half);
+    // 32-bit division: the launcher keeps nvec·hd/2 below 2^31.
+    unsigned half = (unsigned)hd / 2, n = (unsigned)(nvec * half);
+    for (unsigned p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += gridDim.x * blockDim.x) {
+        unsigned v32 = p / half;
+        long long v = v32, base = v * hd;
+        int i = (int)(p - v32 * half);
         float c, s;
         rope_angle(pos, v / H, i, hd, theta, &c, &s);
         s *= sign;
@@ -989,24 +1187,373 @@ extern "C" __global__ void softmax_causal_bwd(bf16* dS, const bf16* P, const flo
         dS[r * T + j] = tobf(j <= i ? scale * ld(P, r * T + j) * (dP[r * T + j] - dot) : 0.f);
 }
 #line 1 "cuda/swiglu.cu"
-// SwiGLU: h = silu(gate) * up, and its backward. Elementwise, grid-stride.
+// SwiGLU: h = silu(gate) * up, and its backward. Elementwise, grid-stride, 8 elements per
+// step in 128-bit loads and stores (buffers 16-byte aligned), the n % 8 tail one by one.
 
+
+
+__device__ __forceinline__ float silu_mul(float g, float u) { return g / (1.f + expf(-g)) * u; }
 
 extern "C" __global__ void swiglu_fwd(bf16* h, const bf16* gate, const bf16* up, long long n) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x) {
-        float g = ld(gate, i);
-        h[i] = tobf(g / (1.f + expf(-g)) * ld(up, i));
+    long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x, step = (long long)gridDim.x * blockDim.x;
+    long long n8 = n >> 3;
+    for (long long v = tid; v < n8; v += step) {
+        bf16 g[8], u[8], o[8];
+        load8(g, gate + 8 * v);
+        load8(u, up + 8 * v);
+#pragma unroll
+        for (int e = 0; e < 8; e++) o[e] = tobf(silu_mul(__bfloat162float(g[e]), __bfloat162float(u[e])));
+        store8(h + 8 * v, o);
     }
+    for (long long i = 8 * n8 + tid; i < n; i += step) h[i] = tobf(silu_mul(ld(gate, i), ld(up, i)));
+}
+
+__device__ __forceinline__ void swiglu_grad(float d, float g, float u, bf16* dg, bf16* du) {
+    float sg = 1.f / (1.f + expf(-g));
+    *dg = tobf(d * u * sg * (1.f + g * (1.f - sg)));
+    *du = tobf(d * g * sg);
 }
 
 extern "C" __global__ void swiglu_bwd(bf16* dgate, bf16* dup, const bf16* dh, const bf16* gate,
                                       const bf16* up, long long n) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x) {
-        float g = ld(gate, i), u = ld(up, i), d = ld(dh, i);
-        float sg = 1.f / (1.f + expf(-g));
-        dgate[i] = tobf(d * u * sg * (1.f + g * (1.f - sg)));
-        dup[i] = tobf(d * g * sg);
+    long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x, step = (long long)gridDim.x * blockDim.x;
+    long long n8 = n >> 3;
+    for (long long v = tid; v < n8; v += step) {
+        bf16 g[8], u[8], d[8], dg[8], du[8];
+        load8(g, gate + 8 * v);
+        load8(u, up + 8 * v);
+        load8(d, dh + 8 * v);
+#pragma unroll
+        for (int e = 0; e < 8; e++)
+            swiglu_grad(__bfloat162float(d[e]), __bfloat162float(g[e]), __bfloat162float(u[e]), &dg[e], &du[e]);
+        store8(dgate + 8 * v, dg);
+        store8(dup + 8 * v, du);
+    }
+    for (long long i = 8 * n8 + tid; i < n; i += step) swiglu_grad(ld(dh, i), ld(gate, i), ld(up, i), &dgate[i], &dup[i]);
+}
+#line 1 "cuda/tc_attn.cu"
+// Causal grouped-query attention on bf16 tensor cores (mma.sync m16n8k16, fp32 accumulation),
+// tiled as FlashAttention-2: the forward walks key tiles per block of query rows with an
+// online softmax, the backward walks query tiles per block of keys and adds dQ atomically.
+// Same tensors and contract as flash_attn.cu (its fp32 kernels are the reference these are
+// tested against): Q, O [T, Hq, HD]; K, V [T, Hkv, HD]; lse, delta [Hq, T] (natural log);
+// query head h reads kv head h/(Hq/Hkv). HD is 16, 32, 64 or 128 (one kernel each); every
+// row starts 16-byte aligned, so global tiles move in 128-bit copies.
+
+
+
+
+// One forward key tile for a warp's 16 query rows: S = Q·Kᵀ, mask, online softmax, O += P·V.
+// m and l are in log2 units for rows g and g+8; l is this lane's partial sum.
+template <int HD>
+__device__ __forceinline__ void tc_fwd_tile(float o[HD / 8][4], float m[2], float l[2], const uint32_t qf[HD / 16][4],
+                                            const bf16* k_s, const bf16* vt_s, int k0, int row0, int T,
+                                            float sl2, int lane) {
+    int g = lane >> 2, t = lane & 3;
+    float s[TC_BC / 8][4];
+#pragma unroll
+    for (int n = 0; n < TC_BC / 8; n++) {
+        s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+#pragma unroll
+        for (int kk = 0; kk < HD / 16; kk++) {
+            uint32_t b[2];
+            frag_b(b, k_s + n * 8 * (HD + TC_PAD) + kk * 16, HD + TC_PAD, lane);
+            mma_16816(s[n], qf[kk], b);
+        }
+    }
+    float mx[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+    for (int n = 0; n < TC_BC / 8; n++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            int key = k0 + n * 8 + 2 * t + (r & 1), row = row0 + g + 8 * (r >> 1);
+            float v = (key <= row && key < T) ? s[n][r] * sl2 : -INFINITY;
+            s[n][r] = v;
+            mx[r >> 1] = fmaxf(mx[r >> 1], v);
+        }
+    float base[2];
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        float nm = fmaxf(m[h], quad_max(mx[h]));
+        base[h] = nm == -INFINITY ? 0.f : nm;
+        float corr = exp2f(m[h] - base[h]);
+        m[h] = nm;
+        l[h] *= corr;
+#pragma unroll
+        for (int n = 0; n < HD / 8; n++) o[n][2 * h] *= corr, o[n][2 * h + 1] *= corr;
+    }
+#pragma unroll
+    for (int n = 0; n < TC_BC / 8; n++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            s[n][r] = exp2f(s[n][r] - base[r >> 1]);
+            l[r >> 1] += s[n][r];
+        }
+#pragma unroll
+    for (int kk = 0; kk < TC_BC / 16; kk++) {
+        uint32_t a[4];
+        frag_p(a, s[2 * kk], s[2 * kk + 1]);
+#pragma unroll
+        for (int n = 0; n < HD / 8; n++) {
+            uint32_t b[2];
+            frag_b(b, vt_s + n * 8 * (TC_BC + TC_PAD) + kk * 16, TC_BC + TC_PAD, lane);
+            mma_16816(o[n], a, b);
+        }
     }
 }
+
+// Forward. grid (ceil(T/64), Hq), block 128 threads (4 warps of 16 query rows each).
+template <int HD>
+__device__ __forceinline__ void tc_fwd(bf16* O, float* lse, const bf16* Q, const bf16* K, const bf16* V, int T,
+                                       int Hq, int Hkv, float scale) {
+    __shared__ __align__(16) bf16 k_s[TC_BC * (HD + TC_PAD)];  // 16-byte copies land here
+    __shared__ __align__(16) bf16 vt_s[HD * (TC_BC + TC_PAD)];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+    int h = blockIdx.y, kh = h / (Hq / Hkv), i0 = blockIdx.x * TC_BR, row0 = i0 + warp * 16;
+    uint32_t qf[HD / 16][4];
+#pragma unroll
+    for (int kk = 0; kk < HD / 16; kk++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            int row = row0 + g + 8 * (r & 1), d = kk * 16 + 2 * t + 8 * (r >> 1);
+            qf[kk][r] = row < T ? ld32(Q + ((long long)row * Hq + h) * HD + d) : 0u;
+        }
+    float o[HD / 8][4], m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
+#pragma unroll
+    for (int n = 0; n < HD / 8; n++) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
+    float sl2 = scale * TC_LOG2E;
+    int kend = min(T, i0 + TC_BR);
+    for (int k0 = 0; k0 < kend; k0 += TC_BC) {
+        __syncthreads();
+        tile_rows<HD>(k_s, HD + TC_PAD, K, k0, TC_BC, T, Hkv, kh);
+        tile_cols<HD>(vt_s, TC_BC + TC_PAD, V, k0, TC_BC, T, Hkv, kh);
+        __syncthreads();
+        if (k0 <= row0 + 15) tc_fwd_tile<HD>(o, m, l, qf, k_s, vt_s, k0, row0, T, sl2, lane);
+    }
+#pragma unroll
+    for (int h2 = 0; h2 < 2; h2++) {
+        int row = row0 + g + 8 * h2;
+        float sum = quad_sum(l[h2]);
+        if (row >= T) continue;
+        float inv = 1.f / sum;
+        bf16* out = O + ((long long)row * Hq + h) * HD + 2 * t;
+#pragma unroll
+        for (int n = 0; n < HD / 8; n++) st32(out + n * 8, pack2(o[n][2 * h2] * inv, o[n][2 * h2 + 1] * inv));
+        if (t == 0) lse[(long long)h * T + row] = (m[h2] + log2f(sum)) * TC_LN2;
+    }
+}
+
+// One entry point per head size; the arguments are 8-byte slots (launcher contract).
+#define TC_FWD_ARGS                                                                                    \
+    bf16 *O, float *lse, const bf16 *Q, const bf16 *K, const bf16 *V, long long T, long long Hq, long long Hkv, \
+        float scale
+#define TC_FWD_CALL(hd) tc_fwd<hd>(O, lse, Q, K, V, (int)T, (int)Hq, (int)Hkv, scale)
+extern "C" __global__ void __launch_bounds__(128) tc_attn_fwd_hd16(TC_FWD_ARGS) { TC_FWD_CALL(16); }
+extern "C" __global__ void __launch_bounds__(128) tc_attn_fwd_hd32(TC_FWD_ARGS) { TC_FWD_CALL(32); }
+extern "C" __global__ void __launch_bounds__(128) tc_attn_fwd_hd64(TC_FWD_ARGS) { TC_FWD_CALL(64); }
+extern "C" __global__ void __launch_bounds__(128) tc_attn_fwd_hd128(TC_FWD_ARGS) { TC_FWD_CALL(128); }
+
+// mma_probe: one warp computes D += A·B for A [16][16] row-major, B given as [8][16] (column n
+// of B contiguous in k) and D [16][8] row-major, through frag_a / frag_b and mma_16816. It
+// checks the fragment layout (emulated in tests, on the device in the GPU check's smoke stage).
+extern "C" __global__ void mma_probe(float* D, const bf16* A, const bf16* B) {
+    int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+    uint32_t a[4], b[2];
+    frag_a(a, A, 16, lane);
+    frag_b(b, B, 16, lane);
+    float d[4];
+    for (int r = 0; r < 4; r++) d[r] = D[(g + 8 * (r >> 1)) * 8 + 2 * t + (r & 1)];
+    mma_16816(d, a, b);
+    for (int r = 0; r < 4; r++) D[(g + 8 * (r >> 1)) * 8 + 2 * t + (r & 1)] = d[r];
+}
+#line 1 "cuda/tc_attn_bwd.cu"
+// Backward of the tensor-core attention (tc_attn.cu), FlashAttention-2 style: a block owns
+// 64 keys of one kv head (a warp 16 of them), walks every query tile at or after its first
+// key for each query head of the group, and keeps dK and dV in registers; dQ (fp32, zeroed
+// beforehand) gets each tile's contribution by atomics. delta = rowsum(dO ∘ O) comes from
+// tc_attn_delta. Dynamic shared memory: tc_bwd_smem(HD) bytes (kernels.TCBwdSmem).
+
+
+
+
+// delta[h*T+i] = Σ_d dO[i,h,d]·O[i,h,d]: one warp per (i, h) row, 128-bit loads. grid
+// ceil(T·Hq/8), block 256.
+extern "C" __global__ void __launch_bounds__(256) tc_attn_delta(float* delta, const bf16* O, const bf16* dO,
+                                                                long long T, long long Hq, long long hd) {
+    int lane = threadIdx.x & 31;
+    long long v = (long long)blockIdx.x * 8 + (threadIdx.x >> 5);
+    if (v >= T * Hq) return;
+    float s = 0.f;
+    for (int d = lane * 8; d < hd; d += 256) {
+        bf16 a[8], b[8];
+        load8(a, O + v * hd + d);
+        load8(b, dO + v * hd + d);
+        for (int e = 0; e < 8; e++) s += __bfloat162float(a[e]) * __bfloat162float(b[e]);
+    }
+    s = warp_sum(s);
+    int hq = (int)Hq, i = (int)v / hq, h = (int)v - i * hq;
+    if (lane == 0) delta[(long long)h * T + i] = s;
+}
+
+// Shared-memory layout of the backward, in bf16 elements (then lse and delta in fp32).
+template <int HD>
+struct TcBwdSmem {
+    static constexpr int LK = HD + TC_PAD, LT = TC_BC + TC_PAD, LQ = TC_BQ + TC_PAD;
+    static constexpr int k = 0, v = k + TC_BC * LK, kt = v + TC_BC * LK, q = kt + HD * LT, dout = q + TC_BQ * LK,
+                         qt = dout + TC_BQ * LK, dot = qt + HD * LQ, ds = dot + HD * LQ, end = ds + TC_BQ * LT;
+};
+
+// One query tile for a warp's 16 keys kw..kw+15 (block-local): Pᵀ and dSᵀ by products with
+// K and V, then dV += Pᵀ·dO and dK += dSᵀ·Q; dS goes to ds_s[query][key] for the dQ product.
+template <int HD>
+__device__ __forceinline__ void tc_bwd_tile(float dk[HD / 8][4], float dv[HD / 8][4], bf16* sm, const float* lse_s,
+                                            const float* delta_s, int k0, int kw, int q0, int T, float sl2,
+                                            float scale, int lane) {
+    using L = TcBwdSmem<HD>;
+    int g = lane >> 2, t = lane & 3;
+    bf16* ds_s = sm + L::ds;
+    if (q0 + TC_BQ - 1 < k0 + kw) {  // every query of the tile precedes every key of the warp
+        for (int e = lane; e < TC_BQ * 16; e += 32) ds_s[(e >> 4) * L::LT + kw + (e & 15)] = tobf(0.f);
+        return;
+    }
+    float st[TC_BQ / 8][4], dp[TC_BQ / 8][4];
+#pragma unroll
+    for (int n = 0; n < TC_BQ / 8; n++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) st[n][r] = dp[n][r] = 0.f;
+#pragma unroll
+    for (int kk = 0; kk < HD / 16; kk++) {
+        uint32_t ak[4], av[4], b[2];
+        frag_a(ak, sm + L::k + kw * L::LK + kk * 16, L::LK, lane);
+        frag_a(av, sm + L::v + kw * L::LK + kk * 16, L::LK, lane);
+#pragma unroll
+        for (int n = 0; n < TC_BQ / 8; n++) {
+            frag_b(b, sm + L::q + n * 8 * L::LK + kk * 16, L::LK, lane);
+            mma_16816(st[n], ak, b);
+            frag_b(b, sm + L::dout + n * 8 * L::LK + kk * 16, L::LK, lane);
+            mma_16816(dp[n], av, b);
+        }
+    }
+#pragma unroll
+    for (int n = 0; n < TC_BQ / 8; n++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            int kl = kw + g + 8 * (r >> 1), ql = n * 8 + 2 * t + (r & 1), q = q0 + ql;
+            float p = (q >= k0 + kl && q < T) ? exp2f(st[n][r] * sl2 - lse_s[ql]) : 0.f;
+            float ds = p * (dp[n][r] - delta_s[ql]) * scale;
+            st[n][r] = p;
+            dp[n][r] = ds;
+            ds_s[ql * L::LT + kl] = tobf(ds);
+        }
+#pragma unroll
+    for (int kk = 0; kk < TC_BQ / 16; kk++) {
+        uint32_t ap[4], as[4], b[2];
+        frag_p(ap, st[2 * kk], st[2 * kk + 1]);
+        frag_p(as, dp[2 * kk], dp[2 * kk + 1]);
+#pragma unroll
+        for (int n = 0; n < HD / 8; n++) {
+            frag_b(b, sm + L::dot + n * 8 * L::LQ + kk * 16, L::LQ, lane);
+            mma_16816(dv[n], ap, b);
+            frag_b(b, sm + L::qt + n * 8 * L::LQ + kk * 16, L::LQ, lane);
+            mma_16816(dk[n], as, b);
+        }
+    }
+}
+
+// dQ[q0..q0+31] += dS·K over the block's 64 keys: warp w takes query rows 16·(w%2) and half
+// w/2 of the head dims, and adds its fp32 tile to dQ by atomics.
+template <int HD>
+__device__ __forceinline__ void tc_bwd_dq(float* dQ, const bf16* sm, int q0, int T, int Hq, int h, int warp,
+                                          int lane) {
+    using L = TcBwdSmem<HD>;
+    int g = lane >> 2, t = lane & 3, mt = warp & 1, n0 = (warp >> 1) * (HD / 16);
+    float acc[HD / 16][4];
+#pragma unroll
+    for (int j = 0; j < HD / 16; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
+#pragma unroll
+    for (int kk = 0; kk < TC_BC / 16; kk++) {
+        uint32_t a[4], b[2];
+        frag_a(a, sm + L::ds + mt * 16 * L::LT + kk * 16, L::LT, lane);
+#pragma unroll
+        for (int j = 0; j < HD / 16; j++) {
+            frag_b(b, sm + L::kt + (n0 + j) * 8 * L::LT + kk * 16, L::LT, lane);
+            mma_16816(acc[j], a, b);
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+        int q = q0 + mt * 16 + g + 8 * (r >> 1);
+        if (q >= T) continue;
+        float* row = dQ + ((long long)q * Hq + h) * HD + 2 * t + (r & 1);
+#pragma unroll
+        for (int j = 0; j < HD / 16; j++) atomicAdd(row + (n0 + j) * 8, acc[j][r]);
+    }
+}
+
+// Backward. grid (ceil(T/64), Hkv), block 128 threads.
+template <int HD>
+__device__ __forceinline__ void tc_bwd(float* dQ, bf16* dK, bf16* dV, const bf16* Q, const bf16* K, const bf16* V,
+                                       const bf16* dO, const float* lse, const float* delta, int T, int Hq, int Hkv,
+                                       float scale, bf16* sm) {
+    using L = TcBwdSmem<HD>;
+    float* lse_s = reinterpret_cast<float*>(sm + L::end);
+    float* delta_s = lse_s + TC_BQ;
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+    int kh = blockIdx.y, grp = Hq / Hkv, k0 = blockIdx.x * TC_BC, kw = warp * 16;
+    tile_rows<HD>(sm + L::k, L::LK, K, k0, TC_BC, T, Hkv, kh);
+    tile_rows<HD>(sm + L::v, L::LK, V, k0, TC_BC, T, Hkv, kh);
+    tile_cols<HD>(sm + L::kt, L::LT, K, k0, TC_BC, T, Hkv, kh);
+    float dk[HD / 8][4], dv[HD / 8][4];
+#pragma unroll
+    for (int n = 0; n < HD / 8; n++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) dk[n][r] = dv[n][r] = 0.f;
+    float sl2 = scale * TC_LOG2E;
+    for (int h = kh * grp; h < (kh + 1) * grp; h++)
+        for (int q0 = k0; q0 < T; q0 += TC_BQ) {
+            __syncthreads();
+            tile_rows<HD>(sm + L::q, L::LK, Q, q0, TC_BQ, T, Hq, h);
+            tile_rows<HD>(sm + L::dout, L::LK, dO, q0, TC_BQ, T, Hq, h);
+            tile_cols<HD>(sm + L::qt, L::LQ, Q, q0, TC_BQ, T, Hq, h);
+            tile_cols<HD>(sm + L::dot, L::LQ, dO, q0, TC_BQ, T, Hq, h);
+            for (int c = threadIdx.x; c < TC_BQ; c += blockDim.x) {
+                bool ok = q0 + c < T;
+                lse_s[c] = ok ? lse[(long long)h * T + q0 + c] * TC_LOG2E : 0.f;
+                delta_s[c] = ok ? delta[(long long)h * T + q0 + c] : 0.f;
+            }
+            __syncthreads();
+            tc_bwd_tile<HD>(dk, dv, sm, lse_s, delta_s, k0, kw, q0, T, sl2, scale, lane);
+            __syncthreads();
+            tc_bwd_dq<HD>(dQ, sm, q0, T, Hq, h, warp, lane);
+        }
+#pragma unroll
+    for (int h2 = 0; h2 < 2; h2++) {
+        int key = k0 + kw + g + 8 * h2;
+        if (key >= T) continue;
+        long long off = ((long long)key * Hkv + kh) * HD + 2 * t;
+#pragma unroll
+        for (int n = 0; n < HD / 8; n++) {
+            st32(dK + off + n * 8, pack2(dk[n][2 * h2], dk[n][2 * h2 + 1]));
+            st32(dV + off + n * 8, pack2(dv[n][2 * h2], dv[n][2 * h2 + 1]));
+        }
+    }
+}
+
+#ifdef MASS_EMU
+#define TC_SMEM_DECL bf16* tc_smem = reinterpret_cast<bf16*>(emu_dynamic_smem());
+#else
+#define TC_SMEM_DECL                                         \
+    extern __shared__ __align__(16) unsigned char tc_smem_raw[]; \
+    bf16* tc_smem = reinterpret_cast<bf16*>(tc_smem_raw);
+#endif
+
+#define TC_BWD_ARGS                                                                                        \
+    float *dQ, bf16 *dK, bf16 *dV, const bf16 *Q, const bf16 *K, const bf16 *V, const bf16 *dO, const float *lse, \
+        const float *delta, long long T, long long Hq, long long Hkv, float scale
+#define TC_BWD_CALL(hd)                                                                                  \
+    TC_SMEM_DECL                                                                                         \
+    tc_bwd<hd>(dQ, dK, dV, Q, K, V, dO, lse, delta, (int)T, (int)Hq, (int)Hkv, scale, tc_smem)
+extern "C" __global__ void __launch_bounds__(128) tc_attn_bwd_hd16(TC_BWD_ARGS) { TC_BWD_CALL(16); }
+extern "C" __global__ void __launch_bounds__(128) tc_attn_bwd_hd32(TC_BWD_ARGS) { TC_BWD_CALL(32); }
+extern "C" __global__ void __launch_bounds__(128) tc_attn_bwd_hd64(TC_BWD_ARGS) { TC_BWD_CALL(64); }
+extern "C" __global__ void __launch_bounds__(128) tc_attn_bwd_hd128(TC_BWD_ARGS) { TC_BWD_CALL(128); }

@@ -19,7 +19,7 @@ const MaxFlashHeadDim = 128
 func flashBwdSmem(hd int) int { return (4*32*(hd+1) + 2*hd) * f32Size }
 
 // AttnBufs are one attention call's device tensors: Q, O [T, Hq, hd] and K, V [T, Hkv, hd]
-// in bf16, LSE [Hq, T] fp32 (flash path only).
+// in bf16, LSE [Hq, T] fp32 (flash and tensor-core paths).
 type AttnBufs struct {
 	Q, K, V, O, LSE P
 }

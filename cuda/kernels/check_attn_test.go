@@ -34,6 +34,24 @@ func TestAttention(t *testing.T) {
 			e.check("flash_attn_bwd dk"+tag, e.getBF16(g.DK, nkv), dk, tb)
 			e.check("flash_attn_bwd dv"+tag, e.getBF16(g.DV, nkv), dv, tb)
 
+			// Tensor cores: against the float64 reference and against the fp32 flash kernels.
+			tb2 := AttnBufs{Q: b.Q, K: b.K, V: b.V, O: e.out(nq, 2), LSE: e.out(s.QHeads*s.T, 4)}
+			tg := AttnGrads{DO: g.DO, DQ: e.out(nq, 2), DK: e.out(nkv, 2), DV: e.out(nkv, 2)}
+			e.must(ops.TCFwd(tb2, s))
+			e.must(ops.TCBwd(tb2, tg, s))
+			for _, c := range []struct {
+				name      string
+				got, flsh P
+				n         int
+				want      []float32
+			}{{"tc_attn_fwd", tb2.O, b.O, nq, out}, {"tc_attn_bwd dq", tg.DQ, g.DQ, nq, dq},
+				{"tc_attn_bwd dk", tg.DK, g.DK, nkv, dk}, {"tc_attn_bwd dv", tg.DV, g.DV, nkv, dv}} {
+				got := e.getBF16(c.got, c.n)
+				e.check(c.name+tag, got, c.want, tb)
+				e.check(c.name+" vs flash"+tag, got, e.getBF16(c.flsh, c.n), tb)
+			}
+			e.check("tc_attn_fwd lse"+tag, e.getF32(tb2.LSE, s.QHeads*s.T), lse, tf)
+
 			sq := s.QHeads * s.T * s.T
 			pb, sb, dsb := e.out(sq, 2), e.out(sq, 4), e.out(sq, 2)
 			c := AttnBufs{Q: b.Q, K: b.K, V: b.V, O: e.out(nq, 2)}
@@ -44,6 +62,46 @@ func TestAttention(t *testing.T) {
 			e.check("attn_clear_bwd dq"+tag, e.getBF16(cg.DQ, nq), dq, tb)
 			e.check("attn_clear_bwd dk"+tag, e.getBF16(cg.DK, nkv), dk, tb)
 			e.check("attn_clear_bwd dv"+tag, e.getBF16(cg.DV, nkv), dv, tb)
+		})
+	}
+}
+
+// TestMMAProbe checks the mma.sync fragment layout the tensor-core kernels assume against
+// a plain product: one warp, one m16n8k16 tile (the GPU check's smoke stage runs it first).
+func TestMMAProbe(t *testing.T) {
+	r := rng(t)
+	a, b, c := randBF16(r, 16*16, 1), randBF16(r, 8*16, 1), randBF16(r, 16*8, 1)
+	want := append([]float32(nil), c...)
+	cuda.Gemm(false, true, 16, 8, 16, 1, a, b, 1, want)
+	run(t, func(e *env) {
+		d := e.f32(c)
+		e.must(ops.MMAProbe(d, e.bf16(a), e.bf16(b)))
+		e.check("mma_probe m16n8k16", e.getF32(d, 16*8), want, 1e-6)
+	})
+}
+
+// TestTCRefusesBadShapes checks that the tensor-core calls refuse a head size they are
+// not built for, uneven head groups and a misaligned tensor, before launching anything.
+func TestTCRefusesBadShapes(t *testing.T) {
+	for _, c := range []struct {
+		s    cuda.AttnShape
+		skew P
+		want string
+	}{
+		{cuda.AttnShape{T: 16, QHeads: 2, KVHeads: 1, HeadDim: 48}, 0, "head_dim 48"},
+		{cuda.AttnShape{T: 16, QHeads: 3, KVHeads: 2, HeadDim: 64}, 0, "positive multiple"},
+		{cuda.AttnShape{T: 16, QHeads: 2, KVHeads: 1, HeadDim: 64}, 2, "not 16-byte aligned"},
+	} {
+		run(t, func(e *env) {
+			n := c.s.T * c.s.QHeads * c.s.HeadDim
+			q := e.out(n+8, 2) + c.skew
+			b := AttnBufs{Q: q, K: e.out(n, 2), V: e.out(n, 2), O: e.out(n, 2), LSE: e.out(c.s.QHeads*c.s.T, 4)}
+			g := AttnGrads{DO: e.out(n, 2), DQ: e.out(n, 2), DK: e.out(n, 2), DV: e.out(n, 2)}
+			for name, err := range map[string]error{"TCFwd": ops.TCFwd(b, c.s), "TCBwd": ops.TCBwd(b, g, c.s)} {
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					e.t.Errorf("%s(%+v) = %v, want an error containing %q", name, c.s, err, c.want)
+				}
+			}
 		})
 	}
 }

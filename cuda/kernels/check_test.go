@@ -233,14 +233,21 @@ func randSlice(r *rand.Rand, n int) []float32 {
 
 func TestDropout(t *testing.T) {
 	r := rng(t)
-	const n = 50000
-	x := randBF16(r, n, 1)
+	const n = 50003 // a tail past the 8-element steps
+	x, dx := randBF16(r, n, 1), randBF16(r, n, 1)
 	s := uint32(r.Uint32())
 	want := cuda.Dropout(x, s, 0.05)
+	wantAdd := make([]float32, n)
+	for i := range wantAdd {
+		wantAdd[i] = dx[i] + want[i]
+	}
 	run(t, func(e *env) {
 		out := e.out(n, 2)
 		e.must(ops.Dropout(out, e.bf16(x), n, s, 0.05))
 		e.check("lora_dropout", e.getBF16(out, n), want, tb)
+		acc := e.bf16(dx)
+		e.must(ops.DropoutAdd(acc, e.bf16(x), n, s, 0.05))
+		e.check("lora_dropout_add", e.getBF16(acc, n), wantAdd, tb)
 	})
 }
 

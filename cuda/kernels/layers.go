@@ -70,6 +70,9 @@ func (o *Ops) RoPEFwd(out, x, pos P, t, h, hd int, theta float32) error {
 	if hd%2 != 0 {
 		return fmt.Errorf("rope: head_dim %d must be even", hd)
 	}
+	if t*h*hd/2 >= 1<<31 {
+		return fmt.Errorf("rope: %d rotated pairs, want fewer than 2^31 (the kernel indexes in 32 bits)", t*h*hd/2)
+	}
 	return o.launchN("rope_fwd", t*h*hd/2, ptr(out), ptr(x), ptr(pos), i(t*h), i(h), i(hd), f(theta))
 }
 
@@ -79,22 +82,32 @@ func (o *Ops) RoPEBwd(dx, dout, pos P, t, h, hd int, theta float32) error {
 	if hd%2 != 0 {
 		return fmt.Errorf("rope: head_dim %d must be even", hd)
 	}
+	if t*h*hd/2 >= 1<<31 {
+		return fmt.Errorf("rope: %d rotated pairs, want fewer than 2^31 (the kernel indexes in 32 bits)", t*h*hd/2)
+	}
 	return o.launchN("rope_bwd", t*h*hd/2, ptr(dx), ptr(dout), ptr(pos), i(t*h), i(h), i(hd), f(theta))
 }
 
 // BiasFill writes bias [cols] into every row of out [rows, cols] (bf16), as the C of a
 // projection's product with beta 1.
 func (o *Ops) BiasFill(out, bias P, rows, cols int) error {
-	return o.launchN("bias_fill_bf16", rows*cols, ptr(out), ptr(bias), i(rows), i(cols))
+	return o.X.Launch("bias_fill_bf16", device.D1(max(1, min(rows, o.X.Info.SMs*16))), device.D1(rowBlock(cols)), 0,
+		ptr(out), ptr(bias), i(rows), i(cols))
 }
 
 // SwiGLUFwd: h = silu(gate)·up over n elements.
 func (o *Ops) SwiGLUFwd(h, gate, up P, n int) error {
+	if err := aligned16("swiglu_fwd", h, gate, up); err != nil {
+		return err
+	}
 	return o.launchN("swiglu_fwd", n, ptr(h), ptr(gate), ptr(up), i(n))
 }
 
 // SwiGLUBwd: dgate, dup from dh.
 func (o *Ops) SwiGLUBwd(dgate, dup, dh, gate, up P, n int) error {
+	if err := aligned16("swiglu_bwd", dgate, dup, dh, gate, up); err != nil {
+		return err
+	}
 	return o.launchN("swiglu_bwd", n, ptr(dgate), ptr(dup), ptr(dh), ptr(gate), ptr(up), i(n))
 }
 
@@ -120,7 +133,19 @@ func (o *Ops) AddBF16(a, b P, n int) error {
 
 // Dropout: out = x masked by the shared hash with probability p, scaled by 1/(1−p).
 func (o *Ops) Dropout(out, x P, n int, seed uint32, p float32) error {
+	if err := aligned16("lora_dropout", out, x); err != nil {
+		return err
+	}
 	return o.launchN("lora_dropout", n, ptr(out), ptr(x), i(n), i(int(seed)), f(p))
+}
+
+// DropoutAdd: dx += t masked as Dropout masks (seed, p), scaled by 1/(1−p): the dropout's
+// backward fused with the add into the input gradient.
+func (o *Ops) DropoutAdd(dx, t P, n int, seed uint32, p float32) error {
+	if err := aligned16("lora_dropout_add", dx, t); err != nil {
+		return err
+	}
+	return o.launchN("lora_dropout_add", n, ptr(dx), ptr(t), i(n), i(int(seed)), f(p))
 }
 
 // SumSq adds Σ x² over n floats into *acc.
@@ -131,4 +156,15 @@ func (o *Ops) SumSq(acc, x P, n int) error {
 // FillNormal writes n bf16 values std·N(0,1) from the counter-based stream under seed.
 func (o *Ops) FillNormal(out P, n int, seed uint32, std float32) error {
 	return o.launchN("fill_normal_bf16", n, ptr(out), i(n), i(int(seed)), f(std))
+}
+
+// aligned16 refuses a tensor that is not 16-byte aligned for a kernel that moves 128 bits at
+// a time (every devmem block is; a view into one may not be).
+func aligned16(kernel string, ptrs ...P) error {
+	for _, p := range ptrs {
+		if p%16 != 0 {
+			return fmt.Errorf("%s: tensor at %#x is not 16-byte aligned (128-bit loads)", kernel, p)
+		}
+	}
+	return nil
 }

@@ -36,6 +36,9 @@ func New(x *device.Exec, ltDir string) (*Ops, error) {
 	if err := x.SetMaxDynamicSmem("flash_attn_bwd", flashBwdSmem(128)); err != nil {
 		return nil, err
 	}
+	if err := setTCSmem(x); err != nil {
+		return nil, err
+	}
 	return &Ops{X: x, Lt: lt, ws: ws}, nil
 }
 

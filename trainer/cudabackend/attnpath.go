@@ -3,6 +3,9 @@
 package cudabackend
 
 import (
+	"fmt"
+
+	"github.com/mass-dev/mass/cuda"
 	"github.com/mass-dev/mass/cuda/kernels"
 	"github.com/mass-dev/mass/trainer/model"
 )
@@ -21,15 +24,50 @@ func ClearScratchBytes(c *model.Config, t int) int64 {
 	return int64(c.NumHeads) * int64(t) * int64(t) * 8
 }
 
-// flashFor reports whether a window of t tokens runs the flash path: when it is chosen, or
-// when the clear path's scratch would pass ClearScratchMax and flash supports the head size.
-func (b *Backend) flashFor(t int) bool {
-	if b.opt.Attention == AttnFlash {
-		return true
+func attnShape(c *model.Config, t int) cuda.AttnShape {
+	return cuda.AttnShape{T: t, QHeads: c.NumHeads, KVHeads: c.NumKVHeads, HeadDim: c.HeadDim}
+}
+
+// checkAttention refuses an attention choice the model's shape cannot run.
+func checkAttention(c *model.Config, attn string) error {
+	switch attn {
+	case AttnAuto, "", AttnClear:
+		return nil
+	case AttnFlash:
+		if c.HeadDim > kernels.MaxFlashHeadDim {
+			return fmt.Errorf("%w: flash attention supports head_dim up to %d, not %d", model.ErrUnsupported, kernels.MaxFlashHeadDim, c.HeadDim)
+		}
+		return nil
+	case AttnTC:
+		if !kernels.TCSupports(attnShape(c, 1)) {
+			return fmt.Errorf("%w: tensor-core attention supports head_dim %v, not %d", model.ErrUnsupported, kernels.TCHeadDims, c.HeadDim)
+		}
+		return nil
+	}
+	return fmt.Errorf("attention %q: want %s, %s, %s or %s", attn, AttnAuto, AttnTC, AttnClear, AttnFlash)
+}
+
+// attnFor returns the path a window of t tokens runs: the chosen one, where auto means the
+// tensor cores when the head size is built and the clear path otherwise; the clear path
+// gives way to flash when its scratch would pass ClearScratchMax and flash supports the
+// head size.
+func (b *Backend) attnFor(t int) string {
+	a := b.opt.Attention
+	if a == AttnAuto || a == "" {
+		a = AttnClear
+		if kernels.TCSupports(attnShape(b.cfg, t)) {
+			a = AttnTC
+		}
+	}
+	if a != AttnClear {
+		return a
 	}
 	limit := b.opt.ClearScratchMax
 	if limit <= 0 {
 		limit = DefaultClearScratchMax
 	}
-	return ClearScratchBytes(b.cfg, t) > limit && b.cfg.HeadDim <= kernels.MaxFlashHeadDim
+	if ClearScratchBytes(b.cfg, t) > limit && b.cfg.HeadDim <= kernels.MaxFlashHeadDim {
+		return AttnFlash
+	}
+	return AttnClear
 }

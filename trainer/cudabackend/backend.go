@@ -23,15 +23,17 @@ var _ trainer.Backend = (*Backend)(nil)
 
 // Attention implementations.
 const (
+	AttnAuto  = "auto"  // AttnTC where the head size is built, AttnClear otherwise
+	AttnTC    = "tc"    // tiled kernels on bf16 tensor cores (mma.sync, FlashAttention-2 tiling)
 	AttnClear = "clear" // scores by batched cuBLASLt GEMMs and a softmax kernel ([Hq,T,T] scratch)
-	AttnFlash = "flash" // tiled kernel, no score matrix (scalar FP32 arithmetic)
+	AttnFlash = "flash" // tiled kernel, no score matrix (scalar FP32 arithmetic; the tc path's reference)
 )
 
 // Options select the device and the implementation choices.
 type Options struct {
 	Device      int
 	CublasLtDir string // folder of libcublasLt.so.*; empty: $MASS_CUBLASLT_DIR or the loader path
-	Attention   string // AttnClear or AttnFlash
+	Attention   string // AttnAuto (default), AttnTC, AttnClear or AttnFlash
 	CEChunk     int    // vocabulary chunk of the fused LM head
 	// ClearScratchMax bounds the clear path's scratch per window (ClearScratchBytes); a
 	// longer window runs the flash path instead. 0 means DefaultClearScratchMax.
@@ -39,9 +41,9 @@ type Options struct {
 	Log             *slog.Logger
 }
 
-// DefaultOptions reads MASS_CUDA_ATTN (clear|flash) and MASS_CUBLASLT_DIR.
+// DefaultOptions reads MASS_CUDA_ATTN (auto|tc|clear|flash) and MASS_CUBLASLT_DIR.
 func DefaultOptions() Options {
-	o := Options{Attention: AttnClear, CEChunk: kernels.DefaultCEChunk, Log: slog.Default(),
+	o := Options{Attention: AttnAuto, CEChunk: kernels.DefaultCEChunk, Log: slog.Default(),
 		CublasLtDir: os.Getenv("MASS_CUBLASLT_DIR")}
 	if a := os.Getenv("MASS_CUDA_ATTN"); a != "" {
 		o.Attention = a
@@ -104,12 +106,8 @@ func supported(c *model.Config, opt Options) error {
 		return fmt.Errorf("%w: the cuda backend runs qwen2 and qwen3; use --backend reference for %s", model.ErrUnsupported, c.Arch)
 	case c.HeadDim%2 != 0:
 		return fmt.Errorf("%w: odd head_dim %d", model.ErrUnsupported, c.HeadDim)
-	case opt.Attention == AttnFlash && c.HeadDim > kernels.MaxFlashHeadDim:
-		return fmt.Errorf("%w: flash attention supports head_dim up to %d, not %d", model.ErrUnsupported, kernels.MaxFlashHeadDim, c.HeadDim)
-	case opt.Attention != AttnFlash && opt.Attention != AttnClear:
-		return fmt.Errorf("attention %q: want %s or %s", opt.Attention, AttnClear, AttnFlash)
 	}
-	return nil
+	return checkAttention(c, opt.Attention)
 }
 
 // Name implements trainer.Backend.

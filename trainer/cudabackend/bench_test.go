@@ -20,7 +20,8 @@ var (
 	benchShapes = flag.String("shapes", "0.6b,4b", "Qwen3 shapes to benchmark with random weights (0.6b, 4b, or a model preset)")
 	benchSeq    = flag.Int("seq", 4096, "tokens per window in the benchmark")
 	benchPeak   = flag.Float64("peak-tflops", DefaultPeakTFLOPs, "dense bf16 peak for MFU")
-	benchAttn   = flag.String("attn", "", "attention for the benchmark (clear|flash; default from MASS_CUDA_ATTN)")
+	benchAttn   = flag.String("attn", "", "attention for the benchmark (auto|tc|clear|flash; default from MASS_CUDA_ATTN)")
+	benchDrop   = flag.Float64("lora-dropout", lora.DefaultDropout, "LoRA dropout in the benchmark (0 lets q/k/v and gate/up run as stacked products)")
 	benchOpt    = flag.String("bench-opt", "device", "optimizer step per iteration: device (the loop's default on this backend), host, or none")
 )
 
@@ -38,7 +39,9 @@ func BenchmarkTrainStep(b *testing.B) {
 				b.Fatalf("shape %q: neither 0.6b/4b nor a model preset: %v", name, err)
 			}
 		}
-		a, err := lora.New(lora.DefaultConfig(), cfg, 1)
+		lc := lora.DefaultConfig()
+		lc.Dropout = *benchDrop
+		a, err := lora.New(lc, cfg, 1)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -62,7 +65,11 @@ func BenchmarkTrainStep(b *testing.B) {
 			be.Close()
 			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("qwen3-%s/seq%d", name, *benchSeq), func(b *testing.B) {
+		variant := be.attnFor(*benchSeq)
+		if *benchDrop == 0 {
+			variant += "-nodrop"
+		}
+		b.Run(fmt.Sprintf("qwen3-%s/seq%d/%s", name, *benchSeq, variant), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				batch.Seed = uint64(i)
 				if _, err := be.ForwardBackward(ctx, batch, 1); err != nil {

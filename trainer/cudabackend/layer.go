@@ -15,10 +15,11 @@ import (
 type acts struct {
 	r, rstd1, a      uintptr // layer input stream, its rstd (f32), normed input
 	qp, kp, qrs, krs uintptr // q/k before norm+RoPE, their rstd (f32); Qwen3 only
-	q, k, v, o, lse  uintptr // attention inputs, output, lse (f32, flash only)
+	q, k, v, o, lse  uintptr // attention inputs, output, lse (f32, flash and tc paths)
 	r2, rstd2, m     uintptr // stream after attention, its rstd (f32), normed
 	gate, up, h      uintptr
-	xa               [7]uintptr
+	xa               [7]uintptr // drop(x)·Aᵀ per module (ungrouped)
+	xaG              [2]uintptr // x·[A…]ᵀ of the q/k/v and gate/up groups (grouped)
 	attnOut, mlpOut  uintptr
 }
 
@@ -162,13 +163,8 @@ func (f *fwd) layerFwd(l int, xAdd, resid uintptr) (uintptr, uintptr, error) {
 	if err := o.RMSNormFwd(a.a, a.r, a.rstd1, xAdd, resid, lw.inNorm.Ptr, t, d, eps); err != nil {
 		return 0, 0, err
 	}
-	for _, p := range []struct {
-		mi  int
-		dst uintptr
-	}{{mQ, qp}, {mK, kp}, {mV, a.v}} {
-		if a.xa[p.mi], err = b.linFwd(sc, tmp, f.lin(l, p.mi), p.dst, a.a); err != nil {
-			return 0, 0, err
-		}
+	if err := f.projFwd(sc, tmp, lw.qkv, l, qkvMods, []uintptr{qp, kp, a.v}, a.a, a, 0); err != nil {
+		return 0, 0, err
 	}
 	if err := f.qkFwd(a, lw); err != nil {
 		return 0, 0, err
@@ -182,10 +178,7 @@ func (f *fwd) layerFwd(l int, xAdd, resid uintptr) (uintptr, uintptr, error) {
 	if err := o.RMSNormFwd(a.m, a.r2, a.rstd2, a.attnOut, a.r, lw.postNorm.Ptr, t, d, eps); err != nil {
 		return 0, 0, err
 	}
-	if a.xa[mGate], err = b.linFwd(sc, tmp, f.lin(l, mGate), a.gate, a.m); err != nil {
-		return 0, 0, err
-	}
-	if a.xa[mUp], err = b.linFwd(sc, tmp, f.lin(l, mUp), a.up, a.m); err != nil {
+	if err := f.projFwd(sc, tmp, lw.gateUp, l, gateUpMods, []uintptr{a.gate, a.up}, a.m, a, 1); err != nil {
 		return 0, 0, err
 	}
 	if err := o.SwiGLUFwd(a.h, a.gate, a.up, t*ff); err != nil {
@@ -202,7 +195,10 @@ func (f *fwd) layerFwd(l int, xAdd, resid uintptr) (uintptr, uintptr, error) {
 func (f *fwd) attnFwd(tmp *scope, a *acts) error {
 	s := f.shape()
 	bufs := kernels.AttnBufs{Q: a.q, K: a.k, V: a.v, O: a.o, LSE: a.lse}
-	if f.b.flashFor(f.T) {
+	switch f.b.attnFor(f.T) {
+	case AttnTC:
+		return f.b.ops.TCFwd(bufs, s)
+	case AttnFlash:
 		return f.b.ops.FlashFwd(bufs, s)
 	}
 	sq := s.QHeads * s.T * s.T
@@ -220,7 +216,10 @@ func (f *fwd) attnFwd(tmp *scope, a *acts) error {
 func (f *fwd) attnBwd(tmp *scope, a *acts, g kernels.AttnGrads) error {
 	s := f.shape()
 	bufs := kernels.AttnBufs{Q: a.q, K: a.k, V: a.v, O: a.o, LSE: a.lse}
-	if f.b.flashFor(f.T) {
+	switch f.b.attnFor(f.T) {
+	case AttnTC:
+		return f.b.ops.TCBwd(bufs, g, s)
+	case AttnFlash:
 		return f.b.ops.FlashBwd(bufs, g, s)
 	}
 	sq := s.QHeads * s.T * s.T
@@ -280,8 +279,7 @@ func (f *fwd) backward(dFinal uintptr) error {
 		steps := []func() error{
 			func() error { return b.linBwd(tmp, f.lin(l, mDown), dh, false, gR, a.h, a.xa[mDown]) },
 			func() error { return o.SwiGLUBwd(dgate, dup, dh, a.gate, a.up, t*ff) },
-			func() error { return b.linBwd(tmp, f.lin(l, mGate), dm, false, dgate, a.m, a.xa[mGate]) },
-			func() error { return b.linBwd(tmp, f.lin(l, mUp), dm, true, dup, a.m, a.xa[mUp]) },
+			func() error { return f.projBwd(tmp, lw.gateUp, l, gateUpMods, dm, []uintptr{dgate, dup}, a.m, a, 1) },
 			func() error { return o.RMSNormBwd(gR2, dm, a.r2, a.rstd2, lw.postNorm.Ptr, gR, t, d) },
 			func() error { return b.linBwd(tmp, f.lin(l, mO), do, false, gR2, a.o, a.xa[mO]) },
 			func() error { return f.attnBwd(tmp, a, kernels.AttnGrads{DO: do, DQ: dq, DK: dk, DV: dv}) },
@@ -297,9 +295,7 @@ func (f *fwd) backward(dFinal uintptr) error {
 				}
 				return o.QKNormRoPEBwd(dkp, dk, a.kp, a.krs, lw.kNorm.Ptr, f.pos, t, c.NumKVHeads, c.HeadDim, float32(c.RopeTheta))
 			},
-			func() error { return b.linBwd(tmp, f.lin(l, mQ), da, false, dqp, a.a, a.xa[mQ]) },
-			func() error { return b.linBwd(tmp, f.lin(l, mK), da, true, dkp, a.a, a.xa[mK]) },
-			func() error { return b.linBwd(tmp, f.lin(l, mV), da, true, dv, a.a, a.xa[mV]) },
+			func() error { return f.projBwd(tmp, lw.qkv, l, qkvMods, da, []uintptr{dqp, dkp, dv}, a.a, a, 0) },
 			func() error { return o.RMSNormBwd(gNext, da, a.r, a.rstd1, lw.inNorm.Ptr, gR2, t, d) },
 			func() error { return f.sc.x.Copy(gR, gNext, int64(t*d*2)) },
 		}

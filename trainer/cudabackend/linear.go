@@ -22,15 +22,7 @@ type linear struct {
 // it, so x·Wᵀ + b is rounded to bf16 once.
 func (b *Backend) linFwd(sc, tmp *scope, l linear, y, x uintptr) (uintptr, error) {
 	o := b.ops
-	beta := float32(0)
-	if l.bias != 0 {
-		if err := o.BiasFill(y, l.bias, l.T, l.out); err != nil {
-			return 0, err
-		}
-		beta = 1
-	}
-	if err := o.Gemm(cublaslt.Gemm{TransB: true, M: l.T, N: l.out, K: l.in, A: x, B: l.w, C: y,
-		CType: cublaslt.BF16, Alpha: 1, Beta: beta}); err != nil {
+	if err := b.baseFwd(l, y, x); err != nil {
 		return 0, err
 	}
 	if l.lo == nil {
@@ -57,6 +49,20 @@ func (b *Backend) linFwd(sc, tmp *scope, l linear, y, x uintptr) (uintptr, error
 	}
 	return xa, o.Gemm(cublaslt.Gemm{TransB: true, M: l.T, N: l.out, K: l.lo.rank, A: xa, B: l.lo.bbf.Ptr, C: y,
 		CType: cublaslt.BF16, Alpha: b.w.scaling, Beta: 1})
+}
+
+// baseFwd computes y = x·Wᵀ (+ b), the bias written first and the product accumulated
+// onto it.
+func (b *Backend) baseFwd(l linear, y, x uintptr) error {
+	beta := float32(0)
+	if l.bias != 0 {
+		if err := b.ops.BiasFill(y, l.bias, l.T, l.out); err != nil {
+			return err
+		}
+		beta = 1
+	}
+	return b.ops.Gemm(cublaslt.Gemm{TransB: true, M: l.T, N: l.out, K: l.in, A: x, B: l.w, C: y,
+		CType: cublaslt.BF16, Alpha: 1, Beta: beta})
 }
 
 // backward adds the input gradient into dx (overwriting it unless accumulate) and the LoRA
@@ -114,9 +120,7 @@ func (b *Backend) linBwd(tmp *scope, l linear, dx uintptr, accumulate bool, dy, 
 		CType: cublaslt.BF16, Alpha: s}); err != nil {
 		return err
 	}
-	// The dropout mask is linear: applying it again to the gradient is its backward.
-	if err := o.Dropout(xin, t, l.T*l.in, l.seed, l.dropout); err != nil {
-		return err
-	}
-	return o.AddBF16(dx, xin, l.T*l.in)
+	// The dropout mask is linear: applying it again to the gradient is its backward, fused
+	// with the add into dx.
+	return o.DropoutAdd(dx, t, l.T*l.in, l.seed, l.dropout)
 }

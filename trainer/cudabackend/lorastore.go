@@ -30,21 +30,32 @@ type loraFlat struct {
 	acc          devmem.Block // Σg² of the gradient-norm kernel
 }
 
-// placeLoRA lays out the adapter (A then B of each module, layer by layer), allocates the
-// bf16 and gradient buffers and points every loraMod at its views.
+// placeLoRA lays out the adapter layer by layer, every module's A first and then every B,
+// so that the A matrices of modules reading one input lie back to back (see loraGroup);
+// it allocates the bf16 and gradient buffers and points every loraMod at its views.
 func (w *weights) placeLoRA(o *kernels.Ops) error {
 	f := &w.flat
-	var mods []*loraMod
+	type placed struct {
+		lm     *loraMod
+		oa, ob int
+	}
+	var mods []placed
+	put := func(p *lora.Param) int {
+		off := f.n
+		f.params = append(f.params, p)
+		f.off = append(f.off, off)
+		f.n += (len(p.Data) + flatAlign - 1) / flatAlign * flatAlign
+		return off
+	}
 	for _, lw := range w.layers {
+		first := len(mods)
 		for _, lm := range lw.lo {
 			if lm != nil {
-				mods = append(mods, lm)
-				for _, p := range []*lora.Param{lm.a, lm.b} {
-					f.params = append(f.params, p)
-					f.off = append(f.off, f.n)
-					f.n += (len(p.Data) + flatAlign - 1) / flatAlign * flatAlign
-				}
+				mods = append(mods, placed{lm: lm, oa: put(lm.a)})
 			}
+		}
+		for i := first; i < len(mods); i++ {
+			mods[i].ob = put(mods[i].lm.b)
 		}
 	}
 	var err error
@@ -54,10 +65,14 @@ func (w *weights) placeLoRA(o *kernels.Ops) error {
 	if f.grad, err = w.flatBuf(o, 4); err != nil {
 		return err
 	}
-	for i, lm := range mods {
-		oa, ob := f.off[2*i], f.off[2*i+1]
-		lm.abf, lm.bbf = view(f.bf, oa, len(lm.a.Data), 2), view(f.bf, ob, len(lm.b.Data), 2)
-		lm.ga, lm.gb = view(f.grad, oa, len(lm.a.Data), 4), view(f.grad, ob, len(lm.b.Data), 4)
+	for _, m := range mods {
+		lm := m.lm
+		lm.abf, lm.bbf = view(f.bf, m.oa, len(lm.a.Data), 2), view(f.bf, m.ob, len(lm.b.Data), 2)
+		lm.ga, lm.gb = view(f.grad, m.oa, len(lm.a.Data), 4), view(f.grad, m.ob, len(lm.b.Data), 4)
+	}
+	for l := range w.layers {
+		lw := &w.layers[l]
+		lw.qkv, lw.gateUp = newLoRAGroup(lw.lo, mQ, mK, mV), newLoRAGroup(lw.lo, mGate, mUp)
 	}
 	return nil
 }

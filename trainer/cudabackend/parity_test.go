@@ -113,8 +113,11 @@ func parity(t *testing.T, arch string) {
 	r := rand.New(rand.NewPCG(12, 13))
 	windows := parityWindows(r, cfg.VocabSize, 2, 40)
 	ctx := context.Background()
-	for _, attn := range []string{AttnClear, AttnFlash} {
+	for _, attn := range []string{AttnTC, AttnClear, AttnFlash} {
 		t.Run(attn, func(t *testing.T) {
+			if attn == AttnTC && checkAttention(cfg, AttnTC) != nil {
+				t.Skipf("preset %s: head_dim %d has no tensor-core kernel (run -parity-preset tiny)", *parityPreset, cfg.HeadDim)
+			}
 			ac, ag := parityAdapter(t, cfg), parityAdapter(t, cfg)
 			cb, err := refbackend.New(m, ac)
 			if err != nil {
@@ -128,6 +131,9 @@ func parity(t *testing.T, arch string) {
 				t.Fatal(err)
 			}
 			defer gb.Close()
+			if lw := gb.w.layers[0]; lw.qkv == nil || lw.gateUp == nil {
+				t.Error("q/k/v or gate/up A matrices did not stack: parity would miss the stacked products")
+			}
 			oc := optim.NewAdamW(optim.DefaultConfig(*paritySteps), ac)
 			og := optim.NewAdamW(optim.DefaultConfig(*paritySteps), ag)
 			var lc, lg []float32

@@ -29,6 +29,7 @@ type layerW struct {
 	proj                           [7]devmem.Block // W [out, in] bf16, in lora.Modules order
 	bias                           [7]devmem.Block // b [out] bf16 of q/k/v with attention_bias; zero Ptr without
 	lo                             [7]*loraMod
+	qkv, gateUp                    *loraGroup // nil when the modules' A matrices cannot be one product
 }
 
 type weights struct {

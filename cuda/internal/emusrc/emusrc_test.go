@@ -35,8 +35,13 @@ func TestBuildKeepsEveryKernel(t *testing.T) {
 			t.Errorf("%s missing from the generated copy", p)
 		}
 	}
-	if bytes.Contains(got, []byte(`#include "common.cuh"`)) {
-		t.Error("generated copy still includes common.cuh from outside the package")
+	for _, h := range []string{"common.cuh", "mma.cuh"} {
+		if bytes.Contains(got, []byte(`#include "`+h+`"`)) {
+			t.Errorf("generated copy still includes %s from outside the package", h)
+		}
+		if !bytes.Contains(got, []byte(`#line 1 "cuda/`+h+`"`)) {
+			t.Errorf("%s missing from the generated copy", h)
+		}
 	}
 }
 
