@@ -89,10 +89,14 @@ func TestCycleTwoGenerationsServedByCommand(t *testing.T) {
 	argv, _ := json.Marshal([]string{os.Args[0], "-test.run=^TestScriptedServeHelper$", "--", "{model}", "{name}", port, serveLog})
 	r := newRigYAML(t, fmt.Sprintf("models:\n  base:\n    base_url: http://127.0.0.1:%s/v1\n    model: base-model\n    weights: %s\n    tokenizer: %s\n    serving:\n      command: %s\n",
 		port, tiny, tiny, argv), "mass-agent:latest")
+	if out, err := r.massctl("task", "add", "../examples/tasks/sales-analysis/task.yaml"); err != nil {
+		t.Fatalf("task add: %v %s", err, out)
+	}
 	out, err := r.massctl("cycle", "run", "--tasks", "sales-analysis", "--model", "base", "--generations", "2", "--search-iterations", "3",
 		"--episodes", "4", "--min-success", "4", "--cap", "6", "--opponents", "2", "--train", "3", "--val", "1", "--train-steps", "2", "--seed", "4", "--json")
 	if err != nil {
-		t.Fatal(err)
+		show, _ := r.massctl("generation", "list")
+		t.Fatalf("%v\n%s", err, show)
 	}
 	var res struct {
 		Generations []generation.CycleStep `json:"generations"`
@@ -121,7 +125,7 @@ func TestCycleTwoGenerationsServedByCommand(t *testing.T) {
 			t.Errorf("no model call reached %q", k)
 		}
 	}
-	checkGen2Registered(t, r, g1, g2)
+	checkGen2Registered(t, r, port, g1, g2)
 }
 
 // servedCalls counts the serve log's chat requests by "folder name";
@@ -151,7 +155,7 @@ func servedCalls(t *testing.T, p string) map[string]int {
 
 // checkGen2Registered wants gen-2 trained from gen-1's merged weights and
 // the serve command on gen-2's merged folder now.
-func checkGen2Registered(t *testing.T, r *searchRig, g1, g2 generation.Summary) {
+func checkGen2Registered(t *testing.T, r *searchRig, port string, g1, g2 generation.Summary) {
 	t.Helper()
 	out, err := r.massctl("model", "list", "--json")
 	var ms []api.Model
@@ -171,7 +175,7 @@ func checkGen2Registered(t *testing.T, r *searchRig, g1, g2 generation.Summary) 
 	if run.Model != g1.Merged {
 		t.Errorf("gen-2 trained from %s, want gen-1's merged model %s", run.Model, g1.Merged)
 	}
-	resp, err := http.Get(strings.TrimSuffix(byName["gen-2"].BaseURL, "/") + "/models")
+	resp, err := http.Get("http://127.0.0.1:" + port + "/v1/models")
 	if err != nil {
 		t.Fatal(err)
 	}
