@@ -56,7 +56,8 @@ func generationCommand() *cli.Command {
 }
 
 func cycleCommand() *cli.Command {
-	flags := append(generationFlags(), &cli.IntFlag{Name: "generations", Value: 1, Usage: "how many generations `G`"})
+	flags := append(generationFlags(), &cli.IntFlag{Name: "generations", Value: 1, Usage: "how many generations `G`"},
+		&cli.IntFlag{Name: "search-iterations", Usage: "optimizer iterations of each search (default: the search's, 11)"})
 	return &cli.Command{
 		Name:  "cycle",
 		Usage: "run the MASS cycle: for g = 1..G, search on every task, then generation g",
@@ -71,7 +72,8 @@ func generationStart(c *cli.Context) error {
 }
 
 func cycleRun(c *cli.Context) error {
-	return submitAndWait(c, generation.CycleKindName, generation.CycleParams{Params: generationParams(c), Generations: c.Int("generations")})
+	return submitAndWait(c, generation.CycleKindName, generation.CycleParams{Params: generationParams(c), Generations: c.Int("generations"),
+		SearchIterations: c.Int("search-iterations")})
 }
 
 // submitAndWait queues the job; with --json it waits for the end and

@@ -29,8 +29,12 @@ type cycleSearches struct {
 	rep  jobs.Reporter
 }
 
-func (s cycleSearches) Search(ctx context.Context, id, task, model string, seed int64) (generation.Retained, error) {
-	params, err := json.Marshal(search.Params{Model: model, Seed: seed})
+func (s cycleSearches) Search(ctx context.Context, id, task, model string, seed int64, iterations int) (generation.Retained, error) {
+	sp := search.Params{Model: model, Seed: seed}
+	if iterations > 0 {
+		sp.Iterations = &iterations
+	}
+	params, err := json.Marshal(sp)
 	if err != nil {
 		return generation.Retained{}, err
 	}

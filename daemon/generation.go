@@ -40,7 +40,26 @@ func (b *Builtins) AttachStore(ctx context.Context, st *store.Store) error {
 			b.log.Warn("serve registered generation", "model", m.Name, "err", err)
 		}
 	}
+	b.serveRoots()
 	return nil
+}
+
+// serveRoots starts, in the background, the serve command of every model
+// entry that declares one and has weights, when no generation of it is
+// served yet: massd serves the base (g = 0) itself, on the entry's weights
+// under its model id (so the command passes {name} on).
+func (b *Builtins) serveRoots() {
+	for name, m := range b.cfg.Models {
+		if m.Serving == nil || len(m.Serving.Command) == 0 || m.Weights == "" {
+			continue
+		}
+		cmd := b.command(name, m)
+		go func() {
+			if err := cmd.StartIdle(context.Background(), m.Weights, m.Model); err != nil {
+				b.log.Warn("serve base model", "model", name, "err", err)
+			}
+		}()
+	}
 }
 
 // ModelRegistrar is the generation.Models of a job: it registers under
@@ -150,6 +169,6 @@ func (b *Builtins) stopServing() {
 	b.gens.commands = nil
 	b.gens.mu.Unlock()
 	for _, c := range cmds {
-		_ = c.Stop()
+		_ = c.Close()
 	}
 }

@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,7 +39,9 @@ func TestGenerationScriptedThroughMassd(t *testing.T) {
 		t.Fatalf("search: %v %s", err, out)
 	}
 	start := time.Now()
-	out, err = r.massctl("generation", "start", "--tasks", ss.Task, "--model", "scripted", "--episodes", "18",
+	// The scripted executor fails one seed in ten (its grader then fails),
+	// so the task needs 18 eligible episodes and tops up to the cap of 24.
+	out, err = r.massctl("generation", "start", "--tasks", ss.Task, "--model", "scripted", "--episodes", "18", "--min-success", "18",
 		"--opponents", "6", "--train-steps", "1", "--seed", "1", "--json")
 	if err != nil {
 		show, _ := r.massctl("generation", "show", "1", "--json")
@@ -54,11 +57,13 @@ func TestGenerationScriptedThroughMassd(t *testing.T) {
 		t.Fatalf("summary %s", out)
 	}
 	ts := s.Tasks[0]
-	// The paper's shape: 18 runs (top-ups to 24 if fewer than 16 pass),
-	// each eligible episode meets 6 neighbours (18 → 54 judgments), 15 + 1.
-	if ts.Episodes < 18 || ts.Successful < 16 || ts.Judgments+ts.InvalidJudgments != 3*ts.Successful || len(ts.Train) != 15 || len(ts.Val) != 1 {
+	// The paper's shape: 18 eligible episodes, each meets 6 neighbours
+	// (18×6/2 = 54 judgments), ranks 1–15 train and rank 16 validates.
+	if ts.Episodes < 18 || ts.Successful != 18 || ts.Judgments != 54 || ts.InvalidJudgments != 0 || len(ts.Ranking) != 18 ||
+		len(ts.Train) != 15 || len(ts.Val) != 1 {
 		t.Errorf("task %+v", ts)
 	}
+	checkSelection(t, ts)
 	t.Logf("%d runs, %d eligible, %d judgments (%d invalid)", ts.Episodes, ts.Successful, ts.Judgments, ts.InvalidJudgments)
 	tau, n := seededOrder(t, filepath.Join(r.data, "generations", "1", "collect", ss.Task, "episodes.json"), ts.Ranking)
 	t.Logf("Kendall τ between the Bradley–Terry order and the scripted executor's seeded quality (scripted.SeedQuality: seed mod 3 extra checks per worker): %.3f over %d pairs", tau, n)
@@ -72,12 +77,8 @@ func TestGenerationScriptedThroughMassd(t *testing.T) {
 		t.Logf("stage %-8s %6.1fs", st.Name, st.Seconds)
 	}
 	t.Logf("tokens %+v", s.Tokens)
-	man := readJSON[struct {
-		Episodes int `json:"episodes"`
-	}](t, filepath.Join(s.Dataset, "manifest.json"))
-	if man.Episodes != 15 {
-		t.Errorf("dataset built from %d episodes, want the 15 selected", man.Episodes)
-	}
+	checkDataset(t, s.Dataset, ts.Train)
+	checkDataset(t, s.Dataset+"-val", ts.Val)
 	for _, p := range []string{filepath.Join(s.Adapter, "adapter_config.json"), filepath.Join(s.Merged, "config.json")} {
 		if _, err := os.Stat(p); err != nil {
 			t.Error(err)
@@ -99,6 +100,45 @@ func TestGenerationScriptedThroughMassd(t *testing.T) {
 	}
 	if gen == nil || gen.G != 1 || gen.Parent != "scripted" || gen.Error != "" {
 		t.Errorf("model list has no callable gen-1 of parent scripted: %s", out)
+	}
+}
+
+// checkSelection wants ranks 1–15 in train and rank 16 in val, in order.
+func checkSelection(t *testing.T, ts generation.TaskSummary) {
+	t.Helper()
+	byRank := map[int]string{}
+	for _, e := range ts.Ranking {
+		byRank[e.Rank] = e.ID
+	}
+	for i, id := range append(append([]string{}, ts.Train...), ts.Val...) {
+		if byRank[i+1] != id {
+			t.Errorf("selection position %d is %s, rank %d is %s", i, id, i+1, byRank[i+1])
+		}
+	}
+}
+
+// checkDataset wants the dataset built from exactly the episodes ids:
+// its manifest counts them and its rows name those and no others.
+func checkDataset(t *testing.T, dir string, ids []string) {
+	t.Helper()
+	man := readJSON[struct {
+		Episodes int `json:"episodes"`
+	}](t, filepath.Join(dir, "manifest.json"))
+	if man.Episodes != len(ids) {
+		t.Errorf("%s built from %d episodes, want the %d selected", dir, man.Episodes, len(ids))
+	}
+	got := map[string]bool{}
+	for _, row := range readJSONL[struct {
+		Episode string `json:"episode"`
+	}](t, filepath.Join(dir, "rows.jsonl")) {
+		got[row.Episode] = true
+	}
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("%s rows come from episodes %v, want %v", dir, got, want)
 	}
 }
 

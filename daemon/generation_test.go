@@ -33,15 +33,23 @@ type fakeVLLM struct {
 }
 
 func newFakeVLLM(t *testing.T) (*fakeVLLM, string) {
+	return newFakeVLLMWith(t, func(r *fakeopenai.Request) fakeopenai.Reply {
+		return fakeopenai.Reply{Content: "answer of " + r.Model}
+	})
+}
+
+// newFakeVLLMWith is a fakeVLLM whose base model and adapters answer with policy.
+func newFakeVLLMWith(t *testing.T, policy fakeopenai.Policy) (*fakeVLLM, string) {
 	f := &fakeVLLM{loaded: map[string]string{}}
 	f.chat = fakeopenai.New(func(r *fakeopenai.Request) fakeopenai.Reply {
 		f.mu.Lock()
-		defer f.mu.Unlock()
-		if _, ok := f.loaded[r.Model]; !ok && r.Model != "base-model" {
+		_, ok := f.loaded[r.Model]
+		f.mu.Unlock()
+		if !ok && r.Model != "base-model" {
 			return fakeopenai.Reply{Status: http.StatusNotFound, Error: "The model " + r.Model + " does not exist."}
 		}
-		return fakeopenai.Reply{Content: "answer of " + r.Model}
-	})
+		return policy(r)
+	}, fakeopenai.WithModelID("base-model"), fakeopenai.WithoutHistory())
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/load_lora_adapter", func(w http.ResponseWriter, r *http.Request) {
 		var req struct {

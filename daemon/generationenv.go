@@ -239,7 +239,7 @@ func (b *Builtins) tinyModel(ctx context.Context) (string, error) {
 	}
 	tmp := dir + ".tmp"
 	_ = os.RemoveAll(tmp)
-	if err := massTrain(ctx, b, "init-model", "--config", "tiny", "--out", tmp); err != nil {
+	if err := massTrain(ctx, b, dir, "init-model", "--config", "tiny", "--out", tmp); err != nil {
 		return "", fmt.Errorf("make the tiny model: %w", err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {

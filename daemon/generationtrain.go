@@ -101,7 +101,7 @@ func (t genTrainer) Train(ctx context.Context, r generation.TrainRequest) (gener
 	if r.Steps > 0 {
 		args = append(args, "--steps", strconv.Itoa(r.Steps))
 	}
-	if err := massTrain(ctx, t.b, args...); err != nil {
+	if err := massTrain(ctx, t.b, r.Out, args...); err != nil {
 		return generation.Training{}, err
 	}
 	var res train.Result
@@ -128,30 +128,39 @@ type genExporter struct{ b *Builtins }
 func (e genExporter) Export(ctx context.Context, r generation.ExportRequest) (generation.Export, error) {
 	out := generation.Export{Adapter: filepath.Join(r.Out, "adapter"), Merged: filepath.Join(r.Out, "merged")}
 	run, ckpt := filepath.Dir(r.Adapter), filepath.Base(r.Adapter)
-	if err := massTrain(ctx, e.b, "export", "--run", run, "--checkpoint", ckpt, "--out", out.Adapter, "--base-model", r.Weights); err != nil {
+	if err := massTrain(ctx, e.b, out.Adapter, "export", "--run", run, "--checkpoint", ckpt, "--out", out.Adapter, "--base-model", r.Weights); err != nil {
 		return out, err
 	}
-	if err := massTrain(ctx, e.b, "merge", "--model", r.Weights, "--adapter", out.Adapter, "--out", out.Merged); err != nil {
+	if err := massTrain(ctx, e.b, out.Merged, "merge", "--model", r.Weights, "--adapter", out.Adapter, "--out", out.Merged); err != nil {
 		return out, err
 	}
 	if r.FP8 {
 		out.FP8 = filepath.Join(r.Out, "fp8")
-		if err := massTrain(ctx, e.b, "merge", "--model", r.Weights, "--adapter", out.Adapter, "--out", out.FP8, "--fp8"); err != nil {
+		if err := massTrain(ctx, e.b, out.FP8, "merge", "--model", r.Weights, "--adapter", out.Adapter, "--out", out.FP8, "--fp8"); err != nil {
 			return out, err
 		}
 	}
 	return out, nil
 }
 
-// massTrain runs one mass-train command; cancelling asks it to stop.
-func massTrain(ctx context.Context, b *Builtins, args ...string) error {
+// massTrain runs one mass-train command that writes out; cancelling asks
+// it to stop, and so does massd's death (SIGTERM as the parent-death
+// signal). The child holds out's lock (childLock) while it runs.
+func massTrain(ctx context.Context, b *Builtins, out string, args ...string) error {
 	bin, err := genTrainer{b: b}.binary()
 	if err != nil {
 		return err
 	}
+	lock, err := childLock(ctx, strings.TrimSuffix(out, "/")+".lock", b.log)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = trainjob.StopGrace
+	cmd.ExtraFiles = []*os.File{lock}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	var tail strings.Builder
 	cmd.Stderr = &capped{w: &tail, n: 8 << 10}
 	if err := cmd.Run(); err != nil {

@@ -46,6 +46,13 @@ func newSearchRig(t *testing.T, models map[string]string) *searchRig {
 // graded episode there fails its grade); it skips without that image.
 func newGradedRig(t *testing.T) *searchRig {
 	t.Helper()
+	needAgentImage(t)
+	return newRig(t, nil, image.AgentRef)
+}
+
+// needAgentImage skips the test without Docker or without the agent image.
+func needAgentImage(t *testing.T) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds massd and runs real sandboxes")
 	}
@@ -58,10 +65,23 @@ func newGradedRig(t *testing.T) *searchRig {
 	} else if _, err := cli.ImageInspect(ctx, image.AgentRef); err != nil {
 		t.Skipf("agent image %s missing (massctl image build --all): %v", image.AgentRef, err)
 	}
-	return newRig(t, nil, image.AgentRef)
 }
 
 func newRig(t *testing.T, models map[string]string, img string) *searchRig {
+	t.Helper()
+	var conf string
+	if len(models) > 0 {
+		conf += "models:\n"
+		for name, url := range models {
+			conf += fmt.Sprintf("  %s:\n    base_url: %s\n    model: %s-model\n", name, url, name)
+		}
+	}
+	return newRigYAML(t, conf, img)
+}
+
+// newRigYAML is a searchRig whose massd.yaml ends with extra (a models
+// section, say).
+func newRigYAML(t *testing.T, extra string, img string) *searchRig {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds massd and runs real sandboxes")
@@ -84,13 +104,7 @@ func newRig(t *testing.T, models map[string]string, img string) *searchRig {
 	}
 	tmp := t.TempDir()
 	r := &searchRig{t: t, bin: bin, tmp: tmp, data: filepath.Join(tmp, "data"), sock: filepath.Join(tmp, "massd.sock")}
-	conf := fmt.Sprintf("socket: %s\ndata_dir: %s\njobs:\n  concurrency: 2\nsandbox:\n  image: %s\n  helper: %s\n", r.sock, r.data, img, helper)
-	if len(models) > 0 {
-		conf += "models:\n"
-		for name, url := range models {
-			conf += fmt.Sprintf("  %s:\n    base_url: %s\n    model: %s-model\n", name, url, name)
-		}
-	}
+	conf := fmt.Sprintf("socket: %s\ndata_dir: %s\njobs:\n  concurrency: 2\nsandbox:\n  image: %s\n  helper: %s\n", r.sock, r.data, img, helper) + extra
 	r.conf = filepath.Join(tmp, "massd.yaml")
 	if err := os.WriteFile(r.conf, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)

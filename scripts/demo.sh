@@ -6,9 +6,10 @@
 # sandbox isolation self-test, runs a 3-iteration workflow search (massctl search),
 # builds SFT windows from the episodes, trains a
 # tiny LoRA on them (directly and as a massd job) and exports a PEFT adapter,
-# then runs a short generation on a train task (search, teacher episodes, the
-# ring of judgments, Bradley–Terry, selection, a LoRA step on the tiny model
-# with mass-train's fast `cpu` backend, adapter, merged model, gen-1).
+# then runs one cycle on the two train tasks (a short search on each, 18 teacher
+# episodes each, the ring of judgments, Bradley–Terry, selection, a short LoRA
+# run on the tiny model with mass-train's fast `cpu` backend, adapter, merged
+# model, gen-1), printing each stage's wall time, massd's peak memory and tokens.
 #
 # Needs `make build image` first (make demo does both). Exits non-zero when a
 # stage fails and says which. Artifacts: out/demo/ (kept), socket: a temp dir.
@@ -17,8 +18,8 @@
 # (examples/tasks/projectile-sim/task.yaml), DEMO_TRAIN_STEPS (4),
 # DEMO_JOB_STEPS (2), DEMO_RACE_OPS (500 host file operations in the sandbox
 # swap race; massctl's default is 10,000), DEMO_SKIP_VERIFY=1 skips stage 6,
-# DEMO_GEN_TASK (examples/tasks/sales-analysis/task.yaml, a train task),
-# DEMO_GEN_EPISODES (6 teacher episodes; thresholds follow).
+# DEMO_GEN_TASKS (ml-classifier,sales-analysis: the example train tasks),
+# DEMO_GEN_EPISODES (18 teacher episodes per task), DEMO_GEN_STEPS (10 LoRA steps).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -30,8 +31,9 @@ TOKENIZER=trainer/tokenizer/testdata
 TRAIN_STEPS=${DEMO_TRAIN_STEPS:-4}
 JOB_STEPS=${DEMO_JOB_STEPS:-2}
 RACE_OPS=${DEMO_RACE_OPS:-500}
-GEN_TASK=${DEMO_GEN_TASK:-examples/tasks/sales-analysis/task.yaml}
-GEN_EPISODES=${DEMO_GEN_EPISODES:-6}
+GEN_TASKS=${DEMO_GEN_TASKS:-ml-classifier,sales-analysis}
+GEN_EPISODES=${DEMO_GEN_EPISODES:-18}
+GEN_STEPS=${DEMO_GEN_STEPS:-10}
 
 case $BIN in /*) ;; *) BIN=$root/$BIN ;; esac
 case $OUT in /*) ;; *) OUT=$root/$OUT ;; esac
@@ -118,8 +120,8 @@ summary() {
 		"dataset|SFT windows: rows.jsonl, windows.bin, manifest.json, val.jsonl" "window0.txt|window 0 as text" \
 		"model|tiny random Qwen3 model" "run|direct training run (checkpoints, metrics.jsonl, best/)" \
 		"adapter|exported PEFT adapter" "eval-base.json|val loss without the adapter" \
-		"eval-adapter.json|val loss with the adapter" "gen-search.json|search before the generation" \
-		"generation.json|massctl generation start --json summary" \
+		"eval-adapter.json|val loss with the adapter" "cycle.json|massctl cycle run --json result" \
+		"generation.json|massctl generation show 1 --json" \
 		"report.html|evaluation report page (massctl report --html)" "report.png|its screenshot (headless Chromium)"; do
 		[ -e "$OUT/${a%%|*}" ] && printf '  %-20s %s\n' "${a%%|*}" "${a#*|}"
 	done
@@ -353,41 +355,43 @@ s_train() {
 }
 
 s_generation() {
-	local task min=$((GEN_EPISODES * 2 / 3)) out=$OUT/generation.json
-	[ "$min" -ge 4 ] || min=4
-	printf '+ %s search --task %s --iterations 3 --model scripted --json > gen-search.json\n' "$MASSCTL" "$GEN_TASK"
-	"$MASSCTL" search --task "$GEN_TASK" --iterations 3 --model scripted --json >"$OUT/gen-search.json" || { cat "$OUT/gen-search.json"; return 1; }
-	task=$(json_get "$OUT/gen-search.json" 'd["task"]')
-	note "search on $task: champion v$(json_get "$OUT/gen-search.json" 'd["champion_version"]'), beats reference $(json_get "$OUT/gen-search.json" 'd["beats_reference"]')"
-	# Small settings: GEN_EPISODES runs (top-ups to +4), 2 ring neighbours each,
-	# 3 train + 1 validation episodes, one LoRA step on the tiny model (massd
+	local out=$OUT/cycle.json gen=$OUT/generation.json t0 secs hwm
+	# One whole cycle at the paper's per-task sizes: a 3-iteration search on
+	# each train task, then generation 1 with massd's defaults — 18 teacher
+	# episodes per task (top-ups to 24 while fewer than 16 are eligible),
+	# each episode against 6 ring neighbours, Bradley–Terry, ranks 1–15 train
+	# and rank 16 validates — and a short LoRA run on the tiny model (massd
 	# runs mass-train, whose default CPU backend is the fast `cpu` one).
-	printf '+ %s generation start --tasks %s --model scripted --episodes %s --min-success %s --cap %s --opponents 2 --train 3 --val 1 --train-steps 1 --seed 1 --json > generation.json\n' \
-		"$MASSCTL" "$task" "$GEN_EPISODES" "$min" "$((GEN_EPISODES + 4))"
-	"$MASSCTL" generation start --tasks "$task" --model scripted --episodes "$GEN_EPISODES" --min-success "$min" \
-		--cap "$((GEN_EPISODES + 4))" --opponents 2 --train 3 --val 1 --train-steps 1 --seed 1 --json >"$out" || { cat "$out"; return 1; }
-	python3 - "$out" <<'PY' || return 1
+	printf '+ %s cycle run --tasks %s --model scripted --generations 1 --search-iterations 3 --episodes %s --train-steps %s --seed 1 --json > cycle.json\n' \
+		"$MASSCTL" "$GEN_TASKS" "$GEN_EPISODES" "$GEN_STEPS"
+	t0=$(date +%s)
+	"$MASSCTL" cycle run --tasks "$GEN_TASKS" --model scripted --generations 1 --search-iterations 3 --episodes "$GEN_EPISODES" \
+		--train-steps "$GEN_STEPS" --seed 1 --json >"$out" || { cat "$out"; return 1; }
+	secs=$(($(date +%s) - t0))
+	hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$massd_pid/status" 2>/dev/null)
+	"$MASSCTL" generation show 1 --json >"$gen" || return 1
+	step "$MASSCTL" generation show 1 || return 1
+	python3 - "$out" "$gen" "$secs" "${hwm:-0}" <<'PY' || return 1
 import json, sys
-d = json.load(open(sys.argv[1]))
+cyc, d = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+secs, hwm = int(sys.argv[3]), int(sys.argv[4])
+print(f"cycle wall time {secs}s; massd peak RSS (VmHWM) {hwm / 1024:.0f} MiB")
+for task, s in sorted(cyc["generations"][0].get("search_seconds", {}).items()):
+    print(f"  search {task:<16} {s:7.1f}s")
+for st in d["stages"]:
+    print(f"  stage  {st['name']:<16} {st['seconds']:7.1f}s")
 for t in d["tasks"]:
-    print(f"task {t['id']}: {t['episodes']} runs, {t['successful']} eligible, {t['judgments']} judgments ({t['invalid_judgments']} invalid)")
-    print("  ranking (Bradley-Terry, rank 1 best):")
-    for r in t["ranking"]:
-        print(f"    {r['rank']:2d}  {r['score']:+.3f}  {r['id']}")
-    print("  train:", ", ".join(t["train"]))
-    print("  val:  ", ", ".join(t["val"]))
-for e in d.get("excluded") or []:
-    print(f"excluded {e['id']}: {e['reason']}")
-print("adapter:", d["adapter"])
-print("merged: ", d["merged"])
-print("tokens: ", json.dumps(d["tokens"]))
-ok = d["generation"] == 1 and d["adapter"] and d["merged"] and len(d["tasks"]) == 1 and len(d["tasks"][0]["train"]) == 3
+    print(f"task {t['id']}: {t['episodes']} runs, {t['successful']} eligible, {t['judgments']} judgments ({t['invalid_judgments']} invalid), train {len(t['train'])}, val {len(t['val'])}")
+tok = d["tokens"]
+print(f"tokens: generated {tok['generated']}, stored supervised {tok['stored_supervised']}, processed supervised {tok['processed_supervised']}")
+ok = d["status"] == "done" and d["adapter"] and d["merged"] and len(d["tasks"]) >= 1 and \
+    all(len(t["train"]) == 15 and len(t["val"]) == 1 for t in d["tasks"])
 sys.exit(0 if ok else 1)
 PY
 	step "$MASSCTL" model list || return 1
 	"$MASSCTL" model list --json | python3 -c 'import json,sys; ms=json.load(sys.stdin); sys.exit(0 if any(m["name"] == "gen-1" for m in ms) else 1)' ||
 		{ note "gen-1 is not registered"; return 1; }
-	FACT[generation]="generation 1 of $task: adapter $(json_get "$out" 'd["adapter"]'), merged $(json_get "$out" 'd["merged"]'), tokens $(json_get "$out" 'json.dumps(d["tokens"])')"
+	FACT[generation]="generation 1 of $GEN_TASKS in ${secs}s (massd VmHWM ${hwm:-?} kB): adapter $(json_get "$gen" 'd["adapter"]'), merged $(json_get "$gen" 'd["merged"]'), tokens $(json_get "$gen" 'json.dumps(d["tokens"])')"
 	FACT[gen_model]="gen-1 registered (massctl model list)"
 }
 
@@ -455,7 +459,7 @@ stage 5 "workflow search: 3 iterations, scripted executor/judge/optimizer" s_sea
 stage 6 "sandbox policy and isolation self-test" s_sandbox
 stage 7 "build and show SFT windows" s_data
 stage 8 "train, export and evaluate a tiny LoRA" s_train
-stage 9 "generation 1: collect, rank, select, train, export, gen-1" s_generation
+stage 9 "cycle: search, collect, rank, select, train, export, gen-1" s_generation
 stage 10 "evaluation: rollout, external judges, report page" s_report
 stage 11 "stop massd" s_stop
 
@@ -472,8 +476,8 @@ s_screenshots() {
 	for _ in $(seq 50); do addr=$(sed -n 's|^console at \(http://[^ ]*\)/ .*|\1|p' "$OUT/ui.log"); [ -n "$addr" ] && break; sleep 0.2; done
 	[ -n "$addr" ] || { note "massctl ui did not start: $(cat "$OUT/ui.log")"; kill "$ui_pid"; stop_massd; return 1; }
 	ep=$(json_get "$OUT/generation.json" 'd["tasks"][0]["train"][0]')
-	task=$(json_get "$OUT/gen-search.json" 'd["task"]')
-	search=$(json_get "$OUT/gen-search.json" 'd["search_id"]')
+	task=${GEN_TASKS%%,*}
+	search=$("$MASSCTL" workflow list "$task" --json | python3 -c 'import json,os,sys; print(os.path.basename(json.load(sys.stdin)["dir"]))')
 	mkdir -p "$OUT/screenshots"
 	for p in "jobs|/" "transcript|/episodes/$ep/transcript" "audit|/episodes/$ep/audit" "workspace|/episodes/$ep/workspace" \
 		"search|/searches/$task/$search" "generation|/generations/1"; do

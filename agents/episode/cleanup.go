@@ -3,6 +3,7 @@ package episode
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,9 +14,24 @@ import (
 // periodic reaper leaves their containers and volumes alone.
 var live sync.Map
 
-// Running reports whether this process is running episode id.
+// gradeSuffix names the workspace an episode's grader runs in.
+const gradeSuffix = "-grade"
+
+// GradeWorkspace is the sandbox workspace id of episode id's grader.
+func GradeWorkspace(id string) string { return id + gradeSuffix }
+
+// Running reports whether this process is running episode id. A grader's
+// workspace (GradeWorkspace) belongs to its episode: while the episode
+// runs, the periodic reaper leaves the grade alone.
 func Running(id string) bool {
-	_, ok := live.Load(id)
+	if _, ok := live.Load(id); ok {
+		return true
+	}
+	ep, ok := strings.CutSuffix(id, gradeSuffix)
+	if !ok {
+		return false
+	}
+	_, ok = live.Load(ep)
 	return ok
 }
 

@@ -67,7 +67,7 @@ func (e *run) gradeWorkspace(ctx context.Context) *grade.Grade {
 	}
 	gctx, cancel := context.WithTimeout(ctx, g.EffectiveTimeout()+2*time.Minute)
 	defer cancel()
-	res, err := e.deps.Runtime.Grade(gctx, sandbox.GradeSpec{Workspace: e.opts.ID + "-grade", Export: f, Replace: replace,
+	res, err := e.deps.Runtime.Grade(gctx, sandbox.GradeSpec{Workspace: GradeWorkspace(e.opts.ID), Export: f, Replace: replace,
 		Inputs: keep, Command: g.Command, Timeout: g.EffectiveTimeout(), Image: e.deps.Image, Policy: pol})
 	if err != nil {
 		return &grade.Grade{Duration: time.Since(start).Seconds(), Reason: "the grader could not run: " + err.Error()}

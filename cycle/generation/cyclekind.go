@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/mass-dev/mass/daemon/jobs"
 )
@@ -19,7 +20,8 @@ const CycleFile = "cycle.json"
 // CycleParams are a "cycle" job's parameters: a generation's, and how many.
 type CycleParams struct {
 	Params
-	Generations int `json:"generations"`
+	Generations      int `json:"generations"`
+	SearchIterations int `json:"search_iterations,omitempty"` // per search; 0: the search kind's default (11)
 }
 
 // ParseCycleParams decodes and checks a cycle job's params.
@@ -33,6 +35,9 @@ func ParseCycleParams(raw json.RawMessage) (CycleParams, error) {
 	if p.Generations < 1 {
 		return p, fmt.Errorf("cycle params: generations %d must be at least 1", p.Generations)
 	}
+	if p.SearchIterations < 0 {
+		return p, fmt.Errorf("cycle params: search_iterations %d must not be negative", p.SearchIterations)
+	}
 	b, _ := json.Marshal(p.Params)
 	_, err := ParseParams(b)
 	return p, err
@@ -40,9 +45,9 @@ func ParseCycleParams(raw json.RawMessage) (CycleParams, error) {
 
 // Searches runs workflow searches for the cycle.
 type Searches interface {
-	// Search runs, or resumes, the search named id on task with model and
-	// returns its retained workflow.
-	Search(ctx context.Context, id, task, model string, seed int64) (Retained, error)
+	// Search runs, or resumes, the search named id on task with model
+	// (iterations 0: the search's default) and returns its retained workflow.
+	Search(ctx context.Context, id, task, model string, seed int64, iterations int) (Retained, error)
 }
 
 // CycleEnv is massd's side of the cycle kind.
@@ -57,8 +62,10 @@ type CycleStep struct {
 	Parent   string              `json:"parent"`
 	Searches map[string]Retained `json:"searches"` // task → retained workflow, filled as searches finish
 	Failed   map[string]string   `json:"failed,omitempty"`
-	Model    string              `json:"model,omitempty"` // set when the generation is done
-	Dir      string              `json:"dir,omitempty"`
+	// SearchSeconds is each finished search's wall time in this job.
+	SearchSeconds map[string]float64 `json:"search_seconds,omitempty"`
+	Model         string             `json:"model,omitempty"` // set when the generation is done
+	Dir           string             `json:"dir,omitempty"`
 }
 
 // NewCycleKind is the "cycle" job kind: for g = 1..G, a search on every
@@ -128,7 +135,8 @@ func cycleSearches(ctx context.Context, s Searches, job jobs.Job, rep jobs.Repor
 			continue
 		}
 		rep.Progress(jobs.Progress{Stage: fmt.Sprintf("search g%d", st.G), Message: task})
-		r, err := s.Search(ctx, fmt.Sprintf("%s-g%d-%d", job.ID, st.G, i), task, st.Parent, p.Seed)
+		start := time.Now()
+		r, err := s.Search(ctx, fmt.Sprintf("%s-g%d-%d", job.ID, st.G, i), task, st.Parent, p.Seed, p.SearchIterations)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -137,6 +145,10 @@ func cycleSearches(ctx context.Context, s Searches, job jobs.Job, rep jobs.Repor
 		} else {
 			st.Searches[task] = r
 		}
+		if st.SearchSeconds == nil {
+			st.SearchSeconds = map[string]float64{}
+		}
+		st.SearchSeconds[task] = time.Since(start).Seconds()
 		if err := writeJSON(path, steps); err != nil {
 			return err
 		}

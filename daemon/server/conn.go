@@ -84,7 +84,11 @@ func guard(next http.Handler) http.Handler {
 		if f := r.URL.Query().Get("follow"); f != "1" && f != "true" {
 			rc.SetWriteDeadline(now.Add(WriteTimeout))
 		} else {
-			rc.SetWriteDeadline(time.Time{}) // an event stream lasts as long as its job
+			// An event stream lasts as long as its job. A GET has no body,
+			// and net/http cancels the request's context when the read
+			// deadline passes, which would end the stream after BodyTimeout.
+			rc.SetWriteDeadline(time.Time{})
+			rc.SetReadDeadline(time.Time{})
 		}
 		next.ServeHTTP(w, r)
 	})

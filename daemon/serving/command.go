@@ -29,10 +29,12 @@ type Command struct {
 	Grace   time.Duration // after SIGTERM, before SIGKILL (default 30 s)
 	Log     io.Writer     // the server's stdout and stderr (default: discarded)
 
-	mu    sync.Mutex
-	cmd   *exec.Cmd
-	done  chan struct{}
-	model string
+	op     sync.Mutex // held through a (re)start
+	mu     sync.Mutex
+	closed bool
+	cmd    *exec.Cmd
+	done   chan struct{}
+	model  string
 }
 
 // Serving is the model folder the running server was started on, "" if none.
@@ -54,8 +56,25 @@ func (c *Command) ServedName(folder, name string) string {
 }
 
 // Restart stops the server if it runs and starts it on the model folder
-// under name, returning once /v1/models answers.
+// under name, returning once /v1/models answers. Restarts are serialized.
 func (c *Command) Restart(ctx context.Context, model, name string) error {
+	c.op.Lock()
+	defer c.op.Unlock()
+	return c.restart(ctx, model, name)
+}
+
+// StartIdle starts the server on model under name unless one already runs
+// (a generation's, started first).
+func (c *Command) StartIdle(ctx context.Context, model, name string) error {
+	c.op.Lock()
+	defer c.op.Unlock()
+	if c.Serving() != "" {
+		return nil
+	}
+	return c.restart(ctx, model, name)
+}
+
+func (c *Command) restart(ctx context.Context, model, name string) error {
 	if err := c.Stop(); err != nil {
 		return err
 	}
@@ -68,13 +87,21 @@ func (c *Command) Restart(ctx context.Context, model, name string) error {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = c.Log, c.Log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group, stopped as a whole; SIGTERM when massd dies,
+	// so that a restarted massd finds the port free.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start serve command: %w", err)
 	}
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		return errors.New("serve command closed")
+	}
 	c.cmd, c.done, c.model = cmd, done, model
 	c.mu.Unlock()
 	if err := c.waitReady(ctx, done); err != nil {
@@ -105,6 +132,14 @@ func (c *Command) waitReady(ctx context.Context, done <-chan struct{}) error {
 		case <-tick.C:
 		}
 	}
+}
+
+// Close stops the server for good: a start in flight or later fails.
+func (c *Command) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	return c.Stop()
 }
 
 // Stop ends the server's process group: SIGTERM, then SIGKILL after Grace.

@@ -190,3 +190,34 @@ func TestCommandRestart(t *testing.T) {
 		t.Errorf("a serve command that dies: %v", err)
 	}
 }
+
+// TestCommandStartIdleAndClose: StartIdle leaves a running generation's
+// server alone (the base must not replace it), and after Close no start
+// leaves a server running.
+func TestCommandStartIdleAndClose(t *testing.T) {
+	t.Setenv(serveHelperEnv, "1")
+	port := freePort(t)
+	c := &Command{Argv: []string{os.Args[0], "-test.run=^TestServeHelper$", "--", ModelPlaceholder, port},
+		BaseURL: "http://127.0.0.1:" + port + "/v1", Ready: 30 * time.Second, Grace: 5 * time.Second}
+	defer c.Stop()
+	ctx := context.Background()
+	gen, base := modelDir(t), modelDir(t)
+	if err := c.Restart(ctx, gen, "gen-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.StartIdle(ctx, base, "base"); err != nil {
+		t.Fatal(err)
+	}
+	if got := served(t, c.BaseURL); got != gen {
+		t.Errorf("after StartIdle the server serves %q, want the generation's %s", got, gen)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.StartIdle(ctx, base, "base"); err == nil {
+		t.Error("StartIdle after Close started a server")
+	}
+	if got := served(t, c.BaseURL); got != "" {
+		t.Errorf("a closed command still serves %s", got)
+	}
+}
