@@ -105,7 +105,7 @@ summary() {
 		[ "${STAGE_RESULTS[$i]}" = ok ] || failed=1
 	done
 	echo
-	for k in episode audit search sandbox dataset eval_base eval_adapter train_job generation gen_model report; do
+	for k in episode audit search sandbox dataset eval_base eval_adapter hybrid train_job generation gen_model report; do
 		[ -n "${FACT[$k]:-}" ] && printf '%-14s %s\n' "$k" "${FACT[$k]}"
 	done
 	echo
@@ -118,7 +118,7 @@ summary() {
 		"audit.html|audit page for reviewers (open in a browser)" "sandbox-policy.txt|effective sandbox policy" \
 		"sandbox-verify.txt|isolation self-test, one line per probe" \
 		"dataset|SFT windows: rows.jsonl, windows.bin, manifest.json, val.jsonl" "window0.txt|window 0 as text" \
-		"model|tiny random Qwen3 model" "run|direct training run (checkpoints, metrics.jsonl, best/)" \
+		"model|tiny random Qwen3 model" "hybrid-merged|merged hybrid-tiny (Qwen3.5/3.6 layout)" "run|direct training run (checkpoints, metrics.jsonl, best/)" \
 		"adapter|exported PEFT adapter" "eval-base.json|val loss without the adapter" \
 		"eval-adapter.json|val loss with the adapter" "cycle.json|massctl cycle run --json result" \
 		"generation.json|massctl generation show 1 --json" \
@@ -336,6 +336,15 @@ s_train() {
 	ADAPTER=$OUT/adapter
 	step "$TRAIN" export --run "$OUT/run" --checkpoint best --out "$ADAPTER" || return 1
 	ls -l "$ADAPTER"
+	# The paper's architecture: a random Qwen3.5/3.6-style hybrid (three Gated
+	# DeltaNet layers to one gated full-attention layer), a few LoRA steps on
+	# the same windows with every reference target, exported and merged.
+	step "$TRAIN" init-model --config hybrid-tiny --out "$OUT/hybrid-model" || return 1
+	step "$TRAIN" train --model "$OUT/hybrid-model" --data "$DATASET/rows.jsonl" --out "$OUT/hybrid-run" --steps 3 \
+		--batch 1 --lr 1e-3 --warmup 1 --rank 8 --alpha 16 --dropout 0 --ckpt-every 3 --seed 1 || return 1
+	step "$TRAIN" export --run "$OUT/hybrid-run" --checkpoint latest --out "$OUT/hybrid-adapter" || return 1
+	step "$TRAIN" merge --model "$OUT/hybrid-model" --adapter "$OUT/hybrid-adapter" --out "$OUT/hybrid-merged" || return 1
+	FACT[hybrid]="hybrid-tiny (Gated DeltaNet + gated attention): 3 LoRA steps, adapter $OUT/hybrid-adapter, merged $OUT/hybrid-merged"
 	printf '+ %s eval --model %s --data %s --json\n' "$TRAIN" "$OUT/model" "$DATASET/val.jsonl"
 	"$TRAIN" eval --model "$OUT/model" --data "$DATASET/val.jsonl" --json | tee "$OUT/eval-base.json" || ok=1
 	printf '+ %s eval --model %s --adapter %s --data %s --json\n' "$TRAIN" "$OUT/model" "$ADAPTER" "$DATASET/val.jsonl"
