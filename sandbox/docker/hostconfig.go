@@ -27,6 +27,14 @@ var maskedPaths = []string{
 	"/proc/cmdline", "/proc/config.gz", "/sys/kernel/vmcoreinfo",
 }
 
+// RunscPidsOverhead is added to the pids limit of a gVisor container: the
+// host's pids cgroup counts the threads of runsc's own sandbox, gofer and
+// stub processes (37 with one guest process on the ptrace platform), and a
+// limit that leaves them too few makes `runsc start` fail ("urpc method
+// containerManager.StartRoot failed: EOF" at 32). Guest processes are still
+// capped: the sentry's tasks run on those host threads.
+const RunscPidsOverhead = 128
+
 // hostConfig maps every Policy field onto the engine's HostConfig. The only
 // mounts are the workspace volume and the read-only helper binary.
 func hostConfig(p sandbox.Policy, volumeName, helperPath string) (*container.HostConfig, error) {
@@ -61,6 +69,9 @@ func hostConfig(p sandbox.Policy, volumeName, helperPath string) (*container.Hos
 	tmpfs["/tmp"] = strings.Join(opts, ",")
 	init := p.Init
 	pids := p.PidsLimit
+	if pids > 0 && p.Runtime == sandbox.RuntimeRunsc {
+		pids += RunscPidsOverhead
+	}
 	hc := &container.HostConfig{
 		NetworkMode:    container.NetworkMode(p.NetworkMode),
 		IpcMode:        container.IpcMode(p.IPCMode),

@@ -43,7 +43,36 @@ type helperSession struct {
 }
 
 // startSession execs the serve helper as the agent's user in the workspace.
+//
+// Under gVisor the helper binary must be readable (runsc cannot execute
+// it otherwise), so the kernel does not make the helper non-dumpable from
+// its exec on; until its own PR_SET_DUMPABLE call an agent process could
+// open its /proc/PID/mem or fds (F1). There the session starts only with
+// no agent process alive: no command runs (the gate), every agent process
+// is killed first, and the gate is held until the helper has answered, by
+// which time it is non-dumpable.
 func (b *box) startSession(ctx context.Context) (*helperSession, error) {
+	if !b.isRunsc() || b.r.cfg.ReadableHelper {
+		return b.execSession(ctx)
+	}
+	b.gate.Lock()
+	defer b.gate.Unlock()
+	if err := b.sweepRunsc(ctx, false); err != nil {
+		return nil, fmt.Errorf("start file helper in %s: clear agent processes first: %w", short(b.id), err)
+	}
+	s, err := b.execSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := s.roundTrip(pingRequest); err != nil {
+		s.close()
+		return nil, fmt.Errorf("start file helper in %s: first answer: %w%s", short(b.id), err, stderrSuffix(s))
+	}
+	return s, nil
+}
+
+// execSession execs and attaches `mass-sandbox-helper serve`.
+func (b *box) execSession(ctx context.Context) (*helperSession, error) {
 	ec, err := b.r.execCreate(ctx, b.id, container.ExecOptions{
 		User: b.policy.User, WorkingDir: sandbox.WorkspaceMount, Cmd: []string{HelperMount, "serve"},
 		AttachStdin: true, AttachStdout: true, AttachStderr: true,
