@@ -48,23 +48,26 @@ fi
 
 # gVisor: Debian's runsc, registered with the engine by a config reload
 # (SIGHUP), never a restart, and without touching the file's other keys.
+# --network=none: this kernel refuses runsc's own networking in the root
+# network namespace; --oci-seccomp: without it runsc ignores the
+# container's seccomp profile (ptrace, unshare, syslog... inside gVisor).
+runsc_entry='{"path": "/usr/bin/runsc", "runtimeArgs": ["--platform=ptrace", "--network=none", "--oci-seccomp"]}'
 register_runsc() {
 	local conf=/etc/docker/daemon.json
 	[[ -x /usr/bin/runsc ]] || return 0
 	command -v dockerd >/dev/null || return 0
-	if [[ -f $conf ]] && python3 -c 'import json,sys; r=json.load(open(sys.argv[1])).get("runtimes",{}); sys.exit(0 if "runsc" in r else 1)' "$conf"; then
+	if [[ -f $conf ]] && python3 -c 'import json,sys; r=json.load(open(sys.argv[1])).get("runtimes",{}); sys.exit(0 if r.get("runsc")==json.loads(sys.argv[2]) else 1)' "$conf" "$runsc_entry"; then
 		return 0
 	fi
 	need_root "runsc registration in $conf"
-	python3 - "$conf" <<'PY'
+	python3 - "$conf" "$runsc_entry" <<'PY'
 import json, os, sys
-path = sys.argv[1]
+path, entry = sys.argv[1], json.loads(sys.argv[2])
 conf = {}
 if os.path.exists(path):
     with open(path) as f:
         conf = json.load(f)
-conf.setdefault("runtimes", {})["runsc"] = {
-    "path": "/usr/bin/runsc", "runtimeArgs": ["--platform=ptrace", "--network=none"]}
+conf.setdefault("runtimes", {})["runsc"] = entry
 tmp = path + ".mass-tmp"
 with open(tmp, "w") as f:
     json.dump(conf, f, indent=2)

@@ -26,6 +26,10 @@ func RunExec(argv []string, timeout time.Duration) int {
 		fmt.Fprintln(os.Stderr, "mass-sandbox-helper exec: missing command")
 		return 2
 	}
+	if err := EnsureSeccomp(); err != nil {
+		fmt.Fprintf(os.Stderr, "mass-sandbox-helper exec: %v\n", err)
+		return 2
+	}
 	// gVisor's 2022 release refuses PR_SET_CHILD_SUBREAPER (EINVAL); there
 	// a descendant that left the process group is caught by the host's
 	// sweep after the command (runsc ps/kill), not by this wrapper.

@@ -44,6 +44,10 @@ func run(cmd string, args []string) int {
 		if !noDump() {
 			return 1
 		}
+		if err := helper.EnsureSeccomp(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 		if err := helper.Serve(os.Stdin, os.Stdout, helper.NewServer(sandbox.WorkspaceMount)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
