@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -40,6 +41,9 @@ type helperSession struct {
 	execID string        // the engine's exec id, to find the helper's host pid
 	pid    int           // host pid of the helper once known (guarded by pidMu)
 	pidMu  sync.Mutex
+	// seal authenticates the frames (helper.Seal); nil only for the
+	// in-process fakes of the unit tests.
+	seal *helper.Seal
 }
 
 // startSession execs the serve helper as the agent's user in the workspace.
@@ -86,6 +90,16 @@ func (b *box) execSession(ctx context.Context) (*helperSession, error) {
 	}
 	s := newHelperSession(hj)
 	s.execID = ec.ID
+	key := make([]byte, helper.SealKeyBytes)
+	if _, err := rand.Read(key); err != nil {
+		s.close()
+		return nil, fmt.Errorf("session key: %w", err)
+	}
+	if err := helper.WriteFrame(s.conn, key); err != nil {
+		s.close()
+		return nil, fmt.Errorf("send session key to the file helper in %s: %w", short(b.id), err)
+	}
+	s.seal = helper.HostSeal(key)
 	return s, nil
 }
 
@@ -155,12 +169,22 @@ func (s *helperSession) roundTrip(body []byte) (resp []byte, sent bool, err erro
 		return nil, false, fmt.Errorf("helper session ended before the request: %w", errSessionClosed)
 	}
 	w := &countWriter{w: s.conn}
+	max := helper.MaxResponseBytes
+	if s.seal != nil {
+		body = s.seal.Wrap(body)
+		max += helper.SealTagBytes
+	}
 	if err := helper.WriteFrame(w, body); err != nil {
 		return nil, w.n == int64(len(body))+4, fmt.Errorf("send request: %w", err)
 	}
-	resp, err = helper.ReadFrame(s.out, helper.MaxResponseBytes)
+	resp, err = helper.ReadFrame(s.out, max)
 	if err != nil {
 		return nil, true, fmt.Errorf("read response: %w", err)
+	}
+	if s.seal != nil {
+		if resp, err = s.seal.Open(resp); err != nil {
+			return nil, true, fmt.Errorf("read response: %w", err)
+		}
 	}
 	return resp, true, nil
 }

@@ -48,7 +48,12 @@ func run(cmd string, args []string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		if err := helper.Serve(os.Stdin, os.Stdout, helper.NewServer(sandbox.WorkspaceMount)); err != nil {
+		key, err := helper.ReadSealKey(os.Stdin)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if err := helper.Serve(os.Stdin, os.Stdout, helper.NewServer(sandbox.WorkspaceMount), helper.HelperSeal(key)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
