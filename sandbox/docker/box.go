@@ -169,6 +169,7 @@ func (b *box) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecRe
 		argv: argv, user: b.policy.User, dir: dir, stdin: req.Stdin, maxBytes: maxBytes,
 		hostTimeout: timeout + 5*time.Second,
 		onAbort:     b.killAll,
+		watch:       b.isRunsc(),
 	})
 	last := b.execs.Add(-1) == 0
 	b.gate.RUnlock()
