@@ -75,12 +75,18 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 	if uid, _, _ := sandbox.ParseUser(pol.User); uid == r.helperUID && uid != 0 && !r.cfg.ReadableHelper {
 		return nil, fmt.Errorf("create sandbox: the helper copy is owned by the agent's uid %d, which could read it (run massd as another user): %w", uid, sandbox.ErrDenied)
 	}
-	if _, err := r.cli.VolumeInspect(ctx, volumeName(spec.Episode)); err != nil {
+	vol, err := r.cli.VolumeInspect(ctx, volumeName(spec.Episode))
+	if err != nil {
 		return nil, wrapErr("create sandbox: workspace of "+spec.Episode+" (call CreateWorkspace first)", err)
 	}
 	hc, err := hostConfig(pol, volumeName(spec.Episode), r.helperFor(pol.Runtime))
 	if err != nil {
 		return nil, err
+	}
+	if !readOnly {
+		chargeTmpfs(hc, pol, tmpfsVolumeBytes(vol.Options))
+	} else {
+		chargeTmpfs(hc, pol, 0)
 	}
 	hc.Mounts[0].ReadOnly = readOnly
 	if r.cfg.EngineMasks {

@@ -107,6 +107,39 @@ func hostConfig(p sandbox.Policy, volumeName, helperPath string) (*container.Hos
 	return hc, nil
 }
 
+// chargeTmpfs raises a box's memory limit by what its tmpfs filesystems
+// can hold (/tmp, and the workspace volume when it is a tmpfs of
+// workspaceBytes): their pages are charged to the memory cgroup of the
+// process that writes them, so under a limit of MemoryBytes alone filling
+// the workspace ends in the OOM killer taking the box, not in ENOSPC at the
+// cap (F5). With the charge added, the filesystems hit their size first
+// and processes still get MemoryBytes. A box without a memory limit stays
+// without one.
+func chargeTmpfs(hc *container.HostConfig, p sandbox.Policy, workspaceBytes int64) {
+	if hc.Memory <= 0 {
+		return
+	}
+	hc.Memory += max(p.TmpfsBytes, 0) + max(workspaceBytes, 0)
+	hc.MemorySwap = hc.Memory
+}
+
+// tmpfsVolumeBytes is the size of a tmpfs volume from its options, 0 for
+// any other volume.
+func tmpfsVolumeBytes(opts map[string]string) int64 {
+	if opts["type"] != "tmpfs" {
+		return 0
+	}
+	for _, o := range strings.Split(opts["o"], ",") {
+		if v, ok := strings.CutPrefix(o, "size="); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err == nil {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
 // loadSeccomp reads a JSON seccomp profile; the engine wants its content.
 func loadSeccomp(path string) (string, error) {
 	b, err := os.ReadFile(path)

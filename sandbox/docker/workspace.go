@@ -116,6 +116,13 @@ func (r *Runtime) startKeeper(ctx context.Context, episode string, pol sandbox.P
 	if err != nil {
 		return "", err
 	}
+	// The keeper writes the inputs into the volume: their pages are its.
+	kp.TmpfsBytes = 0
+	if r.cfg.DiskMode == DiskTmpfs {
+		chargeTmpfs(hc, kp, pol.DiskBytes)
+	} else {
+		chargeTmpfs(hc, kp, 0)
+	}
 	cfg := &container.Config{
 		Image:           r.cfg.Image,
 		User:            "0:0", // root with the three capabilities above: it sets ownership

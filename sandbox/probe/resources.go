@@ -29,7 +29,13 @@ func (r *run) resources(ctx context.Context) error {
 	if err := r.forkBomb(ctx, cfg); err != nil {
 		return err
 	}
-	if err := r.memBomb(ctx, ref.MemoryBytes); err != nil {
+	// The engine limit adds what the box's tmpfs filesystems hold (their
+	// pages are charged to the writer; see docker.chargeTmpfs).
+	memLimit := ref.MemoryBytes
+	if memLimit > 0 {
+		memLimit += max(r.o.Policy.TmpfsBytes, 0) + r.diskCap
+	}
+	if err := r.memBomb(ctx, memLimit); err != nil {
 		return err
 	}
 	fills := []struct {
