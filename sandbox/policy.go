@@ -99,14 +99,14 @@ func DefaultPolicy() Policy {
 
 // Report is the effective policy together with the engine facts it depends on.
 type Report struct {
-	Policy          Policy   `json:"policy"`
-	Engine          string   `json:"engine"` // e.g. "docker 20.10.24 (API 1.41)"
-	RuncVersion     string   `json:"runc_version"`
-	KernelVersion   string   `json:"kernel_version"`
-	Runtimes        []string `json:"runtimes"` // OCI runtimes the engine has registered
+	Policy        Policy   `json:"policy"`
+	Engine        string   `json:"engine"` // e.g. "docker 20.10.24 (API 1.41)"
+	RuncVersion   string   `json:"runc_version"`
+	KernelVersion string   `json:"kernel_version"`
+	Runtimes      []string `json:"runtimes"` // OCI runtimes the engine has registered
 	// RuntimeChoice says how the policy's runtime was chosen (auto, pinned
 	// by RuntimeEnv, or named).
-	RuntimeChoice string `json:"runtime_choice"`
+	RuntimeChoice   string   `json:"runtime_choice"`
 	GVisor          bool     `json:"gvisor"`   // runsc available
 	DiskCapEnforced string   `json:"disk_cap"` // how the workspace cap is enforced
 	Warnings        []string `json:"warnings"`
