@@ -56,7 +56,9 @@ type helperSession struct {
 // is killed first, and the gate is held until the helper has answered, by
 // which time it is non-dumpable.
 func (b *box) startSession(ctx context.Context) (*helperSession, error) {
-	if !b.isRunsc() || b.r.cfg.ReadableHelper {
+	if !b.isRunsc() || b.r.cfg.ReadableHelper || !b.hostSweep() {
+		// (A weakened policy whose main processes share the agent's uid
+		// cannot have its agent processes told apart and swept.)
 		return b.execSession(ctx)
 	}
 	b.gate.Lock()
