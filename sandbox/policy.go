@@ -1,6 +1,9 @@
 package sandbox
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // MainUID is the uid and gid of an agent container's main processes (the
 // engine's init and the helper's "pause"), fixed and never the agent's:
@@ -37,6 +40,23 @@ const (
 	// sandbox suite set it to runc so that CI stays fast.
 	RuntimeEnv = "MASS_SANDBOX_RUNTIME"
 )
+
+// EffectiveRuntime is the OCI runtime boxes of policy p run on under rt:
+// p's own, or for RuntimeAuto (and a zero p) what rt resolved it to; ""
+// when rt cannot say.
+func EffectiveRuntime(ctx context.Context, rt Runtime, p Policy) string {
+	if p.Runtime != "" && p.Runtime != RuntimeAuto {
+		return p.Runtime
+	}
+	if rt == nil {
+		return ""
+	}
+	rep, err := rt.Report(ctx)
+	if err != nil {
+		return ""
+	}
+	return rep.Policy.Runtime
+}
 
 // The named seccomp profiles; any other Policy.Seccomp value is the path of
 // a JSON profile.
