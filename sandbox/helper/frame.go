@@ -67,8 +67,12 @@ func ReadFrame(r io.Reader, max int) ([]byte, error) {
 func Serve(r io.Reader, w io.Writer, srv *Server, seal *Seal) error {
 	in := bufio.NewReaderSize(r, 64<<10)
 	out := bufio.NewWriterSize(w, 64<<10)
+	max := MaxRequestBytes
+	if seal != nil {
+		max += SealTagBytes
+	}
 	for {
-		frame, err := ReadFrame(in, MaxRequestBytes+SealTagBytes)
+		frame, err := ReadFrame(in, max)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -79,8 +83,6 @@ func Serve(r io.Reader, w io.Writer, srv *Server, seal *Seal) error {
 			if frame, err = seal.Open(frame); err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}
-		} else if len(frame) > MaxRequestBytes {
-			return fmt.Errorf("serve: frame of %d bytes, more than %d: %w", len(frame), MaxRequestBytes, errors.Join(ErrBadFrame, sandbox.ErrTooLarge))
 		}
 		var resp Response
 		if req, err := DecodeRequest(bytes.NewReader(frame)); err != nil {
