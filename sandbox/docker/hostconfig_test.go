@@ -184,7 +184,8 @@ func TestEngineAppliesPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []any{"none", []string{"ALL"}, []string{"CAP_NET_RAW"}, []string{"no-new-privileges:true", "seccomp=" + massJSON}, true,
-		int64(256), int64(256 << 20), int64(256 << 20), int64(1e9), "private", true, "runc", false,
+		// Memory: 256 MiB for processes + 256 MiB /tmp + the 8 MiB workspace tmpfs (F5).
+		int64(256), int64(520 << 20), int64(520 << 20), int64(1e9), "private", true, "runc", false,
 		sandbox.MainUser, "/", ep, "a", rt.cfg.DaemonID}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("engine recorded\n%#v\nwant\n%#v", got, want)
