@@ -138,6 +138,13 @@ func (r *run) forkBomb(ctx context.Context, cfg check.Config) error {
 			return err
 		}
 		rs, bombErr = []check.Result{res}, nil
+	} else if r.runtime == sandbox.RuntimeRunsc && bombErr == nil {
+		// A gVisor sandbox that met the host pids cap and lived may be
+		// left unable to start processes; the probes that follow get a
+		// fresh box A.
+		if err := r.remakeA(ctx); err != nil {
+			return err
+		}
 	}
 	if bombErr != nil {
 		return bombErr
@@ -194,13 +201,21 @@ func (r *run) remakeEndedA(ctx context.Context, what string, cause error) (strin
 		return "", fmt.Errorf("%s under runsc failed with box A still running: %w", what, cause)
 	}
 	ended := fmt.Sprintf("%s, exit %d, oom-killed %v", in.State.Status, in.State.ExitCode, in.State.OOMKilled)
+	if err := r.remakeA(ctx); err != nil {
+		return "", fmt.Errorf("after the %s: %w", what, err)
+	}
+	return ended, nil
+}
+
+// remakeA removes box A and makes probe-a again on the same workspace.
+func (r *run) remakeA(ctx context.Context) error {
 	_ = r.a.Remove(ctx)
 	sb, err := r.o.Runtime.Create(ctx, sandbox.Spec{Episode: r.episode, Agent: "probe-a", Image: r.o.Image, Policy: r.o.Policy, Env: r.o.Env})
 	if err != nil {
-		return "", fmt.Errorf("make probe-a again after the %s: %w", what, err)
+		return fmt.Errorf("make probe-a again: %w", err)
 	}
 	r.a = sb
-	return ended, nil
+	return nil
 }
 
 // memBomb touches memory past the limit and expects an OOM kill with no swap.
