@@ -227,6 +227,12 @@ func (r *run) memBomb(ctx context.Context, limit int64) error {
 		return nil
 	}
 	before, err := r.memStat(ctx)
+	if err != nil && r.runtime == sandbox.RuntimeRunsc {
+		// Box A may still be going down from the fork bomb before it.
+		if err = r.remakeA(ctx); err == nil {
+			before, err = r.memStat(ctx)
+		}
+	}
 	if err != nil {
 		return err
 	}
