@@ -16,6 +16,7 @@ import (
 
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
+	"github.com/mass-dev/mass/sandbox/sandboxtest"
 )
 
 var (
@@ -25,6 +26,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	sandboxtest.PinRunc()
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)

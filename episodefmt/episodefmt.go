@@ -53,7 +53,10 @@ type Info struct {
 	Graded   bool      `json:"graded,omitempty"`
 	Started  time.Time `json:"started"`
 	DaemonID string    `json:"daemon_id"`
-	JobID    string    `json:"job_id,omitempty"`
+	// SandboxRuntime is the OCI runtime the agents' boxes ran on (runc,
+	// or runsc for gVisor).
+	SandboxRuntime string `json:"sandbox_runtime,omitempty"`
+	JobID          string `json:"job_id,omitempty"`
 }
 
 // ReadInfo reads dir/episode.json.

@@ -1,6 +1,9 @@
 package sandbox
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // MainUID is the uid and gid of an agent container's main processes (the
 // engine's init and the helper's "pause"), fixed and never the agent's:
@@ -24,6 +27,37 @@ func (p Policy) ContainerUser() string {
 	return MainUser
 }
 
+// OCI runtimes a Policy names.
+const (
+	// RuntimeAuto resolves, when the runtime opens, to RuntimeRunsc if the
+	// engine has it registered, else to RuntimeRunc (with a warning in the
+	// policy report). RuntimeEnv, when set, pins what it resolves to.
+	RuntimeAuto  = "auto"
+	RuntimeRunc  = "runc"
+	RuntimeRunsc = "runsc"
+	// RuntimeEnv names the environment variable that pins what RuntimeAuto
+	// resolves to ("runc" or "runsc"); the test binaries outside the
+	// sandbox suite set it to runc so that CI stays fast.
+	RuntimeEnv = "MASS_SANDBOX_RUNTIME"
+)
+
+// EffectiveRuntime is the OCI runtime boxes of policy p run on under rt:
+// p's own, or for RuntimeAuto (and a zero p) what rt resolved it to; ""
+// when rt cannot say.
+func EffectiveRuntime(ctx context.Context, rt Runtime, p Policy) string {
+	if p.Runtime != "" && p.Runtime != RuntimeAuto {
+		return p.Runtime
+	}
+	if rt == nil {
+		return ""
+	}
+	rep, err := rt.Report(ctx)
+	if err != nil {
+		return ""
+	}
+	return rep.Policy.Runtime
+}
+
 // The named seccomp profiles; any other Policy.Seccomp value is the path of
 // a JSON profile.
 const (
@@ -40,7 +74,7 @@ const (
 // Policy is the hardening applied to every agent container. Each field is
 // documented in SECURITY.md and printed by `massctl sandbox policy`.
 type Policy struct {
-	Runtime         string        `json:"runtime" yaml:"runtime"`   // OCI runtime: "runc" (default) or "runsc" (gVisor)
+	Runtime         string        `json:"runtime" yaml:"runtime"`   // OCI runtime: RuntimeAuto (default), "runc" or "runsc" (gVisor)
 	User            string        `json:"user" yaml:"user"`         // uid:gid, never 0
 	CapDrop         []string      `json:"cap_drop" yaml:"cap_drop"` // always ["ALL"]
 	CapAdd          []string      `json:"cap_add" yaml:"cap_add"`   // empty in the default policy
@@ -66,7 +100,7 @@ type Policy struct {
 // DefaultPolicy returns the production policy.
 func DefaultPolicy() Policy {
 	return Policy{
-		Runtime:         "runc",
+		Runtime:         RuntimeAuto,
 		User:            "65534:65534",
 		CapDrop:         []string{"ALL"},
 		NoNewPrivileges: true,
@@ -88,11 +122,14 @@ func DefaultPolicy() Policy {
 
 // Report is the effective policy together with the engine facts it depends on.
 type Report struct {
-	Policy          Policy   `json:"policy"`
-	Engine          string   `json:"engine"` // e.g. "docker 20.10.24 (API 1.41)"
-	RuncVersion     string   `json:"runc_version"`
-	KernelVersion   string   `json:"kernel_version"`
-	Runtimes        []string `json:"runtimes"` // OCI runtimes the engine has registered
+	Policy        Policy   `json:"policy"`
+	Engine        string   `json:"engine"` // e.g. "docker 20.10.24 (API 1.41)"
+	RuncVersion   string   `json:"runc_version"`
+	KernelVersion string   `json:"kernel_version"`
+	Runtimes      []string `json:"runtimes"` // OCI runtimes the engine has registered
+	// RuntimeChoice says how the policy's runtime was chosen (auto, pinned
+	// by RuntimeEnv, or named).
+	RuntimeChoice   string   `json:"runtime_choice"`
 	GVisor          bool     `json:"gvisor"`   // runsc available
 	DiskCapEnforced string   `json:"disk_cap"` // how the workspace cap is enforced
 	Warnings        []string `json:"warnings"`

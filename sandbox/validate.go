@@ -32,7 +32,7 @@ func (p Policy) Validate() error {
 		return fmt.Errorf("policy: "+format+": %w", append(args, ErrInvalid)...)
 	}
 	if p.Runtime == "" {
-		return bad("runtime is empty; use %q", "runc")
+		return bad("runtime is empty; use %q, %q or %q", RuntimeAuto, RuntimeRunc, RuntimeRunsc)
 	}
 	if uid, _, err := ParseUser(p.User); err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 const (
 	DefaultSandboxImage   = "mass-agent:latest"
 	DefaultTestImage      = "mass-test:latest"
-	DefaultRuntime        = "runc"
+	DefaultRuntime        = "auto" // runsc where the engine registered it, else runc
 	DefaultHelperName     = "mass-sandbox-helper"
 	DefaultTrainerName    = "mass-train"
 	DefaultJobConcurrency = 2
@@ -62,7 +62,7 @@ type Model = model.Config
 type Sandbox struct {
 	Image     string `yaml:"image"`
 	TestImage string `yaml:"test_image"`
-	Runtime   string `yaml:"runtime"` // runc | runsc
+	Runtime   string `yaml:"runtime"` // auto | runc | runsc
 	Helper    string `yaml:"helper"`  // sandbox helper binary
 	Strict    bool   `yaml:"strict"`
 }

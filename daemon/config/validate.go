@@ -90,9 +90,9 @@ func (c *Config) validateDaemon(bad badFunc) {
 		bad("jobs.concurrency", "%d must be between 1 and 1024", c.Jobs.Concurrency)
 	}
 	switch c.Sandbox.Runtime {
-	case "runc", "runsc":
+	case "auto", "runc", "runsc":
 	default:
-		bad("sandbox.runtime", "%q must be runc or runsc (gVisor)", c.Sandbox.Runtime)
+		bad("sandbox.runtime", "%q must be auto (runsc where the engine has it, else runc), runc or runsc (gVisor)", c.Sandbox.Runtime)
 	}
 	if c.Sandbox.Image == "" {
 		bad("sandbox.image", "is empty; the default is %s", DefaultSandboxImage)

@@ -56,6 +56,7 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 		return nil, fmt.Errorf("create sandbox: episode %q / agent %q: %w", spec.Episode, spec.Agent, sandbox.ErrInvalid)
 	}
 	pol := spec.Policy
+	pol.Runtime = r.policyRuntime(pol.Runtime)
 	if err := pol.Validate(); err != nil {
 		return nil, fmt.Errorf("create sandbox %s/%s: %w", spec.Episode, spec.Agent, err)
 	}
@@ -75,12 +76,18 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 	if uid, _, _ := sandbox.ParseUser(pol.User); uid == r.helperUID && uid != 0 && !r.cfg.ReadableHelper {
 		return nil, fmt.Errorf("create sandbox: the helper copy is owned by the agent's uid %d, which could read it (run massd as another user): %w", uid, sandbox.ErrDenied)
 	}
-	if _, err := r.cli.VolumeInspect(ctx, volumeName(spec.Episode)); err != nil {
+	vol, err := r.cli.VolumeInspect(ctx, volumeName(spec.Episode))
+	if err != nil {
 		return nil, wrapErr("create sandbox: workspace of "+spec.Episode+" (call CreateWorkspace first)", err)
 	}
-	hc, err := hostConfig(pol, volumeName(spec.Episode), r.helperBin)
+	hc, err := hostConfig(pol, volumeName(spec.Episode), r.helperFor(pol.Runtime))
 	if err != nil {
 		return nil, err
+	}
+	if !readOnly {
+		chargeTmpfs(hc, pol, tmpfsVolumeBytes(vol.Options))
+	} else {
+		chargeTmpfs(hc, pol, 0)
 	}
 	hc.Mounts[0].ReadOnly = readOnly
 	if r.cfg.EngineMasks {
@@ -127,9 +134,8 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 		}
 		return nil, wrapErr(what, err)
 	}
-	if err := r.cli.ContainerStart(ctx, resp.ID, container.StartOptions{}); err != nil {
-		_ = r.cli.ContainerRemove(context.WithoutCancel(ctx), resp.ID, container.RemoveOptions{Force: true})
-		return nil, wrapErr(fmt.Sprintf("start sandbox %s/%s", spec.Episode, spec.Agent), err)
+	if err := r.startContainer(ctx, resp.ID, pol.Runtime, fmt.Sprintf("start sandbox %s/%s", spec.Episode, spec.Agent)); err != nil {
+		return nil, err
 	}
 	if pol.Egress != nil {
 		if err := r.noteEgressAgent(ctx, resp.ID, spec.Episode, spec.Agent); err != nil {
@@ -181,6 +187,7 @@ func (b *box) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecRe
 		argv: argv, user: b.policy.User, dir: dir, stdin: req.Stdin, maxBytes: maxBytes,
 		hostTimeout: timeout + 5*time.Second,
 		onAbort:     b.killAll,
+		watch:       b.isRunsc(),
 	})
 	last := b.execs.Add(-1) == 0
 	b.gate.RUnlock()
@@ -216,10 +223,27 @@ func (b *box) sweepAfter(ctx context.Context, exit int) {
 		}
 		return
 	}
-	if err := b.sweep(ctx, b.sessionPID(ctx)); err != nil {
+	if err := b.sweepKeeping(ctx); err != nil {
 		b.r.log.Warn("sweep agent processes", "episode", b.episode, "agent", b.agent, "err", err)
 		b.killOrphans(ctx)
 	}
+}
+
+// sweepKeeping kills every agent process but the live file-helper session,
+// the way the box's runtime allows (runc: host cgroup; runsc: runsc).
+func (b *box) sweepKeeping(ctx context.Context) error {
+	if b.isRunsc() {
+		return b.sweepRunsc(ctx, true)
+	}
+	return b.sweep(ctx, b.sessionPID(ctx))
+}
+
+// sweepAll kills every agent process, the file helper included.
+func (b *box) sweepAll(ctx context.Context) error {
+	if b.isRunsc() {
+		return b.sweepRunsc(ctx, false)
+	}
+	return b.sweep(ctx, 0)
 }
 
 // hostSweep reports whether the host-side sweep applies: it kills by uid,
@@ -245,7 +269,7 @@ func (b *box) killOrphans(ctx context.Context) {
 // capabilities).
 func (b *box) killAll(ctx context.Context) {
 	if b.hostSweep() {
-		err := b.sweep(ctx, 0)
+		err := b.sweepAll(ctx)
 		if err == nil {
 			return
 		}
@@ -272,9 +296,8 @@ func (b *box) Stop(ctx context.Context) error {
 func (b *box) Remove(ctx context.Context) error {
 	b.ops.reset(true)
 
-	err := b.r.cli.ContainerRemove(ctx, b.id, container.RemoveOptions{Force: true})
-	if err != nil && !isNotFound(err) {
-		return wrapErr("remove sandbox "+b.agent, err)
+	if err := b.r.forceRemove(ctx, b.id, b.policy.Runtime); err != nil {
+		return fmt.Errorf("remove sandbox %s: %w", b.agent, err)
 	}
 	return nil
 }

@@ -46,6 +46,48 @@ type execOpts struct {
 	hostTimeout time.Duration
 	// onHostTimeout runs (with a fresh context) when hostTimeout or ctx ends first.
 	onAbort func(context.Context)
+	// watch ends the call when the container stops running: under runsc an
+	// exec's stream outlives a sandbox that died (a fork or memory bomb).
+	watch bool
+}
+
+// errBoxDied ends an exec whose container stopped under it.
+var errBoxDied = errors.New("the container stopped during the exec")
+
+// watchDeath returns ctx cancelled once the container is seen not running
+// (polled each second) when on; stop ends the watch and returns the
+// error to report if the container died.
+func (r *Runtime) watchDeath(ctx context.Context, id string, on bool) (context.Context, func() error) {
+	if !on {
+		return ctx, func() error { return nil }
+	}
+	wctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			in, err := r.cli.ContainerInspect(wctx, id)
+			if (err == nil && in.State != nil && !in.State.Running) || isNotFound(err) {
+				cancel(errBoxDied)
+				return
+			}
+		}
+	}()
+	return wctx, func() error {
+		close(done)
+		cause := context.Cause(wctx)
+		cancel(nil)
+		if errors.Is(cause, errBoxDied) {
+			return fmt.Errorf("exec in %s: %w: %w", short(id), errBoxDied, sandbox.ErrNotFound)
+		}
+		return nil
+	}
 }
 
 // execRaw runs argv in a container and collects capped output.
@@ -68,7 +110,13 @@ func (r *Runtime) execRaw(ctx context.Context, id string, o execOpts) (sandbox.E
 		return sandbox.ExecResult{}, wrapErr("attach exec in "+short(id), err)
 	}
 	defer hj.Close()
-	res, abortErr := collect(ctx, hj, o)
+	wctx, stopWatch := r.watchDeath(ctx, id, o.watch)
+	res, abortErr := collect(wctx, hj, o)
+	died := stopWatch()
+	if died != nil {
+		res.Duration = time.Since(start)
+		return res, died
+	}
 	if abortErr != nil {
 		res.Duration = time.Since(start)
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {

@@ -27,6 +27,14 @@ var maskedPaths = []string{
 	"/proc/cmdline", "/proc/config.gz", "/sys/kernel/vmcoreinfo",
 }
 
+// RunscPidsOverhead is added to the pids limit of a gVisor container: the
+// host's pids cgroup counts the threads of runsc's own sandbox, gofer and
+// stub processes (37 with one guest process on the ptrace platform), and a
+// limit that leaves them too few makes `runsc start` fail ("urpc method
+// containerManager.StartRoot failed: EOF" at 32). Guest processes are still
+// capped: the sentry's tasks run on those host threads.
+const RunscPidsOverhead = 128
+
 // hostConfig maps every Policy field onto the engine's HostConfig. The only
 // mounts are the workspace volume and the read-only helper binary.
 func hostConfig(p sandbox.Policy, volumeName, helperPath string) (*container.HostConfig, error) {
@@ -61,6 +69,9 @@ func hostConfig(p sandbox.Policy, volumeName, helperPath string) (*container.Hos
 	tmpfs["/tmp"] = strings.Join(opts, ",")
 	init := p.Init
 	pids := p.PidsLimit
+	if pids > 0 && p.Runtime == sandbox.RuntimeRunsc {
+		pids += RunscPidsOverhead
+	}
 	hc := &container.HostConfig{
 		NetworkMode:    container.NetworkMode(p.NetworkMode),
 		IpcMode:        container.IpcMode(p.IPCMode),
@@ -94,6 +105,39 @@ func hostConfig(p sandbox.Policy, volumeName, helperPath string) (*container.Hos
 		hc.Ulimits = []*container.Ulimit{{Name: "nofile", Soft: p.NoFile, Hard: p.NoFile}}
 	}
 	return hc, nil
+}
+
+// chargeTmpfs raises a box's memory limit by what its tmpfs filesystems
+// can hold (/tmp, and the workspace volume when it is a tmpfs of
+// workspaceBytes): their pages are charged to the memory cgroup of the
+// process that writes them, so under a limit of MemoryBytes alone filling
+// the workspace ends in the OOM killer taking the box, not in ENOSPC at the
+// cap (F5). With the charge added, the filesystems hit their size first
+// and processes still get MemoryBytes. A box without a memory limit stays
+// without one.
+func chargeTmpfs(hc *container.HostConfig, p sandbox.Policy, workspaceBytes int64) {
+	if hc.Memory <= 0 {
+		return
+	}
+	hc.Memory += max(p.TmpfsBytes, 0) + max(workspaceBytes, 0)
+	hc.MemorySwap = hc.Memory
+}
+
+// tmpfsVolumeBytes is the size of a tmpfs volume from its options, 0 for
+// any other volume.
+func tmpfsVolumeBytes(opts map[string]string) int64 {
+	if opts["type"] != "tmpfs" {
+		return 0
+	}
+	for _, o := range strings.Split(opts["o"], ",") {
+		if v, ok := strings.CutPrefix(o, "size="); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err == nil {
+				return n
+			}
+		}
+	}
+	return 0
 }
 
 // loadSeccomp reads a JSON seccomp profile; the engine wants its content.

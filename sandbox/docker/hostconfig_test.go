@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -141,6 +142,14 @@ func TestCompareVersions(t *testing.T) {
 	if got := len(versionWarnings("1.0.0-rc6")); got != 2 {
 		t.Errorf("runc 1.0.0-rc6: %d warnings, want 2 (rc7 fixed CVE-2019-5736)", got)
 	}
+	for v, want := range map[string]int{
+		"1.1.5+ds1-1+deb12u1": 0, "1.1.5+ds1-1+deb12u3": 0, // Debian's CVE-2024-21626 backport
+		"1.1.5+ds1-1": 1, "1.1.5+ds1-1+deb12u0": 1, "1.1.5+ds1-1+deb12u1x": 1,
+	} {
+		if got := len(versionWarnings(v)); got != want {
+			t.Errorf("versionWarnings(%q) = %d warnings, want %d", v, got, want)
+		}
+	}
 	if got := len(versionWarnings("1.2.5")); got != 0 {
 		t.Errorf("runc 1.2.5: %d warnings, want 0", got)
 	}
@@ -175,7 +184,8 @@ func TestEngineAppliesPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []any{"none", []string{"ALL"}, []string{"CAP_NET_RAW"}, []string{"no-new-privileges:true", "seccomp=" + massJSON}, true,
-		int64(256), int64(256 << 20), int64(256 << 20), int64(1e9), "private", true, "runc", false,
+		// Memory: 256 MiB for processes + 256 MiB /tmp + the 8 MiB workspace tmpfs (F5).
+		int64(256), int64(520 << 20), int64(520 << 20), int64(1e9), "private", true, "runc", false,
 		sandbox.MainUser, "/", ep, "a", rt.cfg.DaemonID}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("engine recorded\n%#v\nwant\n%#v", got, want)
@@ -222,8 +232,14 @@ func TestReport(t *testing.T) {
 	if !hasRunc {
 		t.Errorf("runtimes %v lack runc", rep.Runtimes)
 	}
-	if got, want := len(rep.Warnings) > 0, compareVersions(rep.RuncVersion, "1.1.12") < 0; got != want {
+	if got, want := len(versionWarnings(rep.RuncVersion)) > 0, compareVersions(rep.RuncVersion, "1.1.12") < 0 && !backported(rep.RuncVersion, cve202421626Backports); got != want {
 		t.Errorf("runc %s: warnings %v", rep.RuncVersion, rep.Warnings)
+	}
+	if rep.RuntimeChoice == "" || (rep.Policy.Runtime != "runc" && rep.Policy.Runtime != "runsc") {
+		t.Errorf("report policy runtime %q (choice %q), want runc or runsc resolved", rep.Policy.Runtime, rep.RuntimeChoice)
+	}
+	if !rep.GVisor && !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.Contains(w, "gVisor") }) && rep.RuntimeChoice == "auto: runsc is not registered, runc" {
+		t.Errorf("auto fell back to runc without a warning: %v", rep.Warnings)
 	}
 	if rep.DiskCapEnforced == "" {
 		t.Errorf("report does not say how the disk cap is enforced")

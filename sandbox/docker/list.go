@@ -83,10 +83,9 @@ func (r *Runtime) removeContainers(ctx context.Context, episode, kind string) er
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := r.cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true})
-			if err != nil && !isNotFound(err) && !isRemovalInProgress(err) {
-				errs[i] = wrapErr("remove container "+short(c.ID), err)
-			}
+			// Any container may be a gVisor one: the runsc fallback
+			// only ever kills runsc processes naming this container.
+			errs[i] = r.forceRemove(ctx, c.ID, sandbox.RuntimeRunsc)
 		}()
 	}
 	wg.Wait()

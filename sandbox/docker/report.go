@@ -42,7 +42,11 @@ func (r *Runtime) Report(ctx context.Context) (sandbox.Report, error) {
 		}
 	}
 	sort.Strings(rep.Runtimes)
+	rep.RuntimeChoice = r.runtimeChoice
 	rep.Warnings = versionWarnings(rep.RuncVersion)
+	if r.runtimeNote != "" {
+		rep.Warnings = append(rep.Warnings, r.runtimeNote)
+	}
 	seccomp := false
 	for _, o := range info.SecurityOptions {
 		if strings.Contains(o, "seccomp") {
@@ -70,10 +74,37 @@ func versionWarnings(runc string) []string {
 	if compareVersions(runc, "1.0.0-rc7") < 0 {
 		w = append(w, fmt.Sprintf("runc %s predates the upstream fix for CVE-2019-5736 (1.0.0-rc7); check that your distribution backported it", runc))
 	}
-	if compareVersions(runc, "1.1.12") < 0 {
+	if compareVersions(runc, "1.1.12") < 0 && !backported(runc, cve202421626Backports) {
 		w = append(w, fmt.Sprintf("runc %s predates the upstream fix for CVE-2024-21626 (1.1.12); check that your distribution backported it", runc))
 	}
 	return w
+}
+
+// backport is a distribution's runc package line that carries an upstream
+// fix from a given package revision on.
+type backport struct {
+	prefix string // the package version up to the revision counter
+	from   int    // the first revision with the fix
+}
+
+// cve202421626Backports are the distribution packages known to carry the
+// CVE-2024-21626 fix although their upstream base predates 1.1.12: Debian
+// 12 fixed it in 1.1.5+ds1-1+deb12u1 (DSA-5615-1).
+var cve202421626Backports = []backport{{prefix: "1.1.5+ds1-1+deb12u", from: 1}}
+
+// backported reports whether the runc package version is one of the known
+// backports at or past its fixed revision.
+func backported(runc string, known []backport) bool {
+	for _, b := range known {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(runc), b.prefix)
+		if !ok {
+			continue
+		}
+		if n, err := strconv.Atoi(rest); err == nil && n >= b.from {
+			return true
+		}
+	}
+	return false
 }
 
 // compareVersions compares "1.1.5+ds1", "1.0.0-rc6", "v1.2.3" style versions:

@@ -72,9 +72,17 @@ type Runtime struct {
 	// containers; helperUID owns it.
 	helperBin string
 	helperUID int
+	// helperReadable is the mode-0755 copy: gVisor cannot execute a
+	// binary its user cannot read, so runsc boxes mount it and close the
+	// start-up race another way (see startSession).
+	helperReadable string
+
+	// runtimeChoice and runtimeNote say how the default policy's OCI
+	// runtime was resolved (see resolveRuntime).
+	runtimeChoice, runtimeNote string
 
 	mu       sync.Mutex
-	runtimes map[string]bool // OCI runtimes the engine has registered
+	runtimes map[string]string // OCI runtimes the engine has registered, by name: their paths
 	monitors map[string]context.CancelFunc
 	overCap  map[string]bool
 
@@ -127,6 +135,10 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		r.Close()
 		return nil, fmt.Errorf("docker runtime: %w", err)
 	}
+	if r.helperReadable, err = installHelper(cfg.HelperPath, true); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("docker runtime: %w", err)
+	}
 	if r.helperUID, err = helperOwner(r.helperBin); err != nil {
 		r.Close()
 		return nil, fmt.Errorf("docker runtime: %w", err)
@@ -136,6 +148,13 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("ping docker engine: %v: %w", err, sandbox.ErrUnavailable)
 	}
 	r.cli.NegotiateAPIVersion(ctx)
+	if r.cfg.Policy.Runtime, r.runtimeChoice, r.runtimeNote, err = r.resolveRuntime(ctx, cfg.Policy.Runtime); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("docker runtime: %w", err)
+	}
+	if r.runtimeNote != "" {
+		r.log.Warn(r.runtimeNote)
+	}
 	if cfg.Strict {
 		rep, err := r.Report(ctx)
 		if err != nil {
@@ -205,15 +224,36 @@ func (r *Runtime) hasRuntime(ctx context.Context, name string) (bool, error) {
 		if err != nil {
 			return false, wrapErr("docker info", err)
 		}
-		known = map[string]bool{}
-		for k := range info.Runtimes {
-			known[k] = true
+		known = map[string]string{}
+		for k, v := range info.Runtimes {
+			known[k] = v.Path
+			if known[k] == "" {
+				known[k] = k
+			}
 		}
 		r.mu.Lock()
 		r.runtimes = known
 		r.mu.Unlock()
 	}
-	return known[name], nil
+	return known[name] != "", nil
+}
+
+// runtimePath is the binary the engine runs for a registered OCI runtime.
+func (r *Runtime) runtimePath(ctx context.Context, name string) (string, error) {
+	if ok, err := r.hasRuntime(ctx, name); err != nil || !ok {
+		return "", errors.Join(err, fmt.Errorf("OCI runtime %q is not registered: %w", name, sandbox.ErrUnavailable))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.runtimes[name], nil
+}
+
+// helperFor is the helper copy a container of the OCI runtime mounts.
+func (r *Runtime) helperFor(runtime string) string {
+	if runtime == sandbox.RuntimeRunsc {
+		return r.helperReadable
+	}
+	return r.helperBin
 }
 
 // HelperEnv names the environment variable that overrides where the helper

@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -40,10 +41,44 @@ type helperSession struct {
 	execID string        // the engine's exec id, to find the helper's host pid
 	pid    int           // host pid of the helper once known (guarded by pidMu)
 	pidMu  sync.Mutex
+	// seal authenticates the frames (helper.Seal); nil only for the
+	// in-process fakes of the unit tests.
+	seal *helper.Seal
 }
 
 // startSession execs the serve helper as the agent's user in the workspace.
+//
+// Under gVisor the helper binary must be readable (runsc cannot execute
+// it otherwise), so the kernel does not make the helper non-dumpable from
+// its exec on; until its own PR_SET_DUMPABLE call an agent process could
+// open its /proc/PID/mem or fds (F1). There the session starts only with
+// no agent process alive: no command runs (the gate), every agent process
+// is killed first, and the gate is held until the helper has answered, by
+// which time it is non-dumpable.
 func (b *box) startSession(ctx context.Context) (*helperSession, error) {
+	if !b.isRunsc() || b.r.cfg.ReadableHelper || !b.hostSweep() {
+		// (A weakened policy whose main processes share the agent's uid
+		// cannot have its agent processes told apart and swept.)
+		return b.execSession(ctx)
+	}
+	b.gate.Lock()
+	defer b.gate.Unlock()
+	if err := b.sweepRunsc(ctx, false); err != nil {
+		return nil, fmt.Errorf("start file helper in %s: clear agent processes first: %w", short(b.id), err)
+	}
+	s, err := b.execSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := s.roundTrip(pingRequest); err != nil {
+		s.close()
+		return nil, fmt.Errorf("start file helper in %s: first answer: %w%s", short(b.id), err, stderrSuffix(s))
+	}
+	return s, nil
+}
+
+// execSession execs and attaches `mass-sandbox-helper serve`.
+func (b *box) execSession(ctx context.Context) (*helperSession, error) {
 	ec, err := b.r.execCreate(ctx, b.id, container.ExecOptions{
 		User: b.policy.User, WorkingDir: sandbox.WorkspaceMount, Cmd: []string{HelperMount, "serve"},
 		AttachStdin: true, AttachStdout: true, AttachStderr: true,
@@ -57,6 +92,16 @@ func (b *box) startSession(ctx context.Context) (*helperSession, error) {
 	}
 	s := newHelperSession(hj)
 	s.execID = ec.ID
+	key := make([]byte, helper.SealKeyBytes)
+	if _, err := rand.Read(key); err != nil {
+		s.close()
+		return nil, fmt.Errorf("session key: %w", err)
+	}
+	if err := helper.WriteFrame(s.conn, key); err != nil {
+		s.close()
+		return nil, fmt.Errorf("send session key to the file helper in %s: %w", short(b.id), err)
+	}
+	s.seal = helper.HostSeal(key)
 	return s, nil
 }
 
@@ -126,12 +171,22 @@ func (s *helperSession) roundTrip(body []byte) (resp []byte, sent bool, err erro
 		return nil, false, fmt.Errorf("helper session ended before the request: %w", errSessionClosed)
 	}
 	w := &countWriter{w: s.conn}
+	max := helper.MaxResponseBytes
+	if s.seal != nil {
+		body = s.seal.Wrap(body)
+		max += helper.SealTagBytes
+	}
 	if err := helper.WriteFrame(w, body); err != nil {
 		return nil, w.n == int64(len(body))+4, fmt.Errorf("send request: %w", err)
 	}
-	resp, err = helper.ReadFrame(s.out, helper.MaxResponseBytes)
+	resp, err = helper.ReadFrame(s.out, max)
 	if err != nil {
 		return nil, true, fmt.Errorf("read response: %w", err)
+	}
+	if s.seal != nil {
+		if resp, err = s.seal.Open(resp); err != nil {
+			return nil, true, fmt.Errorf("read response: %w", err)
+		}
 	}
 	return resp, true, nil
 }

@@ -19,8 +19,13 @@ const servePIDs = `for d in /proc/[0-9]*; do c=$(tr '\0' ' ' < $d/cmdline 2>/dev
 
 func sessionBox(t *testing.T) (*box, sandbox.Sandbox) {
 	t.Helper()
+	return sessionBoxOn(t, testPolicy())
+}
+
+func sessionBoxOn(t *testing.T, pol sandbox.Policy) (*box, sandbox.Sandbox) {
+	t.Helper()
 	rt := needEngine(t)
-	h := sandboxtest.Harness{Runtime: rt, Image: testImage, Policy: testPolicy()}
+	h := sandboxtest.Harness{Runtime: rt, Image: testImage, Policy: pol}
 	ep := h.NewWorkspace(t, sandbox.WorkspaceSpec{}, nil)
 	sb := h.NewSandbox(t, ep, "sess")
 	return sb.(*box), sb

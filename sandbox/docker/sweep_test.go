@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/mass-dev/mass/sandbox"
 )
 
 // countMarked counts processes whose command line holds F2MARK; the
@@ -14,7 +16,11 @@ const countMarked = `n=0; for d in /proc/[0-9]*; do case "$(tr '\0' ' ' < $d/cmd
 // SIGQUIT (a Go program, it exits 2, below the old sweep threshold of
 // 128), and the command's background process must not survive the call.
 func TestSweepAfterWrapperQuit(t *testing.T) {
-	_, sb := sessionBox(t)
+	eachRuntime(t, testSweepAfterWrapperQuit)
+}
+
+func testSweepAfterWrapperQuit(t *testing.T, pol sandbox.Policy) {
+	_, sb := sessionBoxOn(t, pol)
 	sh(t, sb, `sh -c 'sleep 1000; : F2MARK' & sh -c 'sleep 1000; : F2MARK' & kill -QUIT $PPID; sleep 5`)
 	if n := sh(t, sb, countMarked); n != "0" {
 		t.Errorf("%s processes outlived their command (wrapper killed by SIGQUIT)", n)
@@ -27,7 +33,11 @@ func TestSweepAfterWrapperQuit(t *testing.T) {
 // freezes the box and kills it; nothing may be left and the file must
 // stop growing.
 func TestSweepBeatsGuardian(t *testing.T) {
-	_, sb := sessionBox(t)
+	eachRuntime(t, testSweepBeatsGuardian)
+}
+
+func testSweepBeatsGuardian(t *testing.T, pol sandbox.Policy) {
+	_, sb := sessionBoxOn(t, pol)
 	guard := `while :; do echo x >> /workspace/guard.log; for d in /proc/[0-9]*; do case "$(tr '\0' ' ' < $d/cmdline 2>/dev/null)" in *mass-sandbox-helper*) kill -9 ${d#/proc/} 2>/dev/null;; esac; done; done`
 	if _, err := sb.Files().Write(context.Background(), "guard.sh", []byte(guard)); err != nil {
 		t.Fatal(err)

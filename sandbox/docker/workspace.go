@@ -112,9 +112,16 @@ func (r *Runtime) startKeeper(ctx context.Context, episode string, pol sandbox.P
 	kp.MemoryBytes = 64 << 20
 	kp.NanoCPUs = 500_000_000
 	kp.PidsLimit = 32
-	hc, err := hostConfig(kp, volumeName(episode), r.helperBin)
+	hc, err := hostConfig(kp, volumeName(episode), r.helperFor(kp.Runtime))
 	if err != nil {
 		return "", err
+	}
+	// The keeper writes the inputs into the volume: their pages are its.
+	kp.TmpfsBytes = 0
+	if r.cfg.DiskMode == DiskTmpfs {
+		chargeTmpfs(hc, kp, pol.DiskBytes)
+	} else {
+		chargeTmpfs(hc, kp, 0)
 	}
 	cfg := &container.Config{
 		Image:           r.cfg.Image,
@@ -130,8 +137,8 @@ func (r *Runtime) startKeeper(ctx context.Context, episode string, pol sandbox.P
 	if err != nil {
 		return "", wrapErr("create workspace keeper for "+episode, err)
 	}
-	if err := r.cli.ContainerStart(ctx, resp.ID, container.StartOptions{}); err != nil {
-		return "", wrapErr("start workspace keeper for "+episode, err)
+	if err := r.startContainer(ctx, resp.ID, kp.Runtime, "start workspace keeper for "+episode); err != nil {
+		return "", err
 	}
 	return resp.ID, nil
 }

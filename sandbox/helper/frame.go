@@ -61,17 +61,28 @@ func ReadFrame(r io.Reader, max int) ([]byte, error) {
 
 // Serve answers framed requests from r on w, one at a time, until r ends
 // cleanly (nil) or carries a bad frame (an error). A request that does not
-// decode gets an invalid response; the stream itself stays usable.
-func Serve(r io.Reader, w io.Writer, srv *Server) error {
+// decode gets an invalid response; the stream itself stays usable. With a
+// seal, every frame must pass it (a frame that fails ends the session) and
+// every response is sealed.
+func Serve(r io.Reader, w io.Writer, srv *Server, seal *Seal) error {
 	in := bufio.NewReaderSize(r, 64<<10)
 	out := bufio.NewWriterSize(w, 64<<10)
+	max := MaxRequestBytes
+	if seal != nil {
+		max += SealTagBytes
+	}
 	for {
-		frame, err := ReadFrame(in, MaxRequestBytes)
+		frame, err := ReadFrame(in, max)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
+		}
+		if seal != nil {
+			if frame, err = seal.Open(frame); err != nil {
+				return fmt.Errorf("serve: %w", err)
+			}
 		}
 		var resp Response
 		if req, err := DecodeRequest(bytes.NewReader(frame)); err != nil {
@@ -86,6 +97,9 @@ func Serve(r io.Reader, w io.Writer, srv *Server) error {
 		}
 		if err != nil {
 			body, _ = json.Marshal(Response{Kind: KindTooLarge, Error: err.Error()})
+		}
+		if seal != nil {
+			body = seal.Wrap(body)
 		}
 		if err := WriteFrame(out, body); err != nil {
 			return fmt.Errorf("serve: write response: %w", err)

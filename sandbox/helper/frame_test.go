@@ -82,7 +82,7 @@ func TestServe(t *testing.T) {
 		in.Write(frame([]byte(req)))
 	}
 	var out bytes.Buffer
-	if err := Serve(&in, &out, NewServer(root)); err != nil {
+	if err := Serve(&in, &out, NewServer(root), nil); err != nil {
 		t.Fatalf("Serve: %v", err)
 	}
 	var kinds []string
@@ -107,10 +107,10 @@ func TestServe(t *testing.T) {
 		t.Errorf("response kinds = %q, want %q", got, want)
 	}
 	// A bad frame ends the session with an error; an oversized one is refused before reading it.
-	if err := Serve(bytes.NewReader(header(MaxRequestBytes+1)), io.Discard, NewServer(root)); !errors.Is(err, sandbox.ErrTooLarge) {
+	if err := Serve(bytes.NewReader(header(MaxRequestBytes+1)), io.Discard, NewServer(root), nil); !errors.Is(err, sandbox.ErrTooLarge) {
 		t.Errorf("Serve of an oversized frame: %v, want ErrTooLarge", err)
 	}
-	if err := Serve(bytes.NewReader([]byte{1}), io.Discard, NewServer(root)); !errors.Is(err, ErrBadFrame) {
+	if err := Serve(bytes.NewReader([]byte{1}), io.Discard, NewServer(root), nil); !errors.Is(err, ErrBadFrame) {
 		t.Errorf("Serve of a short header: %v, want ErrBadFrame", err)
 	}
 }

@@ -48,6 +48,19 @@ func TestMain(m *testing.M) {
 	}))
 }
 
+// testHasRunsc reports whether the engine has gVisor registered.
+func testHasRunsc() bool {
+	if testEngine == nil {
+		return false
+	}
+	info, err := testEngine.Info(context.Background())
+	if err != nil {
+		return false
+	}
+	_, ok := info.Runtimes[sandbox.RuntimeRunsc]
+	return ok
+}
+
 func testDaemonID() string { return fmt.Sprintf("probetest%d", os.Getpid()) }
 
 // testReference is the production policy with limits small enough that the

@@ -77,9 +77,10 @@ type Options struct {
 
 // Report is what verify prints; its JSON shape is part of the CLI contract.
 type Report struct {
-	Probes []check.Result `json:"probes"`
-	Passed int            `json:"passed"`
-	Failed int            `json:"failed"`
+	Runtime string         `json:"runtime"` // the OCI runtime the boxes ran on
+	Probes  []check.Result `json:"probes"`
+	Passed  int            `json:"passed"`
+	Failed  int            `json:"failed"`
 }
 
 // Failing lists the names of failed probes.
@@ -114,6 +115,7 @@ type run struct {
 	hostDir string // host directory holding the secret
 	diskCap int64  // workspace cap applied (from Policy)
 	refDisk int64  // workspace cap promised (from Reference)
+	runtime string // the boxes' OCI runtime, auto resolved
 	report  Report
 }
 
@@ -143,6 +145,15 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if o.Reference.DiskBytes > 0 {
 		r.refDisk = min(o.Reference.DiskBytes, ProbeWorkspaceBytes)
 	}
+	r.runtime = o.Policy.Runtime
+	if r.runtime == sandbox.RuntimeAuto {
+		rep, err := o.Runtime.Report(ctx)
+		if err != nil {
+			return Report{}, fmt.Errorf("verify: resolve runtime auto: %w", err)
+		}
+		r.runtime = rep.Policy.Runtime
+	}
+	r.report.Runtime = r.runtime
 	defer r.cleanup()
 	if err := r.setup(ctx); err != nil {
 		return Report{}, err
@@ -232,6 +243,7 @@ func (r *run) config() check.Config {
 		UID: uid, Workspace: sandbox.WorkspaceMount, Helper: helperMount,
 		PidsLimit: r.o.Reference.PidsLimit, MemoryBytes: r.o.Reference.MemoryBytes,
 		TmpfsBytes: r.o.Reference.TmpfsBytes, DiskBytes: r.refDisk, NanoCPUs: r.o.Reference.NanoCPUs,
+		Runtime: r.runtime,
 	}
 	c.Protected = []string{sandbox.WorkspaceMount + "/" + protectedDir, sandbox.WorkspaceMount + "/" + protectedDir + "/evaluate.py"}
 	return c

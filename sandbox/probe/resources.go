@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,7 +29,13 @@ func (r *run) resources(ctx context.Context) error {
 	if err := r.forkBomb(ctx, cfg); err != nil {
 		return err
 	}
-	if err := r.memBomb(ctx, ref.MemoryBytes); err != nil {
+	// The engine limit adds what the box's tmpfs filesystems hold (their
+	// pages are charged to the writer; see docker.chargeTmpfs).
+	memLimit := ref.MemoryBytes
+	if memLimit > 0 {
+		memLimit += max(r.o.Policy.TmpfsBytes, 0) + r.diskCap
+	}
+	if err := r.memBomb(ctx, memLimit); err != nil {
 		return err
 	}
 	fills := []struct {
@@ -48,12 +57,48 @@ func (r *run) resources(ctx context.Context) error {
 		}
 		r.report.add(rs...)
 	}
+	if r.runtime == sandbox.RuntimeRunsc {
+		r.report.add(r.burnHostSide(ctx, cfg))
+		return nil
+	}
 	rs, _, err := r.exec(ctx, r.a, time.Minute, "burn", "-config", mustJSON(cfg), "-threads", "2", "-for", "2s")
 	if err != nil {
 		return err
 	}
 	r.report.add(rs...)
 	return nil
+}
+
+// burnHostSide is cpu_burn_capped under runsc: gVisor's guest clocks and
+// cgroup files are its own, so the quota and the use are read on the host,
+// from the cgroup of the box's sandbox, around the same burn.
+func (r *run) burnHostSide(ctx context.Context, cfg check.Config) check.Result {
+	limit := float64(cfg.NanoCPUs) / 1e9
+	res := check.Result{Name: "cpu_burn_capped", Expected: fmt.Sprintf("runsc: host cgroup quota %.2f CPU on the box's sandbox and its measured use within it", limit)}
+	id := r.a.ID()
+	read := func(p string) int64 {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return -1
+		}
+		n, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		return n
+	}
+	quotaUS := read("/sys/fs/cgroup/cpu/docker/" + id + "/cpu.cfs_quota_us")
+	periodUS := read("/sys/fs/cgroup/cpu/docker/" + id + "/cpu.cfs_period_us")
+	usage := "/sys/fs/cgroup/cpuacct/docker/" + id + "/cpuacct.usage"
+	before, start := read(usage), time.Now()
+	_, _, err := r.exec(ctx, r.a, time.Minute, "burn", "-config", mustJSON(cfg), "-threads", "2", "-for", "2s")
+	after, wall := read(usage), time.Since(start).Seconds()
+	if err != nil || quotaUS <= 0 || periodUS <= 0 || before < 0 || after < 0 {
+		res.Observed = fmt.Sprintf("host cgroup v1 files of %s: quota %d period %d usage %d..%d, burn error %v", short(id, 12), quotaUS, periodUS, before, after, err)
+		return res
+	}
+	quota := float64(quotaUS) / float64(periodUS)
+	used := float64(after-before) / 1e9 / wall
+	res.OK = limit > 0 && math.Abs(quota-limit) < 0.01 && used <= limit*1.25+0.05
+	res.Observed = fmt.Sprintf("host quota %.2f CPU; the sandbox used %.2f CPU over %.1fs", quota, used, wall)
+	return res
 }
 
 // forkBomb runs the bomb in A and, while it holds its children, checks that
@@ -83,6 +128,24 @@ func (r *run) forkBomb(ctx context.Context, cfg check.Config) error {
 	bTook := time.Since(start)
 	cancel()
 	wg.Wait()
+	if r.runtime == sandbox.RuntimeRunsc && (bombErr != nil || !r.aRunning(ctx)) {
+		// (gVisor's sandbox may die just after the bomb's exec returned.)
+		if bombErr == nil {
+			bombErr = fmt.Errorf("box A stopped after the fork bomb: %w", sandbox.ErrNotFound)
+		}
+		res, err := r.bombEndedBox(ctx, bombErr)
+		if err != nil {
+			return err
+		}
+		rs, bombErr = []check.Result{res}, nil
+	} else if r.runtime == sandbox.RuntimeRunsc && bombErr == nil {
+		// A gVisor sandbox that met the host pids cap and lived may be
+		// left unable to start processes; the probes that follow get a
+		// fresh box A.
+		if err := r.remakeA(ctx); err != nil {
+			return err
+		}
+	}
 	if bombErr != nil {
 		return bombErr
 	}
@@ -96,6 +159,65 @@ func (r *run) forkBomb(ctx context.Context, cfg check.Config) error {
 	return nil
 }
 
+// bombEndedBox handles a fork bomb under runsc on the ptrace platform,
+// where every guest process costs host threads: at the host pids cap
+// gVisor's sandbox dies instead of failing the fork, so the bomb ends its
+// own box (and only it). forkbomb_pids_limit then passes when box A is
+// really gone (a bomb that failed any other way is an error), and A is
+// made again for the probes that follow.
+func (r *run) bombEndedBox(ctx context.Context, bombErr error) (check.Result, error) {
+	const want = "runsc: the bomb is stopped at the pids cap: its forks fail, or gVisor's sandbox of that box dies at the host cap"
+	if r.o.Engine == nil {
+		return check.Result{}, bombErr
+	}
+	ended, err := r.remakeEndedA(ctx, "fork bomb", bombErr)
+	if err != nil {
+		return check.Result{}, err
+	}
+	return check.Result{Name: "forkbomb_pids_limit", OK: true, Expected: want,
+		Observed: fmt.Sprintf("box A's sandbox ended (%s) at the host pids cap %d", ended, r.o.Policy.PidsLimit)}, nil
+}
+
+// aRunning reports whether box A's container still runs (true when the
+// engine cannot say).
+func (r *run) aRunning(ctx context.Context) bool {
+	if r.o.Engine == nil {
+		return true
+	}
+	time.Sleep(time.Second)
+	in, err := r.o.Engine.ContainerInspect(ctx, r.a.ID())
+	return err != nil || in.State == nil || in.State.Running
+}
+
+// remakeEndedA checks that box A's container is no longer running after
+// what (else it returns cause), removes it and makes probe-a again; it
+// returns how A ended.
+func (r *run) remakeEndedA(ctx context.Context, what string, cause error) (string, error) {
+	if r.o.Engine == nil {
+		return "", cause
+	}
+	in, err := r.o.Engine.ContainerInspect(ctx, r.a.ID())
+	if err != nil || in.State == nil || in.State.Running {
+		return "", fmt.Errorf("%s under runsc failed with box A still running: %w", what, cause)
+	}
+	ended := fmt.Sprintf("%s, exit %d, oom-killed %v", in.State.Status, in.State.ExitCode, in.State.OOMKilled)
+	if err := r.remakeA(ctx); err != nil {
+		return "", fmt.Errorf("after the %s: %w", what, err)
+	}
+	return ended, nil
+}
+
+// remakeA removes box A and makes probe-a again on the same workspace.
+func (r *run) remakeA(ctx context.Context) error {
+	_ = r.a.Remove(ctx)
+	sb, err := r.o.Runtime.Create(ctx, sandbox.Spec{Episode: r.episode, Agent: "probe-a", Image: r.o.Image, Policy: r.o.Policy, Env: r.o.Env})
+	if err != nil {
+		return fmt.Errorf("make probe-a again: %w", err)
+	}
+	r.a = sb
+	return nil
+}
+
 // memBomb touches memory past the limit and expects an OOM kill with no swap.
 func (r *run) memBomb(ctx context.Context, limit int64) error {
 	const name = "memory_bomb_oom"
@@ -105,11 +227,29 @@ func (r *run) memBomb(ctx context.Context, limit int64) error {
 		return nil
 	}
 	before, err := r.memStat(ctx)
+	if err != nil && r.runtime == sandbox.RuntimeRunsc {
+		// Box A may still be going down from the fork bomb before it.
+		if err = r.remakeA(ctx); err == nil {
+			before, err = r.memStat(ctx)
+		}
+	}
 	if err != nil {
 		return err
 	}
 	res, err := r.a.Exec(ctx, sandbox.ExecRequest{Argv: []string{probePath, "membomb", "-max", strconv.FormatInt(limit+4*slack, 10)},
 		Timeout: 2 * time.Minute, MaxBytes: check.MaxOutput})
+	if err != nil && r.runtime == sandbox.RuntimeRunsc {
+		// The host's OOM killer takes gVisor's sandbox (the cgroup's
+		// biggest process): the bomb ends its own box, and only it.
+		ended, rerr := r.remakeEndedA(ctx, "memory bomb", err)
+		if rerr != nil {
+			return rerr
+		}
+		r.report.add(check.Result{Name: name, OK: true,
+			Expected: fmt.Sprintf("runsc: the bomb is stopped at the %d MiB limit: OOM kill in the box, or of gVisor's sandbox by the host", limit>>20),
+			Observed: "box A's sandbox ended: " + ended})
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("run memory bomb: %w", err)
 	}

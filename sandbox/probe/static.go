@@ -39,16 +39,25 @@ func (r *run) static(ctx context.Context) error {
 	}()
 	defer func() { stop(); held.Wait() }()
 	cfg.OtherHostPID = r.hostPID(ctx, r.b.ID(), marker)
+	if cfg.GVisor() {
+		// Agent B's processes live in another gVisor kernel: the number
+		// to try is its sandbox's host pid.
+		cfg.OtherHostPID = r.sandboxPID(ctx, r.b)
+	}
 	// A file op leaves agent A's helper session running for helper_not_traceable.
 	if _, err := r.a.Files().Stat(ctx, "."); err != nil {
 		return fmt.Errorf("start the file helper session of %s: %w", r.a.Agent(), err)
 	}
-
+	stopOps := r.askFileOps(ctx)
 	rs, _, err := r.exec(ctx, r.a, 2*time.Minute, "static", "-config", mustJSON(cfg))
+	asked, forged := stopOps()
 	if err != nil {
 		return err
 	}
 	r.report.add(rs...)
+	r.report.add(check.Result{Name: "helper_forgery_refused", OK: forged == 0 && asked > 0,
+		Expected: "no answer the agent wrote into the helper's output is believed (sessions are sealed)",
+		Observed: fmt.Sprintf("%d file ops during the static checks, %d forged answers believed", asked, forged)})
 	r.report.add(r.setuid(ctx))
 	r.report.add(r.ipcPrivate(ctx))
 	if gw.addr != "" {
@@ -61,6 +70,43 @@ func (r *run) static(ctx context.Context) error {
 	return nil
 }
 
+// askFileOps keeps asking agent A's file helper for a stat while the
+// static checks run: helper_not_traceable forges answers where it can
+// (helper_forgery_refused counts those believed), and under runsc a session
+// helper_startup_race killed must not restart while agent code runs. The
+// returned func stops, waits and says how many ops ran and how many forged
+// answers came back.
+func (r *run) askFileOps(ctx context.Context) func() (int, int) {
+	var asked, forged int
+	octx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for octx.Err() == nil {
+			fi, err := r.a.Files().Stat(octx, ".")
+			asked++
+			if err == nil && fi.Path == check.ForgedPath {
+				forged++
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	return func() (int, int) { cancel(); <-done; return asked, forged }
+}
+
+// sandboxPID is the host pid of a box's main process (under runsc, its
+// gVisor sandbox), 0 if unknown.
+func (r *run) sandboxPID(ctx context.Context, sb sandbox.Sandbox) int {
+	if r.o.Engine == nil {
+		return 0
+	}
+	in, err := r.o.Engine.ContainerInspect(ctx, sb.ID())
+	if err != nil || in.State == nil {
+		return 0
+	}
+	return in.State.Pid
+}
+
 // ipcPrivate compares IPC namespaces: agent A's must differ from the
 // host's and from agent B's, or System V IPC and /dev/shm are shared.
 func (r *run) ipcPrivate(ctx context.Context) check.Result {
@@ -70,6 +116,15 @@ func (r *run) ipcPrivate(ctx context.Context) check.Result {
 		return check.Result{Name: name, Expected: want, Observed: "read host ipc namespace: " + err.Error()}
 	}
 	ns := func(sb sandbox.Sandbox) string {
+		if r.config().GVisor() {
+			// Each runsc box is its own kernel; the host sees the IPC
+			// namespace its sandbox process runs in.
+			l, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/ipc", r.sandboxPID(ctx, sb)))
+			if err != nil {
+				return ""
+			}
+			return l
+		}
 		res, err := sb.Exec(ctx, sandbox.ExecRequest{Argv: []string{"/bin/sh", "-c", "ls -l /proc/self/ns/ipc"}, Timeout: time.Minute, MaxBytes: 4096})
 		if err != nil || res.ExitCode != 0 {
 			return ""
@@ -94,6 +149,9 @@ func (r *run) setuid(ctx context.Context) check.Result {
 	suid := sandbox.WorkspaceMount + "/.mass-probe-suid"
 	pol := r.o.Policy
 	pol.User, pol.CapAdd = "0:0", []string{"DAC_OVERRIDE"}
+	// gVisor's gofer will not make a setuid file; the planter stands in
+	// for any way one could appear, so it runs on runc.
+	pol.Runtime = sandbox.RuntimeRunc
 	planter, err := r.o.Runtime.Create(ctx, sandbox.Spec{Episode: r.episode, Agent: "probe-planter", Image: r.o.Image, Policy: pol})
 	if err != nil {
 		return check.Result{Name: name, Expected: want, Observed: "create planter container: " + err.Error()}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/docker/docker/client"
+
+	"github.com/mass-dev/mass/sandbox"
 )
 
 // MainEnv is what Main hands a Docker-backed test binary's setup.
@@ -34,6 +36,7 @@ func Main(m *testing.M, what string, setup func(ctx context.Context, e MainEnv) 
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	PinRunc()
 	e := MainEnv{Dir: dir}
 	if e.Helper, err = BuildHelper(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -58,6 +61,16 @@ func Main(m *testing.M, what string, setup func(ctx context.Context, e MainEnv) 
 		cleanup()
 	}
 	return code
+}
+
+// PinRunc makes sandbox.RuntimeAuto resolve to runc in this process and the
+// massd and massctl it starts, unless $MASS_SANDBOX_RUNTIME already says
+// otherwise: tests outside the sandbox suite stay fast, and the suite's
+// gVisor runs name runsc explicitly.
+func PinRunc() {
+	if os.Getenv(sandbox.RuntimeEnv) == "" {
+		os.Setenv(sandbox.RuntimeEnv, sandbox.RuntimeRunc)
+	}
 }
 
 // BuildStatic builds the command package pkg as a static binary into dir

@@ -238,6 +238,11 @@ func testWorkspace(t *testing.T, h Harness) {
 		{"link", "symlink", ""},
 		{"fifo", "other", ""},
 	}
+	if h.policy().Runtime == sandbox.RuntimeRunsc {
+		// gVisor's gofer makes no named pipe on the workspace (mkfifo
+		// fails there), so there is none to list.
+		checks = checks[:len(checks)-1]
+	}
 	for _, c := range checks {
 		fi, ok := got[c.path]
 		if !ok {

@@ -39,7 +39,13 @@ type Config struct {
 	DiskBytes    int64    `json:"disk_bytes"`
 	NanoCPUs     int64    `json:"nano_cpus"`
 	Only         []string `json:"only,omitempty"` // run only these static checks
+	// Runtime is the OCI runtime of the box ("runc" or "runsc"): where
+	// gVisor legitimately differs a check states its runsc expectation.
+	Runtime string `json:"runtime,omitempty"`
 }
+
+// GVisor reports whether the checks run under runsc.
+func (c Config) GVisor() bool { return c.Runtime == "runsc" }
 
 // Static runs every quick check (no resource exhaustion) in a fixed order.
 func Static(cfg Config) []Result {

@@ -13,18 +13,16 @@ import (
 
 func fsChecks() []named {
 	return []named{
-		one("write_root", func(Config) Result { return writeFails("/") }),
-		one("write_etc", func(Config) Result { return writeFails("/etc") }),
-		one("write_usr", func(Config) Result { return writeFails("/usr") }),
+		one("write_root", func(c Config) Result { return writeFails(c, "/") }),
+		one("write_etc", func(c Config) Result { return writeFails(c, "/etc") }),
+		one("write_usr", func(c Config) Result { return writeFails(c, "/usr") }),
 		one("proc_sys_write", func(Config) Result {
 			return openWriteDenied("/proc/sys/kernel/hostname", "/proc/sys/kernel/core_pattern", "/proc/sys/vm/drop_caches")
 		}),
 		one("sysrq_trigger_write", func(Config) Result { return openWriteDenied("/proc/sysrq-trigger") }),
 		one("proc_kcore_read", func(Config) Result { return unreadable("/proc/kcore") }),
 		one("proc_keys_read", func(Config) Result { return unreadable("/proc/keys") }),
-		one("kernel_info_masked", func(Config) Result {
-			return allUnreadable("/proc/cmdline", "/proc/config.gz", "/sys/kernel/vmcoreinfo")
-		}),
+		one("kernel_info_masked", checkKernelInfo),
 		one("cgroup_not_writable", checkCgroupFiles),
 		one("release_agent_not_writable", checkReleaseAgent),
 		one("no_docker_socket", checkDockerSocket),
@@ -36,24 +34,50 @@ func fsChecks() []named {
 
 // writeFails creates a file in dir and expects EROFS: the root filesystem
 // must be mounted read-only, not merely unwritable for this uid.
-func writeFails(dir string) Result {
+// writeFails wants EROFS; gVisor checks permissions before the read-only
+// flag, so under runsc EACCES (the write still fails) is its answer too.
+func writeFails(cfg Config, dir string) Result {
+	want := "EROFS (read-only root filesystem)"
+	good := func(err error) bool { return errors.Is(err, syscall.EROFS) }
+	if cfg.GVisor() {
+		want = "runsc: EROFS or EACCES (gVisor checks permissions before the read-only flag)"
+		good = func(err error) bool { return errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EACCES) }
+	}
 	if _, err := os.Lstat(dir); err != nil {
 		err := os.Mkdir(dir, 0o755)
 		if err == nil {
 			os.Remove(dir)
-			return fail("EROFS (read-only root filesystem)", "created "+dir)
+			return fail(want, "created "+dir)
 		}
-		return verdict(errors.Is(err, syscall.EROFS), "EROFS (read-only root filesystem)", "mkdir "+dir+": "+errName(err))
+		return verdict(good(err), want, "mkdir "+dir+": "+errName(err))
 	}
 	p := filepath.Join(dir, ".mass-probe-write")
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err == nil {
 		f.Close()
 		os.Remove(p)
-		return fail("EROFS (read-only root filesystem)", "created "+p)
+		return fail(want, "created "+p)
 	}
-	got := errName(err)
-	return verdict(errors.Is(err, syscall.EROFS), "EROFS (read-only root filesystem)", "create "+p+": "+got)
+	return verdict(good(err), want, "create "+p+": "+errName(err))
+}
+
+// gVisorCmdline is the fixed text gVisor's /proc/cmdline shows in place of
+// the host's.
+const gVisorCmdline = "BOOT_IMAGE=/vmlinuz-4.4.0-gvisor quiet"
+
+// checkKernelInfo wants the host kernel's command line, configuration and
+// crash-dump layout hidden; under runsc /proc/cmdline may be gVisor's own
+// synthetic line, which tells nothing about the host.
+func checkKernelInfo(cfg Config) Result {
+	r := allUnreadable("/proc/cmdline", "/proc/config.gz", "/sys/kernel/vmcoreinfo")
+	if r.OK || !cfg.GVisor() {
+		return r
+	}
+	b, _ := readSmall("/proc/cmdline", 4096)
+	rest := allUnreadable("/proc/config.gz", "/sys/kernel/vmcoreinfo")
+	ok := strings.TrimSpace(b) == gVisorCmdline && rest.OK
+	return verdict(ok, "absent, unreadable or masked; runsc: /proc/cmdline is gVisor's synthetic line",
+		fmt.Sprintf("/proc/cmdline: %q; %s", short(b, 80), rest.Observed))
 }
 
 func openWriteDenied(paths ...string) Result {
@@ -188,7 +212,11 @@ var standardDev = map[string]bool{
 	"/dev/tty": true, "/dev/console": true, "/dev/ptmx": true, "/dev/pts/ptmx": true,
 }
 
-func checkDevNodes(Config) Result {
+// gVisorDev are device nodes gVisor's own /dev adds: its FUSE and TUN
+// devices are implemented by the sentry, not the host kernel's drivers.
+var gVisorDev = map[string]bool{"/dev/fuse": true, "/dev/net/tun": true}
+
+func checkDevNodes(cfg Config) Result {
 	var odd []string
 	n := 0
 	filepath.WalkDir("/dev", func(p string, d fs.DirEntry, err error) error {
@@ -201,6 +229,9 @@ func checkDevNodes(Config) Result {
 		n++
 		if strings.HasPrefix(p, "/dev/pts/") && d.Type()&fs.ModeCharDevice != 0 {
 			return nil // pseudo-terminals of this container
+		}
+		if cfg.GVisor() && gVisorDev[p] {
+			return nil
 		}
 		if !standardDev[p] || d.Type()&fs.ModeCharDevice == 0 {
 			odd = append(odd, p)

@@ -1,10 +1,13 @@
 package check
 
 import (
+	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -34,9 +37,40 @@ func checkHelperTrace(cfg Config) Result {
 		mem.Close()
 	}
 	_, fdErr := os.Readlink(p + "/fd/1")
+	if cfg.GVisor() {
+		// gVisor shows a non-dumpable process's fd links but refuses to
+		// open them, which is what answering in the helper's place needs.
+		f, openErr := os.OpenFile(p+"/fd/1", os.O_WRONLY, 0)
+		if openErr == nil {
+			// Answer the host in the helper's place, as F1 did; the
+			// runner checks that no such answer is believed
+			// (helper_forgery_refused).
+			forgeAnswers(f)
+			f.Close()
+		}
+		ok := seize != nil && memErr != nil
+		return verdict(ok, "runsc: the running file helper refuses ptrace attach and /proc/PID/mem (gVisor lets /proc/PID/fd/1 open; what is written there fails the session seal, see helper_forgery_refused)",
+			fmt.Sprintf("helper pid %d: ptrace seize %s, open mem %s, open fd/1 %s (readlink %s)",
+				pid, errName(seize), errName(pathErr(memErr)), errName(pathErr(openErr)), errName(pathErr(fdErr))))
+	}
 	ok := seize != nil && memErr != nil && fdErr != nil
 	return verdict(ok, want, fmt.Sprintf("helper pid %d: ptrace seize %s, open mem %s, readlink fd/1 %s",
 		pid, errName(seize), errName(pathErr(memErr)), errName(pathErr(fdErr))))
+}
+
+// ForgedPath marks the answers a probe forges in the helper's place.
+const ForgedPath = "FORGED-BY-AGENT"
+
+// forgeAnswers writes stat answers naming ForgedPath into a helper's
+// response stream, unsealed as an agent must write them.
+func forgeAnswers(w io.Writer) {
+	body := []byte(`{"ok":true,"info":{"path":"` + ForgedPath + `","type":"file","size":1,"mode":420}}`)
+	var h [4]byte
+	binary.BigEndian.PutUint32(h[:], uint32(len(body)))
+	for i := 0; i < 20; i++ {
+		_, _ = w.Write(append(h[:], body...))
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // findHelper finds a process whose command line is exactly helper cmd. Its

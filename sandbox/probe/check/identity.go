@@ -1,16 +1,19 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 func identityChecks() []named {
 	return []named{
 		one("uid_nonroot", checkUID),
 		one("caps_zero", checkCaps),
-		one("no_new_privs", func(Config) Result { return statusField("NoNewPrivs", "1", "NoNewPrivs=1") }),
+		one("no_new_privs", checkNoNewPrivs),
 		one("seccomp_filter", func(Config) Result { return statusField("Seccomp", "2", "Seccomp=2 (filter mode)") }),
 	}
 }
@@ -56,12 +59,50 @@ func checkCaps(Config) Result {
 	ok := true
 	for _, k := range []string{"CapEff", "CapPrm", "CapBnd", "CapInh", "CapAmb"} {
 		v := st[k]
+		if k == "CapAmb" && v == "" {
+			// gVisor's status has no CapAmb line; ask the kernel.
+			v = ambientCaps()
+		}
 		parts = append(parts, k+"="+v)
 		if strings.Trim(v, "0") != "" || v == "" {
 			ok = false
 		}
 	}
 	return verdict(ok, "all capability sets empty", strings.Join(parts, " "))
+}
+
+// ambientCaps is the ambient set as prctl reports it, in status's hex form
+// ("" when prctl fails).
+func ambientCaps() string {
+	var set uint64
+	for c := 0; c <= unix.CAP_LAST_CAP; c++ {
+		r, err := unix.PrctlRetInt(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_IS_SET, uintptr(c), 0, 0)
+		if errors.Is(err, unix.EINVAL) && c == 0 {
+			// No ambient set at all (gVisor's 2022 release): none can be raised.
+			return "0000000000000000"
+		}
+		if err != nil {
+			return ""
+		}
+		if r == 1 {
+			set |= 1 << c
+		}
+	}
+	return fmt.Sprintf("%016x", set)
+}
+
+// checkNoNewPrivs reads the flag from status, or from prctl where status
+// lacks the line (gVisor).
+func checkNoNewPrivs(Config) Result {
+	st, err := procStatus()
+	if err != nil {
+		return fail("NoNewPrivs=1", "read /proc/self/status: "+err.Error())
+	}
+	if v, ok := st["NoNewPrivs"]; ok {
+		return verdict(v == "1", "NoNewPrivs=1", "NoNewPrivs="+v)
+	}
+	r, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)
+	return verdict(err == nil && r == 1, "NoNewPrivs=1", fmt.Sprintf("prctl(PR_GET_NO_NEW_PRIVS)=%d %s", r, errName(err)))
 }
 
 func statusField(key, want, expected string) Result {

@@ -81,6 +81,24 @@ func HostPathMounts(ms []Mount, workspace, helper string) []Mount {
 	return bad
 }
 
+// GVisorHostPaths returns the mounts that name a host path under runsc:
+// gVisor's mountinfo shows each mount its gofer serves as a 9p filesystem
+// rooted at "/", so any other root (or a filesystem gVisor would not
+// synthesise) names something of the host.
+func GVisorHostPaths(ms []Mount) []Mount {
+	var bad []Mount
+	for _, m := range ms {
+		switch {
+		case m.Root != "/":
+			bad = append(bad, m)
+		case m.FSType == "9p" || virtualFS[m.FSType]:
+		default:
+			bad = append(bad, m)
+		}
+	}
+	return bad
+}
+
 func underAny(p string, dirs ...string) bool {
 	for _, d := range dirs {
 		if p == d || strings.HasPrefix(p, d+"/") {
@@ -110,6 +128,9 @@ func checkMountinfo(cfg Config) Result {
 		return fail(want, err.Error())
 	}
 	bad := HostPathMounts(ms, cfg.Workspace, cfg.Helper)
+	if cfg.GVisor() {
+		bad = GVisorHostPaths(ms)
+	}
 	if len(bad) > 0 {
 		var s []string
 		for _, m := range bad {

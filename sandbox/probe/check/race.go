@@ -23,6 +23,9 @@ const (
 // loses that race nearly every time; an unreadable one (mode 0711, not the
 // agent's) is non-dumpable from exec on, so no round may win.
 func checkHelperStartupRace(cfg Config) Result {
+	if cfg.GVisor() {
+		return checkSessionStartsAlone(cfg)
+	}
 	const want = "0 wins: a helper just exec'd is already non-dumpable (its binary is unreadable to the agent)"
 	readable := "unreadable"
 	if f, err := os.Open(cfg.Helper); err == nil {
@@ -51,6 +54,49 @@ func checkHelperStartupRace(cfg Config) Result {
 		obs += "; last error: " + lastErr.Error()
 	}
 	return verdict(wins == 0 && seen > 0, want, obs)
+}
+
+// checkSessionStartsAlone is helper_startup_race under runsc, where the
+// binary must be readable (gVisor cannot execute it otherwise) and the
+// race above is won by design: there massd starts a file-helper session
+// only while no agent process lives, so no agent process can ever see one
+// starting. The probe kills the live session (it may: the helper runs
+// under its uid) while the runner keeps asking for file operations, and
+// watches for a new session for the budget: any new one is a loss.
+func checkSessionStartsAlone(cfg Config) Result {
+	const want = "runsc: no file-helper session starts while agent code runs (binary readable; sessions start with no agent process alive)"
+	old := map[int]bool{}
+	for _, pid := range findHelpers(cfg.Helper, "serve") {
+		old[pid] = true
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	deadline := time.Now().Add(2 * raceBudget)
+	seen := map[int]bool{}
+	for time.Now().Before(deadline) {
+		for _, pid := range findHelpers(cfg.Helper, "serve") {
+			if !old[pid] {
+				seen[pid] = true
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return verdict(len(seen) == 0, want, fmt.Sprintf("killed %d live session(s); %d new session(s) started while the probe ran", len(old), len(seen)))
+}
+
+// findHelpers lists the processes whose command line is exactly helper cmd.
+func findHelpers(helper, cmd string) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err == nil && pid != os.Getpid() && isCmd(pid, helper, cmd) {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // raceOnce starts one helper and attacks it; exec reports whether the

@@ -44,7 +44,16 @@ func run(cmd string, args []string) int {
 		if !noDump() {
 			return 1
 		}
-		if err := helper.Serve(os.Stdin, os.Stdout, helper.NewServer(sandbox.WorkspaceMount)); err != nil {
+		if err := helper.EnsureSeccomp(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		key, err := helper.ReadSealKey(os.Stdin)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if err := helper.Serve(os.Stdin, os.Stdout, helper.NewServer(sandbox.WorkspaceMount), helper.HelperSeal(key)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
