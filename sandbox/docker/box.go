@@ -56,7 +56,7 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 		return nil, fmt.Errorf("create sandbox: episode %q / agent %q: %w", spec.Episode, spec.Agent, sandbox.ErrInvalid)
 	}
 	pol := spec.Policy
-	pol.Runtime = r.policyRuntime(pol.Runtime)
+	pol.Runtime = r.egressRuntime(ctx, spec, r.policyRuntime(pol.Runtime))
 	if err := pol.Validate(); err != nil {
 		return nil, fmt.Errorf("create sandbox %s/%s: %w", spec.Episode, spec.Agent, err)
 	}

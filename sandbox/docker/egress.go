@@ -126,6 +126,22 @@ func (r *Runtime) applyEgress(ctx context.Context, episode string, e sandbox.Egr
 	return nil
 }
 
+// egressRuntime is the OCI runtime of a box whose policy left the choice
+// to auto: an egress box that auto resolved onto a runtime registered with
+// --network=none (runsc for no-network boxes) runs on runc instead, and the
+// log says so. A runtime the policy names is kept (checkEgressRuntime then
+// refuses it with the reason).
+func (r *Runtime) egressRuntime(ctx context.Context, spec sandbox.Spec, resolved string) string {
+	if spec.Policy.Egress == nil || spec.Policy.Runtime != sandbox.RuntimeAuto || resolved == sandbox.RuntimeRunc {
+		return resolved
+	}
+	if r.checkEgressRuntime(ctx, resolved) == nil {
+		return resolved
+	}
+	r.log.Warn("egress box runs on runc: the auto runtime is registered without network", "episode", spec.Episode, "agent", spec.Agent, "auto", resolved)
+	return sandbox.RuntimeRunc
+}
+
 // checkEgressRuntime refuses an OCI runtime registered with
 // --network=none (gVisor's runsc for no-network boxes): it would give an
 // egress box no network, failing every download for no visible reason.

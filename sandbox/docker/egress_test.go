@@ -224,6 +224,17 @@ func TestEgressRefusesNetworklessRuntime(t *testing.T) {
 	if !errors.Is(err, sandbox.ErrInvalid) || !strings.Contains(err.Error(), "--network=none") {
 		t.Errorf("Create on %s = %v, want ErrInvalid naming --network=none", name, err)
 	}
+	// Left to auto, an egress box that auto put on that runtime runs on
+	// runc instead; a box without egress keeps it.
+	auto := egressPolicy()
+	auto.Runtime = sandbox.RuntimeAuto
+	if got := rt.egressRuntime(context.Background(), sandbox.Spec{Episode: ep, Agent: "a", Policy: auto}, name); got != sandbox.RuntimeRunc {
+		t.Errorf("auto egress box on %s runs on %q, want runc", name, got)
+	}
+	auto.Egress = nil
+	if got := rt.egressRuntime(context.Background(), sandbox.Spec{Episode: ep, Agent: "a", Policy: auto}, name); got != name {
+		t.Errorf("auto box without egress runs on %q, want %s", got, name)
+	}
 }
 
 // TestEgressWeaknessesReported: the egress weakenings show in the policy
