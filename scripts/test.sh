@@ -15,8 +15,11 @@ go vet ./...
 echo "test: go test"
 go test -count=1 -timeout 60m ./...
 
-echo "test: go test -race (daemon, agents)"
-go test -race -count=1 -timeout 30m ./daemon/... ./agents/...
+# The race pass repeats the concurrent packages' fast tests under -race; their
+# long end-to-end runs (real massd, cycles, kill -9) ran above and skip under
+# -short. `make check` runs the full race.
+echo "test: go test -race -short (daemon, agents)"
+go test -race -short -count=1 -timeout 30m ./daemon/... ./agents/...
 
 echo "test: cuda build, vet and test binaries"
 bash scripts/cuda-ci.sh
