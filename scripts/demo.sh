@@ -485,8 +485,10 @@ s_screenshots() {
 	for _ in $(seq 50); do addr=$(sed -n 's|^console at \(http://[^ ]*\)/ .*|\1|p' "$OUT/ui.log"); [ -n "$addr" ] && break; sleep 0.2; done
 	[ -n "$addr" ] || { note "massctl ui did not start: $(cat "$OUT/ui.log")"; kill "$ui_pid"; stop_massd; return 1; }
 	ep=$(json_get "$OUT/generation.json" 'd["tasks"][0]["train"][0]')
-	task=${GEN_TASKS%%,*}
-	search=$("$MASSCTL" workflow list "$task" --json | python3 -c 'import json,os,sys; print(os.path.basename(json.load(sys.stdin)["dir"]))')
+	# The search of stage 5 (its folder is search/<task>/<search id>).
+	search=$(json_get "$OUT/search.json" 'd["dir"]')
+	task=$(basename "$(dirname "$search")")
+	search=$(basename "$search")
 	mkdir -p "$OUT/screenshots"
 	for p in "jobs|/" "transcript|/episodes/$ep/transcript" "audit|/episodes/$ep/audit" "workspace|/episodes/$ep/workspace" \
 		"search|/searches/$task/$search" "generation|/generations/1"; do
