@@ -95,6 +95,9 @@ type FileInfo struct {
 	// Stripped holds the setuid/setgid/sticky bits the agent set and the
 	// export removed (Mode is what the export holds).
 	Stripped uint32 `json:"stripped,omitempty"`
+	// Omitted says what of this entry (or below it) the export could not
+	// carry, and why; empty when nothing is left out.
+	Omitted string `json:"omitted,omitempty"`
 }
 
 // FileChange reports the effect of a write or edit.

@@ -129,6 +129,7 @@ func (x *exporter) entry(h *tar.Header, tr io.Reader) error {
 	switch h.Typeflag {
 	case tar.TypeDir:
 		info.Type = "dir"
+		info.Omitted = deepDirNote(name)
 		nh.Typeflag, nh.Name = tar.TypeDir, name+"/"
 		if err := x.tw.WriteHeader(nh); err != nil {
 			return err
@@ -178,6 +179,26 @@ func (x *exporter) file(h *tar.Header, body io.Reader) error {
 	info.SHA256 = hex.EncodeToString(hs.Sum(nil))
 	x.out = append(x.out, info)
 	return nil
+}
+
+// The engine archives a workspace from inside the container's root, as
+// /workspace/<name>, and silently skips every entry whose absolute path
+// passes PATH_MAX (4,096 bytes with its NUL): below a directory deeper than
+// deepDirBytes a child (of a name up to 255 bytes) may be missing from the
+// export with no error (F4).
+const (
+	pathMax      = 4096
+	deepDirBytes = pathMax - 1 - len(sandbox.WorkspaceMount+"/") - 1 - 255
+)
+
+// deepDirNote is the manifest's note on a directory below which the
+// engine's archive may have left entries out, "" for any other.
+func deepDirNote(name string) string {
+	if len(name) <= deepDirBytes {
+		return ""
+	}
+	return fmt.Sprintf("directory path of %d bytes: entries below it whose paths pass PATH_MAX (%d bytes) "+
+		"may be missing from the export (the engine's archive skips them without an error)", len(name), pathMax)
 }
 
 // exportHeader is the normalised header of an export entry: owner 0:0

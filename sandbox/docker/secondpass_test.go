@@ -114,3 +114,27 @@ func TestManifestFailsOnHiddenFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestExportMarksLongPaths pins F4: the engine's archive silently drops
+// entries past PATH_MAX, so the export's manifest marks the directory below
+// which they were lost.
+func TestExportMarksLongPaths(t *testing.T) {
+	b, sb := sessionBox(t)
+	sh(t, sb, `d=$(printf 'a%.0s' $(seq 200)); for i in $(seq 25); do mkdir $d && cd $d || exit 1; done; echo x > f`)
+	var buf bytes.Buffer
+	m, err := b.r.ExportWorkspace(context.Background(), b.episode, &buf, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deepest, marked := 0, 0
+	for _, f := range m {
+		deepest = max(deepest, len(f.Path))
+		if f.Omitted != "" {
+			marked++
+			t.Logf("%d-byte %s: %s", len(f.Path), f.Type, f.Omitted)
+		}
+	}
+	if marked == 0 {
+		t.Errorf("manifest of %d entries (deepest path %d bytes) marks nothing; the file 25 levels down is missing unmarked", len(m), deepest)
+	}
+}
