@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"strings"
 
 	"github.com/mass-dev/mass/sandbox"
@@ -32,13 +33,8 @@ func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writ
 	if maxBytes <= 0 {
 		maxBytes = DefaultExportBytes
 	}
-	rc, _, err := r.cli.CopyFromContainer(ctx, keeperName(episode), sandbox.WorkspaceMount+"/.")
-	if err != nil {
-		return nil, wrapErr("export workspace "+episode, err)
-	}
-	defer rc.Close()
-	x := &exporter{tw: tar.NewWriter(w), max: maxBytes}
-	if err := x.copyTar(rc); err != nil {
+	x := &exporter{tw: tar.NewWriter(w), max: maxBytes, sparseOver: r.sparseOver(ctx, episode)}
+	if err := r.exportTree(ctx, episode, x, ""); err != nil {
 		return x.out, fmt.Errorf("export workspace %s: %w", episode, err)
 	}
 	// The engine's tar names each further name of a hard-linked file only
@@ -94,6 +90,12 @@ type exporter struct {
 	total int64
 	out   []sandbox.FileInfo
 	links []hardLink
+	// sparseOver is the workspace's size: a file of a larger apparent size
+	// is mostly holes and is left out with a note (0: none is).
+	sparseOver int64
+	// prefix is prepended to the names of the tar being read (a subtree
+	// the export resumed at); "" for the whole workspace.
+	prefix string
 }
 
 // hardLink is a further name of a file already exported.
@@ -111,11 +113,14 @@ func (x *exporter) copyTar(src io.Reader) error {
 		if err != nil {
 			return fmt.Errorf("read engine tar: %w", err)
 		}
-		name, ok := exportName(h.Name)
+		name, ok := exportName(path.Join(x.prefix, h.Name))
 		if !ok {
 			continue // the workspace root itself
 		}
 		h.Name = name
+		if h.Typeflag == tar.TypeLink {
+			h.Linkname = path.Join(x.prefix, h.Linkname)
+		}
 		if err := x.entry(h, tr); err != nil {
 			return err
 		}
@@ -159,6 +164,11 @@ func (x *exporter) entry(h *tar.Header, tr io.Reader) error {
 func (x *exporter) file(h *tar.Header, body io.Reader) error {
 	name := h.Name
 	info := sandbox.FileInfo{Path: name, Type: "file", Size: h.Size, Mode: uint32(h.Mode) & 0o777, Stripped: uint32(h.Mode) & 0o7000}
+	if x.sparseOver > 0 && h.Size > x.sparseOver {
+		info.Omitted = fmt.Sprintf("apparent size %d bytes passes the workspace's %d: a sparse file, left out of the export", h.Size, x.sparseOver)
+		x.out = append(x.out, info)
+		return &leftOut{name: name}
+	}
 	x.total += h.Size
 	if x.max > 0 && x.total > x.max {
 		return fmt.Errorf("workspace content passes %d bytes at %s: %w", x.max, name, sandbox.ErrTooLarge)
