@@ -23,7 +23,9 @@ const DefaultExportBytes = 16 << 30
 // (CopyFromContainer) and rewrites it into w with workspace-relative names.
 // Regular files, directories and symlinks (as links, never followed) are
 // kept, owned 0:0 with setuid/setgid/sticky stripped; other entries appear
-// only in the manifest as type "other". The
+// only in the manifest as type "other". A sparse file larger than the
+// workspace is left out, and a directory below which the engine dropped
+// paths past PATH_MAX is marked, each with a note in FileInfo.Omitted. The
 // export fails with ErrTooLarge once file contents pass maxBytes
 // (DefaultExportBytes when 0).
 func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writer, maxBytes int64) ([]sandbox.FileInfo, error) {
@@ -37,6 +39,7 @@ func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writ
 	if err := r.exportTree(ctx, episode, x, ""); err != nil {
 		return x.out, fmt.Errorf("export workspace %s: %w", episode, err)
 	}
+	r.checkDeepDirs(ctx, episode, x)
 	// The engine's tar names each further name of a hard-linked file only
 	// as a link; it becomes a copy of its own, fetched by name (F4).
 	for _, l := range x.links {

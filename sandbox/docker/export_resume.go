@@ -89,3 +89,36 @@ func (r *Runtime) sparseOver(ctx context.Context, episode string) int64 {
 	}
 	return r.cfg.Policy.DiskBytes
 }
+
+// checkDeepDirs replaces the note on each directory deep enough for the
+// engine to have dropped entries below it by what the keeper's listing
+// shows: the entries actually missing, or no note when none is.
+func (r *Runtime) checkDeepDirs(ctx context.Context, episode string, x *exporter) {
+	have := map[string]bool{}
+	for _, f := range x.out {
+		have[f.Path] = true
+	}
+	for _, l := range x.links {
+		have[l.name] = true
+	}
+	for i, f := range x.out {
+		if f.Type != "dir" || f.Omitted == "" {
+			continue
+		}
+		names, err := r.keeperList(ctx, episode, f.Path)
+		if err != nil {
+			continue // keep the note: entries below it may be missing
+		}
+		var missing []string
+		for _, n := range names {
+			if !have[f.Path+"/"+n] {
+				missing = append(missing, n)
+			}
+		}
+		x.out[i].Omitted = ""
+		if len(missing) > 0 {
+			x.out[i].Omitted = fmt.Sprintf("%d entries below this directory (first %q) have paths past PATH_MAX (%d bytes) "+
+				"and are missing from the export (the engine's archive skips them without an error)", len(missing), missing[0], pathMax)
+		}
+	}
+}
