@@ -32,6 +32,14 @@ const WorkspaceMount = "/workspace"
 // (sandbox/helper) inside every container.
 const HelperMount = "/.mass/mass-sandbox-helper"
 
+// HelperHostDir is the host directory (root-owned, mode 0711) a root
+// daemon keeps its helper copies and the neutral /etc/hostname file in.
+// Its name says nothing of the host: a box's mountinfo shows the root of
+// each bind relative to its filesystem, so the agent sees only this path
+// (F6). A daemon that is not root falls back to a directory below the
+// temporary directory, whose path the probe reports.
+const HelperHostDir = "/run/mass"
+
 // WorkspaceSpec describes the shared volume of one episode.
 type WorkspaceSpec struct {
 	Episode string // episode id; also used in labels
@@ -87,6 +95,9 @@ type FileInfo struct {
 	// Stripped holds the setuid/setgid/sticky bits the agent set and the
 	// export removed (Mode is what the export holds).
 	Stripped uint32 `json:"stripped,omitempty"`
+	// Omitted says what of this entry (or below it) the export could not
+	// carry, and why; empty when nothing is left out.
+	Omitted string `json:"omitted,omitempty"`
 }
 
 // FileChange reports the effect of a write or edit.

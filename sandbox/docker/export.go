@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"strings"
 
 	"github.com/mass-dev/mass/sandbox"
@@ -22,7 +23,9 @@ const DefaultExportBytes = 16 << 30
 // (CopyFromContainer) and rewrites it into w with workspace-relative names.
 // Regular files, directories and symlinks (as links, never followed) are
 // kept, owned 0:0 with setuid/setgid/sticky stripped; other entries appear
-// only in the manifest as type "other". The
+// only in the manifest as type "other". A sparse file larger than the
+// workspace is left out, and a directory below which the engine dropped
+// paths past PATH_MAX is marked, each with a note in FileInfo.Omitted. The
 // export fails with ErrTooLarge once file contents pass maxBytes
 // (DefaultExportBytes when 0).
 func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writer, maxBytes int64) ([]sandbox.FileInfo, error) {
@@ -32,15 +35,11 @@ func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writ
 	if maxBytes <= 0 {
 		maxBytes = DefaultExportBytes
 	}
-	rc, _, err := r.cli.CopyFromContainer(ctx, keeperName(episode), sandbox.WorkspaceMount+"/.")
-	if err != nil {
-		return nil, wrapErr("export workspace "+episode, err)
-	}
-	defer rc.Close()
-	x := &exporter{tw: tar.NewWriter(w), max: maxBytes}
-	if err := x.copyTar(rc); err != nil {
+	x := &exporter{tw: tar.NewWriter(w), max: maxBytes, sparseOver: r.sparseOver(ctx, episode)}
+	if err := r.exportTree(ctx, episode, x, ""); err != nil {
 		return x.out, fmt.Errorf("export workspace %s: %w", episode, err)
 	}
+	r.checkDeepDirs(ctx, episode, x)
 	// The engine's tar names each further name of a hard-linked file only
 	// as a link; it becomes a copy of its own, fetched by name (F4).
 	for _, l := range x.links {
@@ -94,6 +93,12 @@ type exporter struct {
 	total int64
 	out   []sandbox.FileInfo
 	links []hardLink
+	// sparseOver is the workspace's size: a file of a larger apparent size
+	// is mostly holes and is left out with a note (0: none is).
+	sparseOver int64
+	// prefix is prepended to the names of the tar being read (a subtree
+	// the export resumed at); "" for the whole workspace.
+	prefix string
 }
 
 // hardLink is a further name of a file already exported.
@@ -111,11 +116,14 @@ func (x *exporter) copyTar(src io.Reader) error {
 		if err != nil {
 			return fmt.Errorf("read engine tar: %w", err)
 		}
-		name, ok := exportName(h.Name)
+		name, ok := exportName(path.Join(x.prefix, h.Name))
 		if !ok {
 			continue // the workspace root itself
 		}
 		h.Name = name
+		if h.Typeflag == tar.TypeLink {
+			h.Linkname = path.Join(x.prefix, h.Linkname)
+		}
 		if err := x.entry(h, tr); err != nil {
 			return err
 		}
@@ -129,6 +137,7 @@ func (x *exporter) entry(h *tar.Header, tr io.Reader) error {
 	switch h.Typeflag {
 	case tar.TypeDir:
 		info.Type = "dir"
+		info.Omitted = deepDirNote(name)
 		nh.Typeflag, nh.Name = tar.TypeDir, name+"/"
 		if err := x.tw.WriteHeader(nh); err != nil {
 			return err
@@ -158,6 +167,11 @@ func (x *exporter) entry(h *tar.Header, tr io.Reader) error {
 func (x *exporter) file(h *tar.Header, body io.Reader) error {
 	name := h.Name
 	info := sandbox.FileInfo{Path: name, Type: "file", Size: h.Size, Mode: uint32(h.Mode) & 0o777, Stripped: uint32(h.Mode) & 0o7000}
+	if x.sparseOver > 0 && h.Size > x.sparseOver {
+		info.Omitted = fmt.Sprintf("apparent size %d bytes passes the workspace's %d: a sparse file, left out of the export", h.Size, x.sparseOver)
+		x.out = append(x.out, info)
+		return &leftOut{name: name}
+	}
 	x.total += h.Size
 	if x.max > 0 && x.total > x.max {
 		return fmt.Errorf("workspace content passes %d bytes at %s: %w", x.max, name, sandbox.ErrTooLarge)
@@ -178,6 +192,26 @@ func (x *exporter) file(h *tar.Header, body io.Reader) error {
 	info.SHA256 = hex.EncodeToString(hs.Sum(nil))
 	x.out = append(x.out, info)
 	return nil
+}
+
+// The engine archives a workspace from inside the container's root, as
+// /workspace/<name>, and silently skips every entry whose absolute path
+// passes PATH_MAX (4,096 bytes with its NUL): below a directory deeper than
+// deepDirBytes a child (of a name up to 255 bytes) may be missing from the
+// export with no error (F4).
+const (
+	pathMax      = 4096
+	deepDirBytes = pathMax - 1 - len(sandbox.WorkspaceMount+"/") - 1 - 255
+)
+
+// deepDirNote is the manifest's note on a directory below which the
+// engine's archive may have left entries out, "" for any other.
+func deepDirNote(name string) string {
+	if len(name) <= deepDirBytes {
+		return ""
+	}
+	return fmt.Sprintf("directory path of %d bytes: entries below it whose paths pass PATH_MAX (%d bytes) "+
+		"may be missing from the export (the engine's archive skips them without an error)", len(name), pathMax)
 }
 
 // exportHeader is the normalised header of an export entry: owner 0:0

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/mass-dev/mass/sandbox"
 )
 
 // HelperMode is the mode of the helper copy mounted into every container:
@@ -33,15 +35,15 @@ func installHelper(src string, readable bool) (string, error) {
 	if readable {
 		mode = 0o755
 	}
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("mass-helper-%d", os.Geteuid()))
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("make helper dir: %w", err)
+	dir, err := helperDir()
+	if err != nil {
+		return "", err
 	}
-	if err := checkOwned(dir, os.Geteuid(), true); err != nil {
+	if err := installHostname(dir); err != nil {
 		return "", err
 	}
 	sum := sha256.Sum256(data)
-	bin := filepath.Join(dir, fmt.Sprintf("mass-sandbox-helper-%x-%o", sum[:12], mode))
+	bin := filepath.Join(dir, fmt.Sprintf("%x-%o", sum[:12], mode))
 	if sameHelper(bin, data, mode) {
 		return bin, nil
 	}
@@ -66,6 +68,55 @@ func installHelper(src string, readable bool) (string, error) {
 		return "", fmt.Errorf("install helper copy: %w", err)
 	}
 	return bin, nil
+}
+
+// helperDir makes the directory of the helper copies: sandbox.HelperHostDir
+// (mode 0711) for a root daemon, whose name tells the agent nothing of the
+// host (F6), else a private directory below the temporary directory.
+func helperDir() (string, error) {
+	dir, perm := sandbox.HelperHostDir, os.FileMode(0o711)
+	if os.Geteuid() != 0 {
+		dir, perm = filepath.Join(os.TempDir(), fmt.Sprintf("mass-helper-%d", os.Geteuid())), 0o755
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", fmt.Errorf("make helper dir: %w", err)
+	}
+	if err := os.Mkdir(dir, perm); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("make helper dir: %w", err)
+	}
+	if err := checkOwned(dir, os.Geteuid(), true); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// HostnameFile is the name, in the helper directory, of the file every box
+// sees as /etc/hostname in place of the engine's per-container file, whose
+// mount root names the engine's data root and the container's id (F6).
+// The box's UTS hostname is still the agent's name.
+const HostnameFile = "hostname"
+
+const hostnameText = "sandbox\n"
+
+// installHostname writes the shared, read-only /etc/hostname file.
+func installHostname(dir string) error {
+	p := filepath.Join(dir, HostnameFile)
+	if b, err := os.ReadFile(p); err == nil && string(b) == hostnameText && checkOwned(p, os.Geteuid(), false) == nil {
+		return nil
+	}
+	tmp, err := os.CreateTemp(dir, ".hostname-")
+	if err != nil {
+		return fmt.Errorf("create hostname file: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.WriteString(hostnameText)
+	if err := errors.Join(werr, tmp.Chmod(0o644), tmp.Close()); err != nil {
+		return fmt.Errorf("write hostname file: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), p); err != nil {
+		return fmt.Errorf("install hostname file: %w", err)
+	}
+	return nil
 }
 
 // sameHelper reports whether bin is already the wanted copy.

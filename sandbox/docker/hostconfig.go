@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -90,6 +91,9 @@ func hostConfig(p sandbox.Policy, volumeName, helperPath string) (*container.Hos
 				VolumeOptions: &mount.VolumeOptions{NoCopy: true}},
 			{Type: mount.TypeBind, Source: helperPath, Target: HelperMount, ReadOnly: true,
 				BindOptions: &mount.BindOptions{Propagation: mount.PropagationRPrivate}},
+			// In place of the engine's own file: see HostnameFile.
+			{Type: mount.TypeBind, Source: filepath.Join(filepath.Dir(helperPath), HostnameFile), Target: "/etc/hostname",
+				ReadOnly: true, BindOptions: &mount.BindOptions{Propagation: mount.PropagationRPrivate}},
 		},
 		Resources: container.Resources{
 			Memory:     p.MemoryBytes,
@@ -97,6 +101,12 @@ func hostConfig(p sandbox.Policy, volumeName, helperPath string) (*container.Hos
 			NanoCPUs:   p.NanoCPUs,
 			PidsLimit:  &pids, // 0 means unlimited to the engine
 		},
+	}
+	if p.Runtime != sandbox.RuntimeRunsc {
+		// A cgroup namespace of its own: on cgroup v1 the engine's default
+		// (the host's) shows each cgroup mount rooted at the container's
+		// host cgroup path, /docker/<id> (F6). gVisor synthesises its own.
+		hc.CgroupnsMode = container.CgroupnsModePrivate
 	}
 	if p.MemoryBytes == 0 {
 		hc.MemorySwap = 0

@@ -54,13 +54,14 @@ func TestHostConfigFields(t *testing.T) {
 			return len(h.Devices) + len(h.DeviceCgroupRules) + len(h.DeviceRequests)
 		}, 0},
 		{"no binds", nil, func(h *container.HostConfig) any { return len(h.Binds) + len(h.VolumesFrom) }, 0},
-		{"two mounts", nil, func(h *container.HostConfig) any {
+		{"three mounts", nil, func(h *container.HostConfig) any {
 			var out []string
 			for _, m := range h.Mounts {
 				out = append(out, string(m.Type)+":"+m.Source+":"+m.Target+":"+map[bool]string{true: "ro", false: "rw"}[m.ReadOnly])
 			}
 			return out
-		}, []string{"volume:vol:/workspace:rw", "bind:/opt/helper:" + HelperMount + ":ro"}},
+		}, []string{"volume:vol:/workspace:rw", "bind:/opt/helper:" + HelperMount + ":ro", "bind:/opt/hostname:/etc/hostname:ro"}},
+		{"own cgroup namespace", nil, func(h *container.HostConfig) any { return h.CgroupnsMode }, container.CgroupnsModePrivate},
 	}
 	for _, tt := range tests {
 		p := sandbox.DefaultPolicy()

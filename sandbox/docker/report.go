@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,7 +61,23 @@ func (r *Runtime) Report(ctx context.Context) (sandbox.Report, error) {
 		rep.Warnings = append(rep.Warnings, "policy weaker than default: "+w)
 	}
 	rep.Warnings = append(rep.Warnings, r.cfg.Egress.weaknesses()...)
+	rep.Warnings = append(rep.Warnings, mountinfoResiduals(rep.Policy.Runtime, r.helperBin)...)
 	return rep, nil
+}
+
+// mountinfoResiduals names the host paths a runc box's /proc/self/mountinfo
+// still shows (F6; the probe mountinfo_no_host_paths allows exactly these).
+// Under runsc every mount is rooted at "/".
+func mountinfoResiduals(runtime, helperBin string) []string {
+	if runtime == sandbox.RuntimeRunsc {
+		return nil
+	}
+	w := []string{"known residual (runc): mountinfo shows the engine's init at its host path (the docker-init bind, e.g. /usr/bin/tini-static) " +
+		"and, in egress boxes only, the engine's hosts and resolv.conf as <data-root>/containers/<id>/{hosts,resolv.conf}"}
+	if filepath.Dir(helperBin) != sandbox.HelperHostDir {
+		w = append(w, "the daemon is not root: its helper copy's host path "+helperBin+" shows in every box's mountinfo (probe mountinfo_no_host_paths fails)")
+	}
+	return w
 }
 
 // versionWarnings flags runc releases older than the upstream fixes for

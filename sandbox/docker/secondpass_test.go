@@ -7,6 +7,9 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/workspace"
 )
 
 // TestHelperMountedUnreadable pins F1: the helper inside the box is a
@@ -87,6 +90,7 @@ func TestExportKeepsHardLinks(t *testing.T) {
 			t.Fatal(err)
 		}
 		body, _ := io.ReadAll(tr)
+		t.Logf("tar %s %c %d", h.Name, h.Typeflag, len(body))
 		if h.Typeflag == tar.TypeReg {
 			got[h.Name] = string(body)
 		}
@@ -112,5 +116,82 @@ func TestManifestFailsOnHiddenFiles(t *testing.T) {
 				t.Errorf("manifest of %d entries and no error; the hidden file is missing", len(m))
 			}
 		})
+	}
+}
+
+// TestExportMarksLongPaths pins F4: the engine's archive silently drops
+// entries past PATH_MAX, so the export's manifest marks the directory below
+// which they were lost.
+func TestExportMarksLongPaths(t *testing.T) { eachRuntime(t, testExportMarksLongPaths) }
+
+func testExportMarksLongPaths(t *testing.T, pol sandbox.Policy) {
+	b, sb := sessionBoxOn(t, pol)
+	sh(t, sb, `d=$(printf 'a%.0s' $(seq 200)); for i in $(seq 25); do mkdir $d && cd $d || exit 1; done; echo x > f; `+
+		`mkdir -p b/$(printf 'b%.0s' $(seq 3900))`)
+	var buf bytes.Buffer
+	m, err := b.r.ExportWorkspace(context.Background(), b.episode, &buf, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deepest, marked := 0, 0
+	for _, f := range m {
+		deepest = max(deepest, len(f.Path))
+		if f.Omitted != "" {
+			marked++
+			t.Logf("%d-byte %s: %s", len(f.Path), f.Type, f.Omitted)
+		}
+	}
+	if marked != 1 {
+		t.Errorf("manifest of %d entries (deepest path %d bytes) marks %d; want the one directory whose child is missing", len(m), deepest, marked)
+	}
+}
+
+// TestExportLeavesOutSparseFile pins F4: a 1 TiB sparse file (free on the
+// workspace tmpfs) no longer fails the export; it is left out with a note
+// and every entry after it, in its directory and above, is still exported.
+func TestExportLeavesOutSparseFile(t *testing.T) { eachRuntime(t, testExportLeavesOutSparseFile) }
+
+func testExportLeavesOutSparseFile(t *testing.T, pol sandbox.Policy) {
+	b, sb := sessionBoxOn(t, pol)
+	got := sh(t, sb, "mkdir -p a m/q && echo a > a/x && echo n > m/n && echo q > m/q/r && echo z > z && "+
+		"dd if=/dev/zero of=m/big bs=1 count=0 seek=1099511627776 2>/dev/null && ln z m/zz && stat -c %s m/big")
+	if got != "1099511627776" {
+		t.Fatalf("sparse file: %q", got)
+	}
+	var buf bytes.Buffer
+	m, err := b.r.ExportWorkspace(context.Background(), b.episode, &buf, 1<<20)
+	if err != nil {
+		t.Fatalf("export with a sparse file: %v", err)
+	}
+	for _, f := range m {
+		if f.Path == "m/big" && (f.Omitted == "" || f.Size != 1<<40) {
+			t.Errorf("manifest m/big: %+v, want size 1 TiB and a note", f)
+		}
+	}
+	files := map[string]string{}
+	exported := bytes.Clone(buf.Bytes())
+	tr := tar.NewReader(&buf)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(tr)
+		files[h.Name] = string(body)
+	}
+	want := map[string]string{"a/x": "a\n", "m/n": "n\n", "m/q/r": "q\n", "z": "z\n", "m/zz": "z\n"}
+	for n, c := range want {
+		if files[n] != c {
+			t.Errorf("export %s = %q, want %q (export holds %d entries)", n, files[n], c, len(files))
+		}
+	}
+	if _, ok := files["m/big"]; ok {
+		t.Errorf("export holds m/big")
+	}
+	if err := workspace.Verify(bytes.NewReader(exported), m, workspace.DefaultLimits); err != nil {
+		t.Errorf("verify export against its manifest: %v", err)
 	}
 }

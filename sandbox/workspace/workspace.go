@@ -171,7 +171,7 @@ func Verify(r io.Reader, manifest []sandbox.FileInfo, lim Limits) error {
 	}
 	want := map[string]string{}
 	for _, f := range manifest {
-		if f.Type == "file" {
+		if f.Type == "file" && f.Omitted == "" { // an omitted file is not in the archive
 			want[f.Path] = f.SHA256
 		}
 	}

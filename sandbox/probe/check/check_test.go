@@ -63,7 +63,7 @@ const mountinfoSample = `69 45 0:39 / / ro,nodev,noatime master:2 - fuse.fuse-ov
 71 69 0:42 / /dev rw,nosuid - tmpfs tmpfs rw,size=65536k,mode=755
 86 69 254:0 /var/lib/docker/containers/d89595f133ce0c66fd34ef63ec624c9f52bb65da864aa7db14ab18266b90f763/resolv.conf /etc/resolv.conf rw,relatime - ext4 /dev/vda rw
 87 69 254:0 /usr/bin/tini-static /sbin/docker-init ro,relatime - ext4 /dev/vda rw
-88 69 254:0 /var/tmp/helper /.mass/mass-sandbox-helper ro,relatime - ext4 /dev/vda rw
+88 69 254:0 /run/mass/f9199e95810b0f963dd7076f-711 /.mass/mass-sandbox-helper ro,relatime - ext4 /dev/vda rw
 89 69 0:50 / /workspace rw,nosuid,nodev - tmpfs tmpfs rw,size=65536k
 90 89 0:50 /protected /workspace/protected ro,nosuid,nodev - tmpfs tmpfs rw
 `
@@ -90,6 +90,12 @@ func TestHostPathMounts(t *testing.T) {
 		{"writable helper", `91 69 254:0 /x /.mass/other rw - ext4 /dev/vda rw`, "/.mass/other"},
 		{"workspace from host dir", `91 69 254:0 /srv/data /workspace/in rw - ext4 /dev/vda rw`, "/workspace/in"},
 		{"workspace disk volume", `91 69 254:0 /var/lib/docker/volumes/mass-ws-e1/_data /workspace rw - ext4 /dev/vda rw`, ""},
+		{"helper from the temporary dir", `91 69 254:0 /tmp/mass-helper-0/mass-sandbox-helper-f9199e95810b0f963dd7076f-711 /.mass/mass-sandbox-helper ro - ext4 /dev/vda rw`, "/.mass/mass-sandbox-helper"},
+		{"neutral hostname", `91 69 254:0 /run/mass/hostname /etc/hostname ro - ext4 /dev/vda rw`, ""},
+		{"engine hostname", `91 69 254:0 /var/lib/docker/containers/9569d8955f49ac6fee19eeaa12c4451078432e57cc63e75939e97ced19480df1/hostname /etc/hostname ro - ext4 /dev/vda rw`, "/etc/hostname"},
+		{"host cgroup path", `91 69 0:29 /docker/9569d8955f49ac6fee19eeaa12c4451078432e57cc63e75939e97ced19480df1 /sys/fs/cgroup/cpu ro - cgroup cgroup rw,cpu`, "/sys/fs/cgroup/cpu"},
+		{"namespaced cgroup", `91 69 0:29 / /sys/fs/cgroup/cpu ro - cgroup cgroup rw,cpu`, ""},
+		{"init from elsewhere", `91 69 254:0 /home/u/tini /sbin/docker-init ro - ext4 /dev/vda rw`, "/sbin/docker-init"},
 		{"forged resolv.conf", `91 69 254:0 /etc/shadow /etc/resolv.conf rw - ext4 /dev/vda rw`, "/etc/resolv.conf"},
 		{"escaped space", `91 69 254:0 /a\040b /my\040data rw - ext4 /dev/vda rw`, "/my data"},
 	}

@@ -51,25 +51,44 @@ var virtualFS = map[string]bool{
 	"cgroup2": true, "overlay": true, "fuse.fuse-overlayfs": true, "shm": true, "9p": false,
 }
 
-var engineFileRoot = regexp.MustCompile(`/containers/[0-9a-f]{64}/(resolv\.conf|hostname|hosts)$`)
+// engineFileRoot is the one documented residual (egress boxes only): the
+// engine's per-container /etc/hosts and /etc/resolv.conf, which name its
+// data root and the container's id. A box without network has neither.
+var engineFileRoot = regexp.MustCompile(`/containers/[0-9a-f]{64}/(resolv\.conf|hosts)$`)
 
-// HostPathMounts returns the mounts that expose host files other than the
-// workspace volume, the helper binary, the engine's read-only init and the
-// engine-written resolv.conf, hostname and hosts files.
+// helperRoot and hostnameRoot are the mount roots of the helper copy and of
+// the neutral /etc/hostname in sandbox.HelperHostDir ("/mass/..." when /run
+// is a filesystem of its own): anything else names the host (F6).
+var (
+	helperRoot   = regexp.MustCompile(`^(/run)?/mass/[0-9a-f]{24}-[0-7]{3}$`)
+	hostnameRoot = regexp.MustCompile(`^(/run)?/mass/hostname$`)
+	initRoot     = regexp.MustCompile(`^/usr/(s?bin|libexec/docker)/(tini-static|tini|docker-init)$`)
+)
+
+// HostPathMounts returns the mounts that expose or name host files other
+// than the workspace volume, the helper copy and /etc/hostname from the
+// neutral helper directory, the engine's read-only init (a documented
+// residual: its host path is the engine's configuration) and, in egress
+// boxes, the engine's hosts and resolv.conf (the other residual).
 func HostPathMounts(ms []Mount, workspace, helper string) []Mount {
 	var bad []Mount
 	for _, m := range ms {
+		ro := hasOpt(m.Options, "ro")
 		switch {
 		case m.Point == "/" && virtualFS[m.FSType]:
-		case m.Point == helper && hasOpt(m.Options, "ro"):
-		case (m.Point == "/sbin/docker-init" || m.Point == "/usr/sbin/docker-init") && hasOpt(m.Options, "ro"):
+		case m.Point == helper && ro && helperRoot.MatchString(m.Root):
+		case m.Point == "/etc/hostname" && ro && hostnameRoot.MatchString(m.Root):
+		case (m.Point == "/sbin/docker-init" || m.Point == "/usr/sbin/docker-init") && ro && initRoot.MatchString(m.Root):
 			// the engine's init (tini); /usr/sbin when /sbin is a merged-usr link
 		case m.Point == workspace || strings.HasPrefix(m.Point, workspace+"/"):
 			if !virtualFS[m.FSType] && !strings.Contains(m.Root, "/volumes/") {
 				bad = append(bad, m)
 			}
-		case (m.Point == "/etc/resolv.conf" || m.Point == "/etc/hostname" || m.Point == "/etc/hosts") &&
+		case (m.Point == "/etc/resolv.conf" || m.Point == "/etc/hosts") &&
 			engineFileRoot.MatchString(m.Root) && path.Base(m.Root) == path.Base(m.Point):
+		case (m.FSType == "cgroup" || m.FSType == "cgroup2") && m.Root != "/":
+			// the host's cgroup path (/docker/<id>): no cgroup namespace
+			bad = append(bad, m)
 		case virtualFS[m.FSType] && m.Point != "/" && (m.Root == "/" || underAny(m.Point, "/proc", "/dev", "/sys")):
 			// A fresh virtual filesystem, or the engine masking /proc paths
 			// with its /dev tmpfs. A sub-path of a tmpfs elsewhere is a bind
@@ -118,7 +137,7 @@ func hasOpt(opts, o string) bool {
 }
 
 func checkMountinfo(cfg Config) Result {
-	const want = "only the workspace volume, the read-only helper and engine-written /etc files"
+	const want = "no host path: the workspace volume, helper and /etc/hostname from the neutral helper dir; residuals: the engine's init, egress boxes' hosts/resolv.conf"
 	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return fail(want, "read mountinfo: "+errName(err))
@@ -136,7 +155,7 @@ func checkMountinfo(cfg Config) Result {
 		for _, m := range bad {
 			s = append(s, fmt.Sprintf("%s <- %s (%s)", m.Point, m.Root, m.FSType))
 		}
-		return fail(want, short(strings.Join(s, "; "), 400))
+		return fail(want, short(strings.Join(s, "; "), 1500))
 	}
 	return pass(want, fmt.Sprintf("%d mounts, no host path", len(ms)))
 }

@@ -19,6 +19,7 @@ const usage = `usage:
   mass-sandbox-helper op                         JSON request on stdin, JSON response on stdout
   mass-sandbox-helper serve                      length-prefixed JSON requests on stdin, responses on stdout, until EOF
   mass-sandbox-helper exec [-timeout D] -- ARGV  run ARGV, kill its whole tree at D or when it exits
+  mass-sandbox-helper ls DIR                     the names in DIR, each ending in NUL (the keeper, for the export)
   mass-sandbox-helper prepare -owner UID:GID [-protect PATH]...
   mass-sandbox-helper pause                      wait for SIGTERM (a container's main process)
   mass-sandbox-helper du                         bytes allocated under /workspace
@@ -82,6 +83,21 @@ func run(cmd string, args []string) int {
 			return 1
 		}
 		fmt.Println(n)
+		return 0
+	case "ls":
+		// The keeper lists a directory for the export's resumption past a
+		// file it leaves out; names end in NUL, in os.ReadDir's order.
+		if len(args) != 1 {
+			return 2
+		}
+		ents, err := os.ReadDir(args[0])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		for _, e := range ents {
+			fmt.Print(e.Name() + "\x00")
+		}
 		return 0
 	case "orphans":
 		helper.KillOrphans()

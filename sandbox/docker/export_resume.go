@@ -1,0 +1,124 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/mass-dev/mass/sandbox"
+)
+
+// leftOut ends the reading of an engine tar at a file the export leaves
+// out (its body may be a terabyte of holes); the export resumes after it.
+type leftOut struct{ name string }
+
+func (l *leftOut) Error() string { return "export left out " + l.name }
+
+// exportTree exports the workspace subtree rel ("" for all of it). When
+// the engine's tar reaches a file the export leaves out, the rest of the
+// subtree is fetched sibling by sibling, in the engine's (sorted) order,
+// so the file's body is never read (F4).
+func (r *Runtime) exportTree(ctx context.Context, episode string, x *exporter, rel string) error {
+	src := sandbox.WorkspaceMount + "/."
+	x.prefix = ""
+	if rel != "" {
+		src = sandbox.WorkspaceMount + "/" + rel
+		x.prefix = path.Dir(rel)
+	}
+	rc, _, err := r.cli.CopyFromContainer(ctx, keeperName(episode), src)
+	if err != nil {
+		return wrapErr("read "+src, err)
+	}
+	err = x.copyTar(rc)
+	rc.Close()
+	var lo *leftOut
+	if !errors.As(err, &lo) {
+		return err
+	}
+	return r.exportAfter(ctx, episode, x, rel, lo.name)
+}
+
+// exportAfter exports what follows name inside the subtree rel: the later
+// siblings of name and of each of its ancestors below rel.
+func (r *Runtime) exportAfter(ctx context.Context, episode string, x *exporter, rel, name string) error {
+	for child := name; child != rel && child != "." && child != ""; child = path.Dir(child) {
+		dir := path.Dir(child)
+		names, err := r.keeperList(ctx, episode, dir)
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if n <= path.Base(child) {
+				continue
+			}
+			if err := r.exportTree(ctx, episode, x, path.Join(dir, n)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// keeperList lists a workspace directory in the keeper (root with
+// DAC_READ_SEARCH, so a directory the agent made unreadable is listed).
+func (r *Runtime) keeperList(ctx context.Context, episode, dir string) ([]string, error) {
+	p := path.Join(sandbox.WorkspaceMount, dir)
+	res, err := r.execRaw(ctx, keeperName(episode), execOpts{argv: []string{HelperMount, "ls", p}, user: "0",
+		maxBytes: 64 << 20, hostTimeout: time.Minute})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", p, err)
+	}
+	if res.ExitCode != 0 {
+		return nil, fmt.Errorf("list %s: exit %d: %s: %w", p, res.ExitCode, strings.TrimSpace(string(res.Stderr)), io.ErrUnexpectedEOF)
+	}
+	out := strings.Split(string(res.Stdout), "\x00")
+	return out[:len(out)-1], nil
+}
+
+// sparseOver is the episode workspace's size cap (its tmpfs size, else the
+// policy's disk cap): no file of the workspace holds more data than that.
+func (r *Runtime) sparseOver(ctx context.Context, episode string) int64 {
+	if vol, err := r.cli.VolumeInspect(ctx, volumeName(episode)); err == nil {
+		if n := tmpfsVolumeBytes(vol.Options); n > 0 {
+			return n
+		}
+	}
+	return r.cfg.Policy.DiskBytes
+}
+
+// checkDeepDirs replaces the note on each directory deep enough for the
+// engine to have dropped entries below it by what the keeper's listing
+// shows: the entries actually missing, or no note when none is.
+func (r *Runtime) checkDeepDirs(ctx context.Context, episode string, x *exporter) {
+	have := map[string]bool{}
+	for _, f := range x.out {
+		have[f.Path] = true
+	}
+	for _, l := range x.links {
+		have[l.name] = true
+	}
+	for i, f := range x.out {
+		if f.Type != "dir" || f.Omitted == "" {
+			continue
+		}
+		names, err := r.keeperList(ctx, episode, f.Path)
+		if err != nil {
+			continue // keep the note: entries below it may be missing
+		}
+		var missing []string
+		for _, n := range names {
+			if !have[f.Path+"/"+n] {
+				missing = append(missing, n)
+			}
+		}
+		x.out[i].Omitted = ""
+		if len(missing) > 0 {
+			x.out[i].Omitted = fmt.Sprintf("%d entries below this directory (first %q) have paths past PATH_MAX (%d bytes) "+
+				"and are missing from the export (the engine's archive skips them without an error)", len(missing), missing[0], pathMax)
+		}
+	}
+}
