@@ -95,9 +95,15 @@ func (e *run) settle(st *Status) {
 	if st.Exit != ExitCompleted {
 		return
 	}
+	omitted := e.omittedExport()
 	switch {
 	case missing != "":
 		st.Success, st.Reason = false, fmt.Sprintf("required output %q is missing from the workspace", missing)
+	case omitted != "":
+		// The export could not carry everything the agents made (a file
+		// larger than the workspace, paths past PATH_MAX): the record is not
+		// the whole workspace, so the episode is not a usable one.
+		st.Success, st.Reason = false, omitted
 	case st.Grade != nil && !st.Grade.Passed:
 		st.Success, st.Reason = false, "grader did not pass: "+st.Grade.Reason
 	default:
@@ -145,6 +151,29 @@ func (e *run) export(ctx context.Context) (string, error) {
 	}
 	e.exported = m
 	return p, nil
+}
+
+// omittedExport describes the manifest entries the export left out (or
+// left out below), or "" when it carried everything.
+func (e *run) omittedExport() string {
+	var first string
+	n := 0
+	for _, f := range e.exported {
+		if f.Omitted == "" {
+			continue
+		}
+		if n == 0 {
+			first = fmt.Sprintf("%s: %s", f.Path, f.Omitted)
+		}
+		n++
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "the workspace export left out " + first
+	}
+	return fmt.Sprintf("the workspace export left out %d entries (workspace.manifest.json lists them), first %s", n, first)
 }
 
 // missingOutput returns the first required output glob that matches no
