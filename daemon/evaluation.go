@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/mass-dev/mass/agents/episode"
@@ -45,7 +44,7 @@ func (e rolloutEnv) Setup(ctx context.Context, job jobs.Job, rep jobs.Reporter, 
 		}
 	}
 	specs := &specCache{l: job.Layout, m: map[string]*taskspec.Spec{}}
-	return &rolloutEpisodes{d: e.b.Env.Deps(), job: job, rep: rep, specs: specs}, specSplits{specs}, nil
+	return &rolloutEpisodes{childEpisodes{d: e.b.Env.Deps(), job: job, rep: rep, specs: specs}}, specSplits{specs}, nil
 }
 
 type specSplits struct{ c *specCache }
@@ -62,32 +61,13 @@ func (s specSplits) Split(_ context.Context, task string) (string, error) {
 }
 
 // rolloutEpisodes runs bare-prompt episodes as child episodes of the job.
-type rolloutEpisodes struct {
-	d     episode.Deps
-	job   jobs.Job
-	rep   jobs.Reporter
-	specs *specCache
-}
+type rolloutEpisodes struct{ childEpisodes }
 
 func (g *rolloutEpisodes) Run(ctx context.Context, r rollout.EpisodeRequest) (rollout.EpisodeResult, error) {
-	spec, err := g.specs.get(r.Task)
-	if err != nil {
-		return rollout.EpisodeResult{}, err
-	}
-	dir := g.job.Layout.Episode(r.ID)
-	rec := jobs.EpisodeRecord{ID: r.ID, JobID: g.job.ID, TaskID: r.Task, Status: "running", Dir: dir}
-	g.rep.Episode(rec)
 	seed := int(r.Seed & 0x7fffffff)
-	st, err := episode.Run(ctx, g.d, episode.Options{ID: r.ID, JobID: g.job.ID, Task: spec, TaskID: r.Task, Model: r.Model, Seed: &seed, Dir: dir})
-	if st.EpisodeID == "" {
-		rec.Status = "failed"
-		g.rep.Episode(rec)
-		return rollout.EpisodeResult{}, err
-	}
-	rec.Status, rec.Summary = st.Exit, st
-	g.rep.Episode(rec)
+	st, err := g.run(ctx, episode.Options{ID: r.ID, TaskID: r.Task, Model: r.Model, Seed: &seed})
 	if err != nil {
-		return rollout.EpisodeResult{}, fmt.Errorf("episode %s: %w", r.ID, err)
+		return rollout.EpisodeResult{}, err
 	}
 	res := rollout.EpisodeResult{EpisodeID: r.ID, Exit: st.Exit, Success: st.Success,
 		PromptTokens: st.Tokens.Prompt, CompletionTokens: st.Tokens.Completion}
@@ -95,19 +75,6 @@ func (g *rolloutEpisodes) Run(ctx context.Context, r rollout.EpisodeRequest) (ro
 		res.Graded, res.Passed, res.Score = gr.Ran, gr.Passed, gr.Score
 	}
 	return res, nil
-}
-
-func (g *rolloutEpisodes) Close(ctx context.Context, id string) error {
-	dir := g.job.Layout.Episode(id)
-	if _, err := os.Stat(filepath.Join(dir, episode.StatusFile)); err == nil {
-		return nil
-	}
-	if _, err := os.Stat(dir); err != nil {
-		return nil // never started
-	}
-	err := episode.Recover(ctx, g.d, id, dir)
-	g.rep.Episode(jobs.EpisodeRecord{ID: id, JobID: g.job.ID, Status: "interrupted", Dir: dir})
-	return err
 }
 
 // Setup of judge-pairs: the configured judges, each a model massd can call.

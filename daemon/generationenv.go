@@ -44,7 +44,7 @@ func (e genEnv) Parts(ctx context.Context, job jobs.Job, rep jobs.Reporter, pare
 	specs := &specCache{l: job.Layout, m: map[string]*taskspec.Spec{}}
 	dry := e.b.Models.DryRun(parent)
 	return generation.Parts{Parent: pm, Workflows: searchWorkflows{job.Layout},
-		Runner:   &genEpisodes{d: d, job: job, rep: rep, specs: specs, dry: dry},
+		Runner:   &genEpisodes{childEpisodes: childEpisodes{d: d, job: job, rep: rep, specs: specs}, dry: dry},
 		Judge:    genJudge{m: judge.Clients(d.Models), l: job.Layout, specs: specs},
 		Datasets: genDatasets{l: job.Layout, dry: dry}, Trainer: genTrainer{b: e.b, rep: rep},
 		Exporter: genExporter(e), Models: e.b.ModelRegistrar(job.ID)}, nil
@@ -137,55 +137,24 @@ func retainedWorkflow(dir string, r search.Retained) (generation.Retained, error
 // genEpisodes runs teacher episodes as child episodes of the job and
 // applies the eligibility predicate once, to each finished one.
 type genEpisodes struct {
-	d     episode.Deps
-	job   jobs.Job
-	rep   jobs.Reporter
-	specs *specCache
-	dry   bool
+	childEpisodes
+	dry bool
 }
 
 func (g *genEpisodes) Run(ctx context.Context, r generation.EpisodeRequest) (generation.EpisodeResult, error) {
-	spec, err := g.specs.get(r.Task)
-	if err != nil {
-		return generation.EpisodeResult{}, err
-	}
-	dir := g.job.Layout.Episode(r.ID)
-	rec := jobs.EpisodeRecord{ID: r.ID, JobID: g.job.ID, TaskID: r.Task, Status: "running", Dir: dir}
-	g.rep.Episode(rec)
 	seed := int(r.Seed)
-	st, err := episode.Run(ctx, g.d, episode.Options{ID: r.ID, JobID: g.job.ID, Task: spec, TaskID: r.Task,
-		Workflow: r.Workflow, Model: r.Model, Seed: &seed, Dir: dir})
-	if st.EpisodeID == "" {
-		rec.Status = "failed"
-		g.rep.Episode(rec)
-		return generation.EpisodeResult{}, err
-	}
-	rec.Status, rec.Summary = st.Exit, st
-	g.rep.Episode(rec)
+	st, err := g.run(ctx, episode.Options{ID: r.ID, TaskID: r.Task, Workflow: r.Workflow, Model: r.Model, Seed: &seed})
 	if err != nil {
-		return generation.EpisodeResult{}, fmt.Errorf("episode %s: %w", r.ID, err)
+		return generation.EpisodeResult{}, err
 	}
 	res := generation.EpisodeResult{EpisodeID: r.ID, Tokens: st.Tokens.Prompt + st.Tokens.Completion}
-	e, err := eligibility.FromDir(dir)
+	e, err := eligibility.FromDir(g.job.Layout.Episode(r.ID))
 	if err != nil {
 		res.Reason = fmt.Sprintf("unreadable record: %v", err)
 	} else {
 		res.Reason = eligibility.Check(e, eligibility.Dataset{DryRun: g.dry})
 	}
 	return res, nil
-}
-
-func (g *genEpisodes) Close(ctx context.Context, id string) error {
-	dir := g.job.Layout.Episode(id)
-	if _, err := os.Stat(filepath.Join(dir, episode.StatusFile)); err == nil {
-		return nil
-	}
-	if _, err := os.Stat(dir); err != nil {
-		return nil // never started
-	}
-	err := episode.Recover(ctx, g.d, id, dir)
-	g.rep.Episode(jobs.EpisodeRecord{ID: id, JobID: g.job.ID, Status: "interrupted", Dir: dir})
-	return err
 }
 
 // genJudge compares two episodes' workspace exports with the evaluator.

@@ -1,0 +1,61 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/mass-dev/mass/agents/episode"
+	"github.com/mass-dev/mass/daemon/jobs"
+)
+
+// childEpisodes runs the episodes a generation or rollout job makes as
+// child episodes of that job, reporting each to the job's episode list.
+type childEpisodes struct {
+	d     episode.Deps
+	job   jobs.Job
+	rep   jobs.Reporter
+	specs *specCache
+}
+
+// run runs one child episode; o names its id, task, model, seed and any
+// workflow, and run fills in the job, the spec and the directory. The
+// status comes back with the episode's own error, wrapped with its id.
+func (c *childEpisodes) run(ctx context.Context, o episode.Options) (episode.Status, error) {
+	spec, err := c.specs.get(o.TaskID)
+	if err != nil {
+		return episode.Status{}, err
+	}
+	o.JobID, o.Task, o.Dir = c.job.ID, spec, c.job.Layout.Episode(o.ID)
+	rec := jobs.EpisodeRecord{ID: o.ID, JobID: c.job.ID, TaskID: o.TaskID, Status: "running", Dir: o.Dir}
+	c.rep.Episode(rec)
+	st, err := episode.Run(ctx, c.d, o)
+	if st.EpisodeID == "" {
+		rec.Status = "failed"
+		c.rep.Episode(rec)
+		return st, err
+	}
+	rec.Status, rec.Summary = st.Exit, st
+	c.rep.Episode(rec)
+	if err != nil {
+		return st, fmt.Errorf("episode %s: %w", o.ID, err)
+	}
+	return st, nil
+}
+
+// Close settles a child episode that an interrupted attempt left without
+// a status: it is recovered and reported as interrupted. An episode that
+// finished, or never started, is left alone.
+func (c *childEpisodes) Close(ctx context.Context, id string) error {
+	dir := c.job.Layout.Episode(id)
+	if _, err := os.Stat(filepath.Join(dir, episode.StatusFile)); err == nil {
+		return nil
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil // never started
+	}
+	err := episode.Recover(ctx, c.d, id, dir)
+	c.rep.Episode(jobs.EpisodeRecord{ID: id, JobID: c.job.ID, Status: "interrupted", Dir: dir})
+	return err
+}
