@@ -63,7 +63,7 @@ func oneArg(c *cli.Context, what string) (string, error) {
 		return "", err
 	}
 	if len(args) != 1 {
-		return "", fmt.Errorf("%s needs exactly one %s (see --help)", c.Command.FullName(), what)
+		return "", usageError("%s needs exactly one %s", c.Command.FullName(), what)
 	}
 	return args[0], nil
 }

@@ -29,7 +29,7 @@ func dataBuildCommand(tokFlag cli.Flag) *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "dataset `DIR` to write", Required: true},
 			&cli.IntFlag{Name: "max-tokens", Value: sft.DefaultMaxTokens, Usage: "window size in tokens"},
 			&cli.IntFlag{Name: "context-tokens", Value: sft.DefaultContextTokens, Usage: "masked earlier context per window"},
-			&cli.IntFlag{Name: "workers", Usage: "episodes built in parallel (default: all cores)"},
+			&cli.IntFlag{Name: "workers", Usage: "episodes built in parallel", DefaultText: "all cores"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress lines"},
 			&cli.StringFlag{Name: "selection", Usage: "a generation's selection `FILE` {\"train\":[ids],\"val\":[ids]}: train ids build --out, val ids --out/val"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "label the dataset dry-run: it takes only dry-run (scripted) episodes"},

@@ -42,7 +42,7 @@ func episodeCommand() *cli.Command {
 				ArgsUsage: idArg,
 				Flags: []cli.Flag{
 					&cli.IntFlag{Name: "width", Value: DefaultTranscriptWidth, Usage: "cut message lines to `N` characters (0: whole)"},
-					&cli.BoolFlag{Name: "reasoning", Usage: "include the model's reasoning (default: false)"},
+					&cli.BoolFlag{Name: "reasoning", Usage: "include the model's reasoning"},
 					jsonFlag(),
 				},
 				Action: episodeTranscript,
@@ -53,7 +53,7 @@ func episodeCommand() *cli.Command {
 				ArgsUsage: "A B",
 				Description: "Reads both workspace.manifest.json files and, for changed text files up to 1 MiB, the files\n" +
 					"themselves out of the workspace exports, through massd (never from the host's disk).",
-				Flags:  []cli.Flag{&cli.BoolFlag{Name: "stat", Usage: "list the files only, no content diff (default: false)"}, jsonFlag()},
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "stat", Usage: "list the files only, no content diff"}, jsonFlag()},
 				Action: episodeDiff,
 			},
 			{
@@ -62,7 +62,7 @@ func episodeCommand() *cli.Command {
 				ArgsUsage: idArg,
 				Description: "Without --purge only workspace.tar goes (the bulk of the disk); the record, trajectory, ledger,\n" +
 					"guards and workspace manifest stay, as the retention setting does. Refused while its job runs.",
-				Flags:  []cli.Flag{&cli.BoolFlag{Name: "purge", Usage: "remove the record and every file of the episode (default: false)"}, jsonFlag()},
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "purge", Usage: "remove the record and every file of the episode"}, jsonFlag()},
 				Action: episodeRm,
 			},
 		},

@@ -27,10 +27,10 @@ func evalCommand() *cli.Command {
 			{Name: "rollout", Usage: "start a rollout job; --json waits and prints rollout.json", Action: evalRollout, Flags: []cli.Flag{
 				&cli.StringFlag{Name: "tasks", Required: true, Usage: "held-out tasks `ID,…` (split: test)"},
 				&cli.StringFlag{Name: "models", Required: true, Usage: "models `BASE,GEN-1,…`; the first is the baseline"},
-				&cli.IntFlag{Name: "episodes", Usage: "episodes per task and model (default 10)"},
+				&cli.IntFlag{Name: "episodes", Usage: "episodes per task and model", DefaultText: "10"},
 				&cli.StringFlag{Name: "name", Usage: "evaluation `NAME` (default: the job id)"},
 				&cli.Int64Flag{Name: "seed", Usage: "seed of the paired episodes"},
-				&cli.IntFlag{Name: "concurrency", Usage: "episodes at once (default 4)"},
+				&cli.IntFlag{Name: "concurrency", Usage: "episodes at once", DefaultText: "4"},
 				jsonFlag(),
 			}},
 			{Name: "judge", Usage: "start a judge-pairs job on a rollout; --json waits and prints judgement.json", Action: evalJudge, Flags: []cli.Flag{

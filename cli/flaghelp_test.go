@@ -55,3 +55,22 @@ func TestTrainHelpShowsRealDefaults(t *testing.T) {
 		t.Errorf("train help still shows a zero default:\n%s", out)
 	}
 }
+
+// TestHelpShowsOneDefault fails for a flag whose help names its default
+// twice, as `(default 18) (default: 0)` did: the usage text spelled a
+// default the flag's value did not have.
+func TestHelpShowsOneDefault(t *testing.T) {
+	var walk func(prefix string, cmds []*cli.Command)
+	walk = func(prefix string, cmds []*cli.Command) {
+		for _, cmd := range cmds {
+			name := strings.TrimSpace(prefix + " " + cmd.Name)
+			for _, f := range cmd.Flags {
+				if s := f.String(); strings.Count(s, "(default") > 1 {
+					t.Errorf("massctl %s: %s", name, s)
+				}
+			}
+			walk(name, cmd.Subcommands)
+		}
+	}
+	walk("", App("test").Commands)
+}

@@ -20,14 +20,14 @@ func generationFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "tasks", Required: true, Usage: "train tasks `ID,…`"},
 		&cli.StringFlag{Name: "model", Usage: "the parent model (default: massd's default model)"},
-		&cli.IntFlag{Name: "episodes", Usage: fmt.Sprintf("teacher episodes per task (default %d)", generation.DefaultEpisodes)},
-		&cli.IntFlag{Name: "opponents", Usage: "ring neighbours each episode meets (default 6)"},
-		&cli.IntFlag{Name: "min-success", Usage: fmt.Sprintf("eligible episodes a task needs (default %d)", generation.DefaultMinSuccess)},
-		&cli.IntFlag{Name: "cap", Usage: fmt.Sprintf("runs per task at most, top-ups included (default %d)", generation.DefaultCap)},
-		&cli.IntFlag{Name: "train", Usage: "episodes per task that train (default 15)"},
-		&cli.IntFlag{Name: "val", Usage: "episodes per task that validate (default 1)"},
+		&cli.IntFlag{Name: "episodes", Usage: "teacher episodes per task", DefaultText: fmt.Sprint(generation.DefaultEpisodes)},
+		&cli.IntFlag{Name: "opponents", Usage: "ring neighbours each episode meets", DefaultText: "6"},
+		&cli.IntFlag{Name: "min-success", Usage: "eligible episodes a task needs", DefaultText: fmt.Sprint(generation.DefaultMinSuccess)},
+		&cli.IntFlag{Name: "cap", Usage: "runs per task at most, top-ups included", DefaultText: fmt.Sprint(generation.DefaultCap)},
+		&cli.IntFlag{Name: "train", Usage: "episodes per task that train", DefaultText: "15"},
+		&cli.IntFlag{Name: "val", Usage: "episodes per task that validate", DefaultText: "1"},
 		&cli.Int64Flag{Name: "seed", Usage: "seed of episodes, ring and judgments"},
-		&cli.IntFlag{Name: "train-steps", Usage: "optimizer steps of the LoRA run (default: mass-train's)"},
+		&cli.IntFlag{Name: "train-steps", Usage: "optimizer steps of the LoRA run", DefaultText: "mass-train's"},
 		jsonFlag(),
 	}
 }
@@ -57,7 +57,7 @@ func generationCommand() *cli.Command {
 
 func cycleCommand() *cli.Command {
 	flags := append(generationFlags(), &cli.IntFlag{Name: "generations", Value: 1, Usage: "how many generations `G`"},
-		&cli.IntFlag{Name: "search-iterations", Usage: "optimizer iterations of each search (default: the search's, 11)"})
+		&cli.IntFlag{Name: "search-iterations", Usage: "optimizer iterations of each search", DefaultText: "the search's, 11"})
 	return &cli.Command{
 		Name:  "cycle",
 		Usage: "run the MASS cycle: for g = 1..G, search on every task, then generation g",

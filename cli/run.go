@@ -147,9 +147,9 @@ func runEpisode(c *cli.Context) error {
 		// The scripted policy exercised the machinery; the summary says
 		// whether its outputs passed, as the job does.
 	case sum.Exit == "":
-		return cli.Exit(fmt.Sprintf("job %s %s before an episode ran", sum.JobID, sum.State), 1)
+		return jobFailed("job %s %s before an episode ran", sum.JobID, sum.State)
 	default:
-		return cli.Exit(fmt.Sprintf("episode %s did not succeed (%s)", sum.EpisodeID, sum.Exit), 1)
+		return jobFailed("episode %s did not succeed (%s)", sum.EpisodeID, sum.Exit)
 	}
 	return nil
 }

@@ -50,7 +50,7 @@ func sandboxCommand() *cli.Command {
 					&cli.StringFlag{Name: "weaken", Usage: "comma-separated `LIST` of policy holes to apply"},
 					&cli.StringFlag{Name: "groups", Value: strings.Join(probe.AllGroups, ","), Usage: "probe groups to run (`LIST` of static,resources,host,egress; egress starts a local stand-in internet)"},
 					&cli.IntFlag{Name: "race-ops", Value: probe.DefaultRaceOps, Usage: "host file operations during the swap race"},
-					&cli.StringFlag{Name: "image", Usage: "image `REF` (default mass-agent:latest, else mass-test:latest)"},
+					&cli.StringFlag{Name: "image", Usage: "image `REF`", DefaultText: "mass-agent:latest, else mass-test:latest"},
 					&cli.StringFlag{Name: "probe", Usage: "`PATH` of the static mass-probe binary (default: next to massctl, then $PATH)"},
 				}, binFlags...),
 				Action: sandboxVerify,

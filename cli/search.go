@@ -96,7 +96,7 @@ func runSearch(c *cli.Context) error {
 	}
 	var sum search.Summary
 	if len(final.Result) == 0 || json.Unmarshal(final.Result, &sum) != nil {
-		return cli.Exit(fmt.Sprintf("search job %s %s: %s", job.ID, final.State, final.Error), 1)
+		return jobFailed("search job %s %s: %s", job.ID, final.State, final.Error)
 	}
 	if quiet {
 		return printJSON(c, sum)

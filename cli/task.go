@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/mass-dev/mass/errclass"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -49,7 +50,7 @@ func taskCommand() *cli.Command {
 				Name:      "rm",
 				Usage:     "remove a stored task (refused when jobs reference it, unless --force)",
 				ArgsUsage: "ID",
-				Flags:     []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "remove it even when finished jobs reference it (default: false)"}, jsonFlag()},
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "remove it even when finished jobs reference it"}, jsonFlag()},
 				Action:    taskRm,
 			},
 			{
@@ -191,7 +192,7 @@ func taskValidate(c *cli.Context) error {
 		}
 	}
 	if failed > 0 {
-		return cli.Exit(fmt.Sprintf("%d of %d specs are invalid", failed, len(results)), 1)
+		return classed(errclass.ErrInvalid, "%d of %d specs are invalid", failed, len(results))
 	}
 	return nil
 }

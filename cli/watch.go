@@ -16,7 +16,8 @@ import (
 // stage, counters, elapsed, last event) cut to the terminal's width and
 // prints events above it; otherwise it prints one plain line per event and
 // per state or progress change. It ends with a line saying the outcome and
-// exits 1 for a failed, cancelled or interrupted job.
+// exits 5 (ExitJobFailed) for a failed, cancelled or interrupted job, its
+// outcome and error on stderr.
 func jobWatch(c *cli.Context) error {
 	id, err := oneArg(c, "job ID")
 	if err != nil {
@@ -57,11 +58,11 @@ func jobWatch(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(w, jobOutcome(last))
 	switch last.State {
 	case api.StateFailed, api.StateCancelled, api.StateInterrupted:
-		return cli.Exit("", 1)
+		return jobFailed("%s", jobOutcome(last))
 	}
+	fmt.Fprintln(w, jobOutcome(last))
 	return nil
 }
 

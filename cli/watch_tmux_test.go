@@ -122,7 +122,7 @@ func TestJobWatchTmux(t *testing.T) {
 	}
 	screen = waitScreen(t, capture, "EXIT=")
 	checkFits(t, screen)
-	for _, want := range []string{"job " + w.ID + " cancelled after", "EXIT=1"} {
+	for _, want := range []string{"job " + w.ID + " cancelled after", "EXIT=5"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("cancelled job's screen lacks %q:\n%s", want, screen)
 		}

@@ -33,3 +33,8 @@ var (
 	// ErrClosed: the component was closed; no further calls succeed.
 	ErrClosed = errors.New("closed")
 )
+
+// All lists every class, so an edge that maps classes (the API's status
+// codes, massctl's exit codes) can test that it maps each one.
+var All = []error{ErrNotFound, ErrInvalid, ErrConflict, ErrUnavailable,
+	ErrUnauthorized, ErrTooLarge, ErrDenied, ErrTimeout, ErrClosed}

@@ -3,13 +3,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
-
-	urfave "github.com/urfave/cli/v2"
 
 	"github.com/mass-dev/mass/cli"
 )
@@ -27,12 +24,9 @@ func main() {
 	err := cli.App(version).RunContext(ctx, os.Args)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "massctl:", cli.Explain(err))
-		code := 1
-		var ec urfave.ExitCoder
-		if errors.As(err, &ec) && ec.ExitCode() > 0 {
-			code = ec.ExitCode()
+		if msg := cli.Explain(err); msg != "" {
+			fmt.Fprintln(os.Stderr, "massctl:", msg)
 		}
-		os.Exit(code)
+		os.Exit(cli.ExitCode(err))
 	}
 }

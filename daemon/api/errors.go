@@ -16,6 +16,10 @@ var (
 	ErrConflict     = errclass.ErrConflict
 	ErrUnavailable  = errclass.ErrUnavailable
 	ErrUnauthorized = errclass.ErrUnauthorized
+	ErrTooLarge     = errclass.ErrTooLarge
+	ErrDenied       = errclass.ErrDenied
+	ErrTimeout      = errclass.ErrTimeout
+	ErrClosed       = errclass.ErrClosed
 )
 
 var classes = []struct {
@@ -28,6 +32,12 @@ var classes = []struct {
 	{ErrConflict, "conflict", http.StatusConflict},
 	{ErrUnavailable, "unavailable", http.StatusServiceUnavailable},
 	{ErrUnauthorized, "unauthorized", http.StatusUnauthorized},
+	{ErrTooLarge, "too_large", http.StatusRequestEntityTooLarge},
+	{ErrDenied, "denied", http.StatusForbidden},
+	{ErrTimeout, "timeout", http.StatusGatewayTimeout},
+	// A closed component (massd shutting down) is a retry-later condition
+	// for the caller, as unavailable is; its own code keeps the class.
+	{ErrClosed, "closed", http.StatusServiceUnavailable},
 }
 
 // StatusOf maps err to an HTTP status and an error code.
