@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mass-dev/mass/cycle/eval/judgepairs"
 	"github.com/mass-dev/mass/cycle/report"
 	"github.com/mass-dev/mass/internal/atomicfile"
 )
@@ -56,17 +58,26 @@ func reportAction(c *cli.Context) error {
 
 func printReport(w io.Writer, r *report.Report) error {
 	fmt.Fprintf(w, "evaluation %s: baseline %s, %d tasks × %d episodes, %d verdicts\n", r.Eval, r.Baseline, len(r.Tasks), r.Episodes, r.Verdicts)
+	if len(r.DryRun) > 0 {
+		fmt.Fprintf(w, "DRY RUN: %s played massd's scripted dry-run policy, not a real model; these numbers test the pipeline, not a model\n", strings.Join(r.DryRun, ", "))
+	}
 	fmt.Fprintf(w, "%s\n", r.Unit)
 	tw := newTable(w)
-	fmt.Fprintln(tw, "MODEL\tTASK\tWINS\tLOSSES\tTIES\tPAIRS\tWIN RATE\tINTERVAL")
+	fmt.Fprintln(tw, "MODEL\tTASK\tWINS\tLOSSES\tTIES\tPAIRS\tWIN RATE\tINTERVAL\tMETHOD")
+	row := func(model, task string, w judgepairs.WinRate) {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s–%s\t%s\n", model, task, w.Wins, w.Losses, w.Ties, w.Pairs,
+			pctOf(w.Rate), pctOf(w.Low), pctOf(w.High), dash(w.Method))
+	}
 	for _, m := range r.WinRates {
-		fmt.Fprintf(tw, "%s\toverall\t%d\t%d\t%d\t%d\t%s\t%s–%s\n", m.Model, m.Overall.Wins, m.Overall.Losses, m.Overall.Ties, m.Overall.Pairs,
-			pctOf(m.Overall.Rate), pctOf(m.Overall.Low), pctOf(m.Overall.High))
+		row(m.Model, "overall", m.Overall)
 		for _, t := range m.Tasks {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s–%s\n", m.Model, t.Task, t.Wins, t.Losses, t.Ties, t.Pairs, pctOf(t.Rate), pctOf(t.Low), pctOf(t.High))
+			row(m.Model, t.Task, t.WinRate)
 		}
 	}
 	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if err := printStatistics(w, r.Statistics); err != nil {
 		return err
 	}
 	for _, a := range r.Audit {
@@ -78,6 +89,27 @@ func printReport(w io.Writer, r *report.Report) error {
 	}
 	_, err := fmt.Fprintf(w, "%d blind spots (massctl report --html FILE shows them)\n", len(r.BlindSpots))
 	return err
+}
+
+// printStatistics is the report's significance table: each test with its
+// unit, statistic and p-value.
+func printStatistics(w io.Writer, stats []report.Stat) error {
+	if len(stats) == 0 {
+		return nil
+	}
+	tw := newTable(w)
+	fmt.Fprintln(tw, "MODEL\tTEST\tUNIT\tSTATISTIC\tP\tDETAIL")
+	for _, s := range stats {
+		stat, p := "–", "–"
+		if s.Statistic != nil {
+			stat = fmt.Sprintf("%.3f", *s.Statistic)
+		}
+		if s.P != nil {
+			p = fmt.Sprintf("%.3g", *s.P)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Model, s.Test, s.Unit, stat, p, s.Detail)
+	}
+	return tw.Flush()
 }
 
 func pctOf(p *float64) string {

@@ -43,6 +43,9 @@ func (r *Report) audit(ctx context.Context, l datadir.Layout, ro rollout.Summary
 				row.JudgePreference = w.Overall.Rate
 			}
 		}
+		if row.DryRun {
+			r.DryRun = append(r.DryRun, m)
+		}
 		rows = append(rows, row)
 	}
 	return rows
@@ -58,6 +61,7 @@ func (row *AuditRow) add(ctx context.Context, l datadir.Layout, x rollout.Run) e
 	}
 	a := audit.Compute(in)
 	row.Audited++
+	row.DryRun = row.DryRun || in.DryRun
 	for _, c := range []struct {
 		n   int
 		dst *int

@@ -27,6 +27,7 @@ type Report struct {
 	Tokens      []TokenRow               `json:"tokens"`
 	BlindSpots  []BlindSpot              `json:"blind_spots"`
 	Runs        []EpisodeLink            `json:"runs"`
+	DryRun      []string                 `json:"dry_run,omitempty"` // models whose episodes ran massd's scripted dry-run policy
 }
 
 // Gen is one generation's summary: its ranking, its training and tokens.
@@ -76,6 +77,7 @@ type AuditRow struct {
 	PassRate             *float64 `json:"pass_rate"`
 	JudgePreference      *float64 `json:"judge_preference"` // external win rate vs the baseline; null for the baseline
 	AuditErrors          []string `json:"audit_errors,omitempty"`
+	DryRun               bool     `json:"dry_run,omitempty"` // an episode ran massd's scripted dry-run policy
 }
 
 // Guards are the guard counts summed over a model's episodes.

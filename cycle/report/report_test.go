@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -365,5 +366,40 @@ func TestBadInputClearError(t *testing.T) {
 	}
 	if _, err := report.Build(context.Background(), l, report.Request{Eval: "small"}); err == nil || !strings.Contains(err.Error(), p) {
 		t.Errorf("damaged verdict: %v", err)
+	}
+}
+
+// TestIntervalMethodBySize: an evaluation of 3 pairs per model gets the
+// exact interval (a bootstrap over 3 agreeing pairs had zero width), one of
+// 300 pairs the pair bootstrap; each row and the page name the method.
+func TestIntervalMethodBySize(t *testing.T) {
+	for _, tt := range []struct {
+		episodes int
+		method   string
+	}{{3, "clopper-pearson"}, {300, "bootstrap"}} {
+		s := reporttest.Spec{Name: fmt.Sprint("n", tt.episodes), Tasks: []string{"t"}, Models: []string{"base", "gen-1"},
+			Episodes: tt.episodes, Seed: 7, Judges: spec.Judges}
+		l, err := reporttest.Write(t.TempDir(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := report.Build(context.Background(), l, report.Request{Eval: s.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := r.WinRates[0].Overall
+		if w.Pairs != tt.episodes || w.Method != tt.method || w.Low == nil || w.High == nil {
+			t.Fatalf("%d pairs: %+v, want method %s", tt.episodes, w, tt.method)
+		}
+		if tt.episodes == 3 && *w.High-*w.Low < 0.3 {
+			t.Errorf("3 pairs: interval [%v, %v] is narrower than an exact one can be", *w.Low, *w.High)
+		}
+		var buf bytes.Buffer
+		if err := report.Render(&buf, r, report.RenderOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), ">"+tt.method+"<") || !strings.Contains(buf.String(), "Clopper-Pearson") {
+			t.Errorf("%d pairs: the page does not name the method %s", tt.episodes, tt.method)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package stats
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -38,6 +39,10 @@ type golden struct {
 		N, Positive int
 		P           float64
 	}
+	Exact []struct {
+		K, N             int
+		Level, Low, High float64
+	}
 }
 
 // runSciPy runs the generator; ok is false when python3-scipy is missing.
@@ -63,8 +68,8 @@ func readGolden(t *testing.T, path string) golden {
 	if err := json.Unmarshal(b, &g); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	if len(g.Welch) < 20 || len(g.Fisher) < 20 || len(g.Sign) < 20 {
-		t.Fatalf("%s: %d welch, %d fisher, %d sign cases; want at least 20 each", path, len(g.Welch), len(g.Fisher), len(g.Sign))
+	if len(g.Welch) < 20 || len(g.Fisher) < 20 || len(g.Sign) < 20 || len(g.Exact) < 20 {
+		t.Fatalf("%s: %d welch, %d fisher, %d sign, %d exact cases; want at least 20 each", path, len(g.Welch), len(g.Fisher), len(g.Sign), len(g.Exact))
 	}
 	return g
 }
@@ -151,6 +156,12 @@ func compareGolden(t *testing.T, g golden) {
 			t.Errorf("sign %s: %d of %d, scipy's input %d of %d", c.Name, r.Positive, r.N, c.Positive, c.N)
 		}
 		check("sign p", c.Name, r.P, c.P)
+	}
+	for _, c := range g.Exact {
+		lo, hi := ClopperPearson(c.K, c.N, c.Level)
+		name := fmt.Sprintf("%d/%d at %v", c.K, c.N, c.Level)
+		check("clopper-pearson low", name, lo, c.Low)
+		check("clopper-pearson high", name, hi, c.High)
 	}
 	t.Logf("%s (scipy %s): max relative deviation %v", g.Generator, g.SciPy, worst)
 }

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -131,5 +132,43 @@ func TestWinRate(t *testing.T) {
 	}
 	if _, err := WinRate(one, WinRateOptions{Level: 1.5}); err == nil {
 		t.Error("level 1.5: no error")
+	}
+}
+
+// TestWinRateSmallAndLarge: 3 agreeing pairs (6 verdicts each) gave the
+// percentile bootstrap's zero-width 100% [100%, 100%]; they get the exact
+// interval, about [29%, 100%], and its name. 300 pairs keep the bootstrap.
+func TestWinRateSmallAndLarge(t *testing.T) {
+	var small []Verdict
+	for p := 0; p < 3; p++ {
+		for j := 0; j < 6; j++ {
+			small = append(small, Verdict{fmt.Sprint("pair", p), Win})
+		}
+	}
+	r, err := WinRate(small, WinRateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Method != ExactMethod || r.Rate != 1 || math.Abs(r.Low-math.Pow(0.025, 1.0/3)) > 1e-12 || r.High != 1 {
+		t.Errorf("3 pairs: %v [%v, %v] by %q", r.Rate, r.Low, r.High, r.Method)
+	}
+	var large []Verdict
+	for p := 0; p < 300; p++ {
+		o := Win
+		if p%3 == 0 {
+			o = Loss
+		}
+		large = append(large, Verdict{fmt.Sprint("pair", p), o})
+	}
+	r, err = WinRate(large, WinRateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Method != BootstrapMethod || r.Pairs != 300 || !(r.Low > 0.6 && r.Low < r.Rate && r.Rate < r.High && r.High < 0.73) {
+		t.Errorf("300 pairs: %v [%v, %v] by %q", r.Rate, r.Low, r.High, r.Method)
+	}
+	lo, hi := ClopperPearson(200, 300, 0.95)
+	if math.Abs(lo-r.Low) > 0.02 || math.Abs(hi-r.High) > 0.02 {
+		t.Errorf("300 pairs: bootstrap [%v, %v] far from exact [%v, %v]", r.Low, r.High, lo, hi)
 	}
 }

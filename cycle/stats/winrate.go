@@ -44,15 +44,28 @@ type WinRateResult struct {
 	Method string  `json:"method"`
 }
 
-// IntervalMethod says how the interval is made, for reports.
-const IntervalMethod = "percentile bootstrap over pairs: every resample draws whole pairs with replacement and " +
-	"keeps all their verdicts, so several verdicts on one pair count as one sample, not several"
+// The interval methods, named in every result and report.
+const (
+	// BootstrapMethod: from MinBootstrapPairs decisive pairs on.
+	BootstrapMethod = "percentile bootstrap over pairs: every resample draws whole pairs with replacement and " +
+		"keeps all their verdicts, so several verdicts on one pair count as one sample, not several"
+	// ExactMethod: below MinBootstrapPairs decisive pairs.
+	ExactMethod = "Clopper-Pearson exact interval over decisive pairs: a pair counts for the side most of " +
+		"its verdicts favour and a pair without a majority is left out, so several verdicts on one pair " +
+		"count as one sample, not several"
+)
+
+// IntervalMethod says how WinRate chooses its interval, for reports.
+const IntervalMethod = "exact Clopper-Pearson interval over decisive pairs below 30 of them, else a " +
+	"percentile bootstrap over pairs (whole pairs resampled with all their verdicts)"
 
 // WinRate is wins / (wins + losses) over the verdicts, ties excluded, with
-// a percentile-bootstrap interval that resamples pairs (all verdicts of a
-// drawn pair together): six judges' verdicts on one pair are one sample.
-// Resamples without a decisive verdict are skipped. The interval is
-// deterministic for a seed.
+// an interval in which six judges' verdicts on one pair are one sample:
+// with fewer than MinBootstrapPairs decisive pairs the exact
+// Clopper–Pearson interval over the pairs' majorities (ExactMethod), else
+// a percentile bootstrap that resamples pairs with all their verdicts
+// (BootstrapMethod; resamples without a decisive verdict are skipped,
+// deterministic for a seed). The result names the method.
 func WinRate(vs []Verdict, o WinRateOptions) (WinRateResult, error) {
 	if o.Level == 0 {
 		o.Level = 0.95
@@ -69,7 +82,7 @@ func WinRate(vs []Verdict, o WinRateOptions) (WinRateResult, error) {
 	type tally struct{ w, l int }
 	index := make(map[string]int)
 	var pairs []tally
-	r := WinRateResult{Level: o.Level, Method: IntervalMethod}
+	r := WinRateResult{Level: o.Level, Method: BootstrapMethod}
 	for _, v := range vs {
 		i, ok := index[v.Pair]
 		if !ok {
@@ -99,6 +112,23 @@ func WinRate(vs []Verdict, o WinRateOptions) (WinRateResult, error) {
 		return r, nil
 	}
 	r.Rate = float64(r.Wins) / float64(r.Wins+r.Losses)
+	won, decisive := 0, 0
+	for _, p := range pairs {
+		if p.w != p.l {
+			decisive++
+		}
+		if p.w > p.l {
+			won++
+		}
+	}
+	if decisive < MinBootstrapPairs {
+		r.Method = ExactMethod
+		r.Low, r.High = ClopperPearson(won, decisive, o.Level)
+		if decisive == 0 {
+			r.Low, r.High = 0, 1 // every pair split evenly: nothing is known
+		}
+		return r, nil
+	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x77696e72)) // "winr"
 	rates := make([]float64, 0, o.Resamples)
 	for b := 0; b < o.Resamples; b++ {

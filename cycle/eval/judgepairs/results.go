@@ -8,8 +8,8 @@ import (
 )
 
 // UnitNote says what the intervals resample, for every output.
-const UnitNote = "win rate = wins / (wins + losses) over verdicts, ties excluded; the interval is a " +
-	stats.IntervalMethod + " (six verdicts on one pair are not six samples)"
+const UnitNote = "win rate = wins / (wins + losses) over verdicts, ties excluded; the interval is an " +
+	stats.IntervalMethod + " (six verdicts on one pair are not six samples); each row names its method"
 
 // WinRate is stats.WinRateResult with NaN (no decisive verdict) as null.
 type WinRate struct {
@@ -21,6 +21,7 @@ type WinRate struct {
 	Low    *float64 `json:"low"`
 	High   *float64 `json:"high"`
 	Level  float64  `json:"level"`
+	Method string   `json:"method"` // "clopper-pearson" (fewer than stats.MinBootstrapPairs decisive pairs) or "bootstrap"
 }
 
 // TaskWin is a candidate's win rate on one task.
@@ -124,7 +125,12 @@ func winRate(vs []stats.Verdict) (WinRate, error) {
 	if err != nil {
 		return WinRate{}, err
 	}
-	return WinRate{Wins: r.Wins, Losses: r.Losses, Ties: r.Ties, Pairs: r.Pairs, Rate: num(r.Rate), Low: num(r.Low), High: num(r.High), Level: r.Level}, nil
+	method := "bootstrap"
+	if r.Method == stats.ExactMethod {
+		method = "clopper-pearson"
+	}
+	return WinRate{Wins: r.Wins, Losses: r.Losses, Ties: r.Ties, Pairs: r.Pairs, Rate: num(r.Rate), Low: num(r.Low), High: num(r.High),
+		Level: r.Level, Method: method}, nil
 }
 
 func num(f float64) *float64 {

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Writes SciPy's answers for cycle/stats's golden tests.
 
-Random inputs (seeded) for the Welch t-test, Fisher's exact test and the
-exact sign test, each with SciPy's result, as JSON. The Go test
+Random inputs (seeded) for the Welch t-test, Fisher's exact test, the
+exact sign test and the Clopper-Pearson interval, each with SciPy's result, as JSON. The Go test
 (golden_test.go) recomputes every case and compares. Regenerate the
 checked-in file with:  go test ./cycle/stats -run TestSciPyGolden -update
 Needs Debian's python3-scipy.
@@ -97,6 +97,20 @@ def sign_cases(rng):
     return cases
 
 
+def exact_cases(rng):
+    """Clopper-Pearson intervals: binomtest's proportion_ci(method="exact")."""
+    kn = [(3, 3), (0, 3), (1, 3), (8, 11), (0, 1), (1, 1), (15, 29), (29, 29)]
+    for _ in range(24):
+        n = rng.randint(1, 60)
+        kn.append((rng.randint(0, n), n))
+    cases = []
+    for k, n in kn:
+        for level in (0.95, 0.9):
+            ci = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="exact")
+            cases.append({"k": k, "n": n, "level": level, "low": float(ci.low), "high": float(ci.high)})
+    return cases
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seed", type=int, default=1)
@@ -104,7 +118,8 @@ def main():
     a = ap.parse_args()
     rng = random.Random(a.seed)
     doc = {"generator": f"scipy_golden.py --seed {a.seed}", "scipy": scipy.__version__,
-           "welch": welch_cases(rng), "fisher": fisher_cases(rng), "sign": sign_cases(rng)}
+           "welch": welch_cases(rng), "fisher": fisher_cases(rng), "sign": sign_cases(rng),
+           "exact": exact_cases(rng)}
     with open(a.out, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
