@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mass-dev/mass/internal/suggest"
 	"reflect"
 	"sort"
 	"strings"
@@ -33,7 +34,7 @@ func DecodeParams(raw json.RawMessage, v any) error {
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		name = strings.Trim(name, `"`)
 		msg := fmt.Sprintf("unknown field %q", name)
-		if near := closest(name, known); near != "" {
+		if near := suggest.Closest(name, known); near != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", near)
 		}
 		return fmt.Errorf("%s; known fields: %s", msg, strings.Join(known, ", "))
@@ -89,36 +90,4 @@ func jsonType(t reflect.Type) string {
 		return "an object"
 	}
 	return t.String()
-}
-
-// closest is the known name within edit distance 2 of name (case-blind),
-// or "" when none is that near.
-func closest(name string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

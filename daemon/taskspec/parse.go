@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/mass-dev/mass/internal/suggest"
 	"io"
 	"math"
 	"sort"
@@ -30,7 +31,7 @@ func Parse(data []byte) (*Spec, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
-		return nil, Errors{{Line: yamlErrLine(err), Msg: "not valid YAML or JSON: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
+		return nil, Errors{syntaxError(data, err)}
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
 		return nil, Errors{{Msg: "expected exactly one document"}}
@@ -110,7 +111,11 @@ func (d *decoder) fields(n *yaml.Node, path string, known []string, set func(key
 		k, v := n.Content[i], n.Content[i+1]
 		name := join(path, k.Value)
 		if !contains(known, k.Value) {
-			d.fail(k, name, "unknown field; known fields here: %s", strings.Join(known, ", "))
+			hint := ""
+			if near := suggest.Closest(k.Value, known); near != "" {
+				hint = fmt.Sprintf(" (did you mean %q?)", near)
+			}
+			d.fail(k, name, "unknown field%s; known fields here: %s", hint, strings.Join(known, ", "))
 			continue
 		}
 		if seen[k.Value] {
