@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/mass-dev/mass/errclass"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -124,26 +123,7 @@ func taskShow(c *cli.Context) error {
 	if c.Bool("json") {
 		return printJSON(c, t)
 	}
-	w := c.App.Writer
-	s := t.Spec
-	fmt.Fprintf(w, "id:          %s\nadded:       %s\ndir:         %s\nsplit:       %s\n", t.ID, fmtTime(t.Created), t.Dir, s.Split)
-	var inputs []string
-	for _, in := range s.Inputs {
-		if in.Dest != "" {
-			inputs = append(inputs, in.Path+" -> "+in.Dest)
-		} else {
-			inputs = append(inputs, in.Path)
-		}
-	}
-	fmt.Fprintf(w, "inputs:      %s\n", strings.Join(inputs, ", "))
-	fmt.Fprintf(w, "outputs:     %s\n", strings.Join(s.RequiredOutputs, ", "))
-	fmt.Fprintf(w, "protected:   %s\n", strings.Join(s.ProtectedPaths, ", "))
-	l := s.Limits
-	fmt.Fprintf(w, "limits:      wall %v, agent wall %v, turns %d, tokens %d, cpus %g, memory %d bytes\n", l.EpisodeWallTime, l.AgentWallTime, l.AgentTurns, l.Tokens, l.CPUs, l.MemoryBytes)
-	if s.Workflow != "" {
-		fmt.Fprintf(w, "workflow:    %s\n", s.Workflow)
-	}
-	fmt.Fprintf(w, "prompt:\n  %s\n", strings.ReplaceAll(strings.TrimSpace(s.Prompt), "\n", "\n  "))
+	printTask(c.App.Writer, t)
 	return nil
 }
 
