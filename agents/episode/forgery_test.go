@@ -128,7 +128,7 @@ echo
 			}
 			g := gradeFilesOn(t, image.TestRef, pol, spec, map[string]string{"answer.txt": "41\n", "solution.sh": forged})
 			if g == nil || !g.Ran || g.Passed || g.Score != nil {
-				t.Fatalf("wrong answer behind 1.1 MiB of filler: passed %v, score %v, reason %q", g.Passed, g.Score, g.Reason)
+				t.Fatalf("wrong answer behind 1.1 MiB of filler: passed %v, reason %q", g.Passed, g.Reason)
 			}
 		})
 	}
