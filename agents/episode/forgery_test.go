@@ -82,9 +82,9 @@ class Answer(unittest.TestCase):
 `
 	spec := forgeryTask(t, map[string]string{"tests/test_answer.py": test, "eval/truth.txt": "42\n"}, []string{"tests"}, "eval",
 		`python3 -m unittest discover -s /workspace/tests && echo '{"passed": true, "score": 1}'`)
-	forged := `import json, sys
+	forged := `import sys
 print("the labels are", open("/workspace/eval/truth.txt").read().strip())
-print(json.dumps({"passed": True, "score": 1}))
+print('{"passed": true, "score": 1}')
 sys.exit(0)
 `
 	for _, rt := range gradeRuntimes(t) {
@@ -93,10 +93,9 @@ sys.exit(0)
 			if g := gradeFilesOn(t, image.AgentRef, pol, spec, map[string]string{"answer.txt": "42\n"}); g == nil || !g.Passed {
 				t.Fatalf("right answer: grade %+v", g)
 			}
-			g := gradeFilesOn(t, image.AgentRef, pol, spec, map[string]string{"answer.txt": "41\n", "unittest.py": forged,
-				"json.py": forged, "os.py": forged})
+			g := gradeFilesOn(t, image.AgentRef, pol, spec, map[string]string{"answer.txt": "41\n", "unittest.py": forged})
 			if g == nil || !g.Ran || g.Passed {
-				t.Fatalf("wrong answer with an agent's unittest.py: grade %+v", g)
+				t.Fatalf("wrong answer with an agent's unittest.py: passed %v, reason %q, output %q", g.Passed, g.Reason, g.Output)
 			}
 			if strings.Contains(g.Output, "the labels are") {
 				t.Errorf("the agent's module ran inside the grader: %q", g.Output)
