@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // MaxHeaderBytes caps a request's line and headers on the proxy (and an
@@ -25,7 +26,7 @@ const sniffBytes = 1 << 10
 // Serve runs the HTTP proxy on l until l is closed. Every byte an agent's
 // connection carries, each way, counts against the episode's cap and
 // lands in a record: a request's record gets what its connection carried
-// from the end of the previous request to the start of the next (request
+// from the end of the previous response to the end of its own (request
 // line, headers and body; response head and body), and bytes no request
 // claimed (a request the HTTP parser refused, a cut head) get a record of
 // their own when the connection closes. Shutdown closes the connections,
@@ -37,6 +38,12 @@ func (p *Proxy) Serve(l net.Listener) error {
 		IdleTimeout:       time.Minute,
 		MaxHeaderBytes:    MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
+		// Idle: the last response is complete, its record too.
+		ConnState: func(c net.Conn, st http.ConnState) {
+			if mc, ok := c.(*meterConn); ok && st == http.StateIdle {
+				mc.idle()
+			}
+		},
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			if mc, ok := c.(*meterConn); ok {
 				return context.WithValue(ctx, connKey{}, mc)
@@ -101,10 +108,6 @@ func forwarding(r *http.Request, on bool) {
 }
 
 func (c *meterConn) Read(b []byte) (int, error) {
-	c.mu.Lock()
-	done := c.takePending() // the server reads on: the last response is complete
-	c.mu.Unlock()
-	c.add(done)
 	n, err := c.Conn.Read(b)
 	if n <= 0 {
 		return n, err
@@ -169,9 +172,17 @@ func (c *meterConn) begin() {
 	c.add(done)
 }
 
+// idle adds the pending record: the server has written all of its response.
+func (c *meterConn) idle() {
+	c.mu.Lock()
+	done := c.takePending()
+	c.mu.Unlock()
+	c.add(done)
+}
+
 // settle ends the handler's ownership; rec gets the bytes so far and
-// those of the rest of its response, and is added when the server reads
-// the next request or the connection closes.
+// those of the rest of its response, and is added when the connection
+// goes idle or closes.
 func (c *meterConn) settle(rec *Record) {
 	c.mu.Lock()
 	c.active = false
@@ -232,6 +243,9 @@ func (c *meterConn) Close() error {
 // line and Host header the agent sent and the status the HTTP server
 // answered on its own.
 func (c *meterConn) orphan() *Record {
+	if c.started.IsZero() {
+		c.started = time.Now()
+	}
 	rec := &Record{Time: c.started.UTC(), Client: clientIP(c.RemoteAddr().String()), Kind: KindHTTP,
 		BytesOut: c.out, BytesIn: c.in, Duration: time.Since(c.started).Seconds()}
 	line, rest, _ := bytes.Cut(c.head, []byte("\n"))
@@ -280,10 +294,15 @@ func firstLine(b []byte) []byte {
 	return bytes.TrimSpace(l)
 }
 
-// clip cuts s to n bytes and makes it valid UTF-8 for the record.
+// clip makes s valid UTF-8 for the record and cuts it to at most n bytes
+// on a rune boundary.
 func clip(s string, n int) string {
-	if len(s) > n {
-		s = s[:n]
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= n {
+		return s
 	}
-	return strings.ToValidUTF8(s, "\uFFFD")
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

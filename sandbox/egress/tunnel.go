@@ -141,14 +141,45 @@ func (p *Proxy) dial(ctx context.Context, host string, port int) (net.Conn, erro
 	return nil, last
 }
 
-// cgnat is the shared address space (RFC 6598), where some clouds put
-// their metadata services.
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+// notPublic are the special-purpose ranges (IANA's IPv4 and IPv6
+// special-purpose registries) that netip's IsGlobalUnicast and IsPrivate
+// let through: shared, reserved, benchmarking and documentation space,
+// and the IPv6 prefixes that embed or translate an IPv4 address (NAT64,
+// 6to4, Teredo), which could lead back to a private one.
+var notPublic = []netip.Prefix{
+	netip.MustParsePrefix("100.64.0.0/10"),   // shared address space (RFC 6598): some clouds' metadata
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("192.0.2.0/24"),    // TEST-NET-1
+	netip.MustParsePrefix("192.88.99.0/24"),  // 6to4 relay anycast
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("198.51.100.0/24"), // TEST-NET-2
+	netip.MustParsePrefix("203.0.113.0/24"),  // TEST-NET-3
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and the broadcast address
+	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64
+	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
+	netip.MustParsePrefix("100::/64"),        // discard-only
+	netip.MustParsePrefix("2001::/23"),       // IETF protocol assignments (Teredo, ORCHID, benchmarking)
+	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	netip.MustParsePrefix("2002::/16"),       // 6to4
+	netip.MustParsePrefix("3fff::/20"),       // documentation
+	netip.MustParsePrefix("5f00::/16"),       // segment routing SIDs
+	netip.MustParsePrefix("fec0::/10"),       // site-local (deprecated)
+}
 
-// Public reports whether a is a globally routed unicast address.
+// Public reports whether a is a globally routed unicast address: not
+// loopback, private, link-local, multicast, unspecified or any range of
+// notPublic.
 func Public(a netip.Addr) bool {
 	a = a.Unmap()
-	return a.IsGlobalUnicast() && !a.IsPrivate() && !cgnat.Contains(a)
+	if !a.IsGlobalUnicast() || a.IsPrivate() {
+		return false
+	}
+	for _, p := range notPublic {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	return true
 }
 
 func isIPLiteral(host string) bool {
