@@ -71,7 +71,44 @@ type RunSummary struct {
 	Error  string         `json:"error,omitempty"`
 }
 
+// runEpisode runs and follows one episode. With --json the summary is
+// printed whatever happened, a refused spec or a failed episode included,
+// so a script always gets success, grade and error on stdout.
 func runEpisode(c *cli.Context) error {
+	sum, err := followEpisode(c)
+	if c.Bool("json") {
+		if err != nil {
+			sum.Success, sum.Error = false, errText(err)
+		}
+		if perr := printJSON(c, sum); perr != nil && err == nil {
+			return perr
+		}
+	} else if err == nil {
+		printSummary(c.App.Writer, sum)
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case sum.Success:
+	case sum.DryRun && sum.Exit == "completed":
+		// The scripted policy exercised the machinery; the summary says
+		// whether its outputs passed, as the job does.
+	case sum.Exit == "":
+		return jobFailed("job %s %s before an episode ran", sum.JobID, sum.State)
+	default:
+		return jobFailed("episode %s did not succeed (%s)", sum.EpisodeID, sum.Exit)
+	}
+	return nil
+}
+
+// errText is an error's message, the lines of a refused spec included.
+func errText(err error) string { return strings.TrimSpace(err.Error()) }
+
+// followEpisode adds the task, submits the episode job and follows it to
+// its end; the summary holds what is known when it fails.
+func followEpisode(c *cli.Context) (RunSummary, error) {
+	var sum RunSummary
 	cl := clientFrom(c)
 	params := map[string]string{}
 	if m := c.String("model"); m != "" {
@@ -80,20 +117,21 @@ func runEpisode(c *cli.Context) error {
 	if p := c.String("workflow"); p != "" {
 		text, err := readWorkflow(p)
 		if err != nil {
-			return err
+			return sum, err
 		}
 		params["workflow"] = text
 	}
 	task, err := addOrReuseTask(c.Context, cl, c.String("task"))
 	if err != nil {
-		return err
+		return sum, err
 	}
+	sum.TaskID = task.ID
 	raw, _ := json.Marshal(params)
 	job, err := cl.SubmitJob(c.Context, api.JobRequest{Kind: "episode", TaskID: task.ID, Params: raw})
 	if err != nil {
-		return fmt.Errorf("submit episode of task %s: %w", task.ID, err)
+		return sum, fmt.Errorf("submit episode of task %s: %w", task.ID, err)
 	}
-	sum := RunSummary{JobID: job.ID, TaskID: task.ID, State: job.State}
+	sum.JobID, sum.State = job.ID, job.State
 	quiet := c.Bool("json")
 	w := c.App.Writer
 	if !quiet {
@@ -121,9 +159,9 @@ func runEpisode(c *cli.Context) error {
 	})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("stopped following; job %s keeps running (massctl job watch %s, massctl job cancel %s)", job.ID, job.ID, job.ID)
+			return sum, fmt.Errorf("stopped following; job %s keeps running (massctl job watch %s, massctl job cancel %s)", job.ID, job.ID, job.ID)
 		}
-		return err
+		return sum, err
 	}
 	if final, err := cl.Job(c.Context, job.ID); err == nil {
 		sum.State = final.State
@@ -134,24 +172,7 @@ func runEpisode(c *cli.Context) error {
 			applyResult(&sum, final.Result)
 		}
 	}
-	if quiet {
-		if err := printJSON(c, sum); err != nil {
-			return err
-		}
-	} else {
-		printSummary(w, sum)
-	}
-	switch {
-	case sum.Success:
-	case sum.DryRun && sum.Exit == "completed":
-		// The scripted policy exercised the machinery; the summary says
-		// whether its outputs passed, as the job does.
-	case sum.Exit == "":
-		return jobFailed("job %s %s before an episode ran", sum.JobID, sum.State)
-	default:
-		return jobFailed("episode %s did not succeed (%s)", sum.EpisodeID, sum.Exit)
-	}
-	return nil
+	return sum, nil
 }
 
 // addOrReuseTask uploads the spec; when a task with its id is stored

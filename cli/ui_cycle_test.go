@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -97,11 +96,10 @@ func TestConsoleRealCycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(con)
-	defer srv.Close()
-	checkCyclePages(t, srv.URL, pages)
-	checkSearchPage(t, srv.URL, ss)
-	browserCheck(t, srv.URL, append(pages, "/"))
+	site := gatedConsole(t, con)
+	checkCyclePages(t, site, pages)
+	checkSearchPage(t, site, ss)
+	browserCheck(t, site, append(pages, "/"))
 }
 
 // cyclePages names one page of every kind over the search and generation.
@@ -129,7 +127,7 @@ func cyclePages(t *testing.T, cl *client.Client, ss search.Summary, gs generatio
 }
 
 // checkCyclePages fetches each page and checks it shows its content.
-func checkCyclePages(t *testing.T, base string, pages []string) {
+func checkCyclePages(t *testing.T, site *consoleSite, pages []string) {
 	t.Helper()
 	wants := map[string][]string{
 		"/transcript": {"call #1", "orchestrator", "→ agent("},
@@ -140,7 +138,7 @@ func checkCyclePages(t *testing.T, base string, pages []string) {
 			"generated tokens"},
 	}
 	for _, p := range pages {
-		resp, err := http.Get(base + p)
+		resp, err := site.Get(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,9 +163,9 @@ func checkCyclePages(t *testing.T, base string, pages []string) {
 
 // checkSearchPage checks the search page shows versions, verdicts and the
 // champion history.
-func checkSearchPage(t *testing.T, base string, ss search.Summary) {
+func checkSearchPage(t *testing.T, site *consoleSite, ss search.Summary) {
 	t.Helper()
-	resp, err := http.Get(base + "/searches/" + ss.Task + "/" + ss.SearchID)
+	resp, err := site.Get("/searches/" + ss.Task + "/" + ss.SearchID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,8 +81,7 @@ func TestConsoleRendersInert(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(con)
-	defer srv.Close()
+	site := gatedConsole(t, con)
 	ep := "e-hostile-" + j.ID
 	pages := []string{"/", "/jobs/" + j.ID, "/episodes", "/episodes/" + ep,
 		"/episodes/" + ep + "/files/ledger.jsonl", "/episodes/" + ep + "/files/manifests/orchestrator.json",
@@ -92,7 +90,7 @@ func TestConsoleRendersInert(t *testing.T) {
 		"/generations", "/generations/1", "/reports",
 		"/episodes/" + ep + "/transcript", "/episodes/" + ep + "/files/api_requests.jsonl"}
 	for _, p := range pages {
-		resp, err := http.Get(srv.URL + p)
+		resp, err := site.Get(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,8 +117,8 @@ func TestConsoleRendersInert(t *testing.T) {
 			t.Errorf("%s: a huge file is not capped (%d bytes)", p, len(body))
 		}
 	}
-	checkConsoleContent(t, srv.URL, ep, j.ID)
-	if resp, err := http.Post(srv.URL+"/", "text/plain", nil); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
+	checkConsoleContent(t, site, ep, j.ID)
+	if resp, err := site.cl.Post(site.base+"/", "text/plain", nil); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("POST to the console: %v %v, want 405", resp, err)
 	}
 	out, err := run(t, "--socket", sock, "episode", "transcript", ep, "--reasoning")
@@ -135,12 +133,12 @@ func TestConsoleRendersInert(t *testing.T) {
 	if strings.ContainsRune(out, 0x1b) || !utf8.ValidString(out) || strings.Count(out, "\n") != 6 {
 		t.Errorf("transcript not plain one-line-per-item text:\n%.1500s", out)
 	}
-	browserCheck(t, srv.URL, pages)
+	browserCheck(t, site, pages)
 }
 
 // browserCheck loads each page in headless Chromium: the DOM must hold no
 // element the episode wrote and the console must log nothing.
-func browserCheck(t *testing.T, base string, pages []string) {
+func browserCheck(t *testing.T, site *consoleSite, pages []string) {
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Skip("CHROMIUM NOT INSTALLED (scripts/setup-host.sh installs it): console browser test SKIPPED")
@@ -148,7 +146,7 @@ func browserCheck(t *testing.T, base string, pages []string) {
 	for _, p := range pages[:len(pages)-1] {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-			"--user-data-dir="+t.TempDir(), "--enable-logging=stderr", "--v=0", "--dump-dom", base+p)
+			"--user-data-dir="+t.TempDir(), "--enable-logging=stderr", "--v=0", "--dump-dom", site.Entry(p))
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		dom, err := cmd.Output()
@@ -167,16 +165,16 @@ func browserCheck(t *testing.T, base string, pages []string) {
 		}
 	}
 	if dir := os.Getenv("MASS_SCREENSHOTS"); dir != "" {
-		screenshots(t, bin, dir, base, pages)
+		screenshots(t, bin, dir, site, pages)
 	}
 }
 
 // screenshots writes PNGs of the pages into dir (for make demo).
-func screenshots(t *testing.T, bin, dir, base string, pages []string) {
+func screenshots(t *testing.T, bin, dir string, site *consoleSite, pages []string) {
 	for i, p := range pages {
 		out := filepath.Join(dir, fmt.Sprintf("console-%02d%s.png", i, slug(p)))
 		cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-			"--user-data-dir="+t.TempDir(), "--window-size=1280,1500", "--screenshot="+out, base+p)
+			"--user-data-dir="+t.TempDir(), "--window-size=1280,1500", "--screenshot="+out, site.Entry(p))
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("screenshot %s: %v\n%s", p, err, b)
 		}
@@ -186,10 +184,10 @@ func screenshots(t *testing.T, bin, dir, base string, pages []string) {
 // checkConsoleContent checks what the new page kinds must show: a link in
 // the workspace is listed and never followed, the search's verdicts and
 // champion change, the generation's ranking bars and loss curve.
-func checkConsoleContent(t *testing.T, base, ep, job string) {
+func checkConsoleContent(t *testing.T, site *consoleSite, ep, job string) {
 	t.Helper()
 	get := func(p string) (int, string) {
-		resp, err := http.Get(base + p)
+		resp, err := site.Get(p)
 		if err != nil {
 			t.Fatal(err)
 		}

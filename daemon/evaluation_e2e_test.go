@@ -30,9 +30,13 @@ func TestEvaluationScriptedThroughMassd(t *testing.T) {
 	}
 	defer js.Close()
 	r.stop(false)
+	keyFile := filepath.Join(t.TempDir(), "judge.key") // the judges' endpoint wants its secret
+	if err := os.WriteFile(keyFile, []byte(js.Key()), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	conf, _ := os.ReadFile(r.conf)
-	conf = fmt.Appendf(conf, "models:\n  judge-a:\n    base_url: %s\n    model: %s\n  judge-b:\n    base_url: %s\n    model: %s\n"+
-		"judges:\n  - model: judge-a\n    seeds: [42, 43, 44]\n  - model: judge-b\n", js.URL(), scripted.ModelID, js.URL(), scripted.ModelID)
+	conf = fmt.Appendf(conf, "models:\n  judge-a:\n    base_url: %s\n    model: %s\n    api_key_file: %s\n  judge-b:\n    base_url: %s\n    model: %s\n    api_key_file: %s\n"+
+		"judges:\n  - model: judge-a\n    seeds: [42, 43, 44]\n  - model: judge-b\n", js.URL(), scripted.ModelID, keyFile, js.URL(), scripted.ModelID, keyFile)
 	if err := os.WriteFile(r.conf, conf, 0o600); err != nil {
 		t.Fatal(err)
 	}

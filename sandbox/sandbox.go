@@ -227,6 +227,27 @@ type Runtime interface {
 // GraderAgent is the agent label of a grader's container.
 const GraderAgent = "grader"
 
+// GraderPath is the grader's PATH: system directories only, never the
+// workspace or ".", so `sh -c` finds no agent-written program by name.
+const GraderPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// GraderEnv is the environment every grader runs in, over the image's.
+// The grader's cwd is /workspace, which holds the agent's files, so
+// nothing may import from it unasked: PYTHONSAFEPATH keeps the cwd (for
+// -m, -c and stdin) and the script's directory off sys.path,
+// PYTHONNOUSERSITE the user site (with its .pth files) too, and PATH
+// names system directories only. A grader that imports a module beside
+// its (protected) script adds that directory itself.
+func GraderEnv() map[string]string {
+	return map[string]string{
+		"PATH":                    GraderPath,
+		"PYTHONSAFEPATH":          "1",
+		"PYTHONNOUSERSITE":        "1",
+		"PYTHONDONTWRITEBYTECODE": "1",
+		"HOME":                    "/tmp",
+	}
+}
+
 // GradeSpec describes one grader run: a fresh workspace named after
 // Workspace (an episode id of its own, so it never meets the graded
 // episode's volume) is filled from Export, a tar as ExportWorkspace writes

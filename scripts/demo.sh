@@ -475,14 +475,17 @@ stage 11 "stop massd" s_stop
 # ---- console screenshots (massctl ui over the demo's data, headless Chromium) ----
 # PNGs of the main console pages in $OUT/screenshots; skipped without chromium.
 s_screenshots() {
-	local browser ui_pid addr ep task search p name
+	local browser ui_pid addr token ep task search p name
 	browser=$(command -v chromium || command -v chromium-browser) || { note "chromium not installed (scripts/setup-host.sh): no screenshots"; return 2; }
 	"$MASSD" --config "$OUT/massd.yaml" >>"$OUT/massd.log" 2>&1 &
 	massd_pid=$!
 	for _ in $(seq 150); do "$MASSCTL" status >/dev/null 2>&1 && break; sleep 0.2; done
 	"$MASSCTL" ui --listen 127.0.0.1:0 >"$OUT/ui.log" 2>&1 &
 	ui_pid=$!
-	for _ in $(seq 50); do addr=$(sed -n 's|^console at \(http://[^ ]*\)/ .*|\1|p' "$OUT/ui.log"); [ -n "$addr" ] && break; sleep 0.2; done
+	# massctl ui prints "console at http://ADDR/?token=TOKEN (...)"; every
+	# page needs the token (each screenshot is a fresh browser profile).
+	for _ in $(seq 50); do addr=$(sed -n 's|^console at \(http://[^/ ]*\)/?token=.*|\1|p' "$OUT/ui.log"); [ -n "$addr" ] && break; sleep 0.2; done
+	token=$(sed -n 's|^console at http://[^/ ]*/?token=\([^ ]*\) .*|\1|p' "$OUT/ui.log")
 	[ -n "$addr" ] || { note "massctl ui did not start: $(cat "$OUT/ui.log")"; kill "$ui_pid"; stop_massd; return 1; }
 	ep=$(json_get "$OUT/generation.json" 'd["tasks"][0]["train"][0]')
 	# The search of stage 5 (its folder is search/<task>/<search id>).
@@ -494,7 +497,7 @@ s_screenshots() {
 		"search|/searches/$task/$search" "generation|/generations/1"; do
 		name=${p%%|*}
 		"$browser" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars --user-data-dir="$sockdir/chromium-$name" \
-			--window-size=1280,1500 --screenshot="$OUT/screenshots/$name.png" "$addr${p#*|}" >/dev/null 2>&1 &&
+			--window-size=1280,1500 --screenshot="$OUT/screenshots/$name.png" "$addr${p#*|}?token=$token" >/dev/null 2>&1 &&
 			note "screenshot $OUT/screenshots/$name.png ($addr${p#*|})" || note "screenshot of ${p#*|} failed"
 	done
 	kill "$ui_pid"

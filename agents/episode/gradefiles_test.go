@@ -13,10 +13,17 @@ import (
 
 	"github.com/mass-dev/mass/agents/grade"
 	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/sandbox"
 )
 
 // gradeFiles writes files (on image img) as a workspace export and runs the task's grader on it.
 func gradeFiles(t testing.TB, img string, spec *taskspec.Spec, files map[string]string) *grade.Grade {
+	t.Helper()
+	return gradeFilesOn(t, img, sandbox.Policy{}, spec, files)
+}
+
+// gradeFilesOn is gradeFiles under policy pol (zero: the default policy).
+func gradeFilesOn(t testing.TB, img string, pol sandbox.Policy, spec *taskspec.Spec, files map[string]string) *grade.Grade {
 	t.Helper()
 	dir := t.TempDir()
 	f, err := os.Create(filepath.Join(dir, ExportFile))
@@ -32,7 +39,7 @@ func gradeFiles(t testing.TB, img string, spec *taskspec.Spec, files map[string]
 		t.Fatal(err)
 	}
 	f.Close()
-	e := &run{deps: Deps{Runtime: testRT, Image: img}, opts: Options{ID: NewID(), Task: spec, Dir: dir},
+	e := &run{deps: Deps{Runtime: testRT, Image: img, Policy: pol}, opts: Options{ID: NewID(), Task: spec, Dir: dir},
 		prog: newProgress(nil), log: quiet}
 	return e.gradeWorkspace(context.Background())
 }

@@ -72,7 +72,8 @@ func (e *run) gradeWorkspace(ctx context.Context) *grade.Grade {
 	if err != nil {
 		return &grade.Grade{Duration: time.Since(start).Seconds(), Reason: "the grader could not run: " + err.Error()}
 	}
-	gr := grade.FromRun(res.ExitCode, res.TimedOut, res.Stdout, res.Stderr, time.Since(start).Seconds())
+	gr := grade.FromRun(grade.Run{Exit: res.ExitCode, TimedOut: res.TimedOut, Truncated: res.Truncated,
+		Stdout: res.Stdout, Stderr: res.Stderr, Seconds: time.Since(start).Seconds()})
 	return &gr
 }
 

@@ -23,6 +23,10 @@ type Grade struct {
 	Duration float64  `json:"duration"`        // seconds, container setup included
 	ExitCode int      `json:"exit_code"`
 	TimedOut bool     `json:"timed_out,omitempty"`
+	// Truncated says the grader's stdout or stderr passed the runtime's
+	// output cap; such a grade never passes (the cut may have hidden the
+	// real verdict behind a forged one).
+	Truncated bool `json:"truncated,omitempty"`
 	// Reason says why the grade did not pass (or why no grader ran).
 	Reason string `json:"reason,omitempty"`
 }
@@ -71,14 +75,30 @@ func verdict(raw map[string]json.RawMessage) (Verdict, error) {
 	return v, nil
 }
 
-// FromRun turns a grader's exit code and output into a grade: it passes
-// only with exit 0, no timeout and a verdict that says passed.
-func FromRun(exit int, timedOut bool, stdout, stderr []byte, seconds float64) Grade {
-	g := Grade{Ran: true, ExitCode: exit, TimedOut: timedOut, Duration: seconds, Output: capOutput(stdout, stderr)}
-	v, err := ParseVerdict(stdout)
+// Run is what a grader's run produced, as the runtime returned it.
+type Run struct {
+	Exit      int
+	TimedOut  bool
+	Truncated bool // stdout or stderr passed the output cap
+	Stdout    []byte
+	Stderr    []byte
+	Seconds   float64
+}
+
+// FromRun turns a grader's run into a grade: it passes only with exit 0,
+// no timeout, output within the cap and a verdict that says passed. A cut
+// output fails because whatever the grader ran before its verdict (an
+// agent's program) could have printed a forged verdict and then enough
+// filler to push the real one past the cap.
+func FromRun(r Run) Grade {
+	g := Grade{Ran: true, ExitCode: r.Exit, TimedOut: r.TimedOut, Truncated: r.Truncated, Duration: r.Seconds,
+		Output: capOutput(r.Stdout, r.Stderr)}
+	v, err := ParseVerdict(r.Stdout)
 	switch {
-	case timedOut:
+	case r.TimedOut:
 		g.Reason = "the grader timed out"
+	case r.Truncated:
+		g.Reason = "the grader's output passed the output cap, so its last line is not known to be its verdict"
 	case err != nil:
 		g.Reason = err.Error()
 	default:
@@ -86,8 +106,8 @@ func FromRun(exit int, timedOut bool, stdout, stderr []byte, seconds float64) Gr
 	}
 	switch {
 	case g.Reason != "":
-	case exit != 0:
-		g.Reason = fmt.Sprintf("the grader exited %d", exit)
+	case r.Exit != 0:
+		g.Reason = fmt.Sprintf("the grader exited %d", r.Exit)
 	case !v.Passed:
 		g.Reason = `the grader's verdict is "passed": false`
 	default:

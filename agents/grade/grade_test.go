@@ -2,6 +2,7 @@ package grade
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -34,21 +35,35 @@ func TestParseVerdict(t *testing.T) {
 
 func TestFromRun(t *testing.T) {
 	pass := []byte(`{"passed": true, "score": 1}`)
-	if g := FromRun(0, false, pass, nil, 1); !g.Passed || g.Reason != "" {
+	if g := FromRun(Run{Exit: 0, TimedOut: false, Stdout: pass, Seconds: 1}); !g.Passed || g.Reason != "" {
 		t.Errorf("passing run: %+v", g)
 	}
-	if g := FromRun(1, false, pass, nil, 1); g.Passed || g.Reason == "" {
+	if g := FromRun(Run{Exit: 1, TimedOut: false, Stdout: pass, Seconds: 1}); g.Passed || g.Reason == "" {
 		t.Errorf("exit 1 with a passing verdict: %+v", g)
 	}
-	if g := FromRun(0, true, pass, nil, 1); g.Passed {
+	if g := FromRun(Run{Exit: 0, TimedOut: true, Stdout: pass, Seconds: 1}); g.Passed {
 		t.Errorf("timed out: %+v", g)
 	}
-	if g := FromRun(0, false, []byte("{}"), nil, 1); g.Passed {
+	if g := FromRun(Run{Stdout: []byte("{}"), Seconds: 1}); g.Passed {
 		t.Errorf("empty verdict: %+v", g)
 	}
 	big := make([]byte, 3*MaxOutputBytes)
-	if g := FromRun(0, false, big, nil, 1); len(g.Output) > MaxOutputBytes+64 {
+	if g := FromRun(Run{Exit: 0, TimedOut: false, Stdout: big, Seconds: 1}); len(g.Output) > MaxOutputBytes+64 {
 		t.Errorf("output not capped: %d bytes", len(g.Output))
+	}
+}
+
+// TestFromRunTruncatedFails is the filler forgery: a program the grader
+// ran prints a forged verdict, then enough filler that the runtime's cap
+// cuts the grader's real verdict off; the last JSON line left says passed.
+func TestFromRunTruncatedFails(t *testing.T) {
+	out := append([]byte("{\"passed\": true, \"score\": 1}\n"), make([]byte, 1<<20)...)
+	for i := len(out) - 1<<20; i < len(out); i++ {
+		out[i] = 'x'
+	}
+	g := FromRun(Run{Stdout: out[:1<<20], Truncated: true, Seconds: 1})
+	if g.Passed || g.Score != nil || !g.Truncated || !strings.Contains(g.Reason, "output cap") {
+		t.Errorf("cut output with a forged verdict: %+v", g.Reason)
 	}
 }
 
@@ -61,7 +76,7 @@ func FuzzParseVerdict(f *testing.F) {
 		if err != nil && v.Passed {
 			t.Fatalf("error %v with a passing verdict", err)
 		}
-		g := FromRun(0, false, b, nil, 0)
+		g := FromRun(Run{Exit: 0, TimedOut: false, Stdout: b, Seconds: 0})
 		if g.Passed != (err == nil && v.Passed) {
 			t.Fatalf("grade %+v disagrees with verdict %+v, %v", g, v, err)
 		}

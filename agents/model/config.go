@@ -14,7 +14,9 @@ import (
 // its name; daemon/config.Model is this type) and what code passes to New.
 // A zero knob means its default (WithDefaults lists them, one per knob).
 // The API key is read from APIKeyEnv or APIKeyFile at client construction
-// and never stored in Config, logged or recorded.
+// and never stored in Config, logged or recorded; only an in-process
+// secret (WithKey: the scripted model's per-massd key) rides in an
+// unexported field that no encoding carries.
 type Config struct {
 	// Name is the key of the entry in massd.yaml, not a field of it.
 	Name       string `json:"name" yaml:"-"`
@@ -54,6 +56,15 @@ type Config struct {
 	Tokenizer string `json:"tokenizer,omitempty" yaml:"tokenizer"`
 	// Serving says how a generation trained from this model is served.
 	Serving *Serving `json:"serving,omitempty" yaml:"serving"`
+
+	key string // WithKey's secret, ahead of APIKeyEnv and APIKeyFile
+}
+
+// WithKey returns c with an in-process API key, which APIKey returns
+// before looking at APIKeyEnv or APIKeyFile. It is never marshaled.
+func (c Config) WithKey(key string) Config {
+	c.key = key
+	return c
 }
 
 // Serving is how massd puts a generation trained from a model in service.
@@ -136,6 +147,9 @@ func (c Config) thinking() bool { return c.EnableThinking == nil || *c.EnableThi
 // APIKey reads the key from the environment variable or file; a missing key
 // is allowed (local endpoints need none), an unreadable file is not.
 func (c Config) APIKey() (string, error) {
+	if c.key != "" {
+		return c.key, nil
+	}
 	if c.APIKeyEnv != "" {
 		if v := os.Getenv(c.APIKeyEnv); v != "" {
 			return v, nil

@@ -17,7 +17,8 @@ import (
 // Grade runs a task's grader: a workspace of its own filled from the
 // export (entries under Replace and symbolic links dropped) and the
 // shipped inputs, then a container of the grader's policy that mounts it
-// read-only and runs `sh -c Command`. Everything is removed afterwards.
+// read-only and runs `sh -c Command` in sandbox.GraderEnv. Everything is
+// removed afterwards.
 func (r *Runtime) Grade(ctx context.Context, g sandbox.GradeSpec) (res sandbox.ExecResult, err error) {
 	if !sandbox.ValidID(g.Workspace) {
 		return res, fmt.Errorf("grade: workspace id %q: %w", g.Workspace, sandbox.ErrInvalid)
@@ -43,7 +44,8 @@ func (r *Runtime) Grade(ctx context.Context, g sandbox.GradeSpec) (res sandbox.E
 	if err := r.fillGradeWorkspace(ctx, g, pol.User); err != nil {
 		return res, err
 	}
-	b, err := r.create(ctx, sandbox.Spec{Episode: g.Workspace, Agent: sandbox.GraderAgent, Image: g.Image, Policy: pol}, true)
+	b, err := r.create(ctx, sandbox.Spec{Episode: g.Workspace, Agent: sandbox.GraderAgent, Image: g.Image, Policy: pol,
+		Env: sandbox.GraderEnv()}, true)
 	if err != nil {
 		return res, fmt.Errorf("grade: %w", err)
 	}

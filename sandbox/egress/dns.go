@@ -3,6 +3,7 @@ package egress
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/netip"
@@ -27,9 +28,10 @@ const (
 
 // question is the one question of a DNS query.
 type question struct {
-	name  string // lower case, no trailing dot
+	name  string // lower case, no trailing dot; a label's own '.' or '\\' escaped as in zone files
 	qtype uint16
-	end   int // offset just past the question
+	end   int  // offset just past the question
+	odd   bool // a label holds a '.' or a byte outside printable ASCII
 }
 
 var errDNS = errors.New("malformed DNS query")
@@ -41,6 +43,7 @@ func parseQuery(q []byte) (question, error) {
 		return question{}, errDNS
 	}
 	var labels []string
+	oddName := false
 	i := 12
 	for {
 		if i >= len(q) {
@@ -54,7 +57,9 @@ func parseQuery(q []byte) (question, error) {
 		if n > 63 || i+n > len(q) {
 			return question{}, errDNS
 		}
-		labels = append(labels, string(q[i:i+n]))
+		l, odd := escapeLabel(q[i : i+n])
+		labels = append(labels, l)
+		oddName = oddName || odd
 		i += n
 	}
 	if i+4 > len(q) {
@@ -64,7 +69,31 @@ func parseQuery(q []byte) (question, error) {
 	if len(name) > 253 {
 		return question{}, errDNS
 	}
-	return question{name: name, qtype: binary.BigEndian.Uint16(q[i : i+2]), end: i + 4}, nil
+	return question{name: name, qtype: binary.BigEndian.Uint16(q[i : i+2]), end: i + 4, odd: oddName}, nil
+}
+
+// escapeLabel writes a wire label as a zone file does: a '.' or '\\'
+// inside it escaped by '\\', other bytes outside printable ASCII as
+// \DDD; odd is true when anything needed escaping. The record then shows
+// the name as asked, and "data.test" + "example" never reads as the
+// three labels of data.test.example.
+func escapeLabel(b []byte) (string, bool) {
+	var sb strings.Builder
+	odd := false
+	for _, c := range b {
+		switch {
+		case c == '.' || c == '\\':
+			sb.WriteByte('\\')
+			sb.WriteByte(c)
+			odd = true
+		case c < 0x21 || c > 0x7e:
+			fmt.Fprintf(&sb, "\\%03d", c)
+			odd = true
+		default:
+			sb.WriteByte(c)
+		}
+	}
+	return sb.String(), odd
 }
 
 // Answer builds the reply to one query from client; self is the proxy's
@@ -90,6 +119,8 @@ func (p *Proxy) Answer(q []byte, client, self netip.Addr) ([]byte, *Record) {
 	switch {
 	case opcode != 0:
 		rec.Status, rec.Reason = rcodeNotImp, "only standard queries"
+	case qs.odd:
+		rec.Status, rec.Reason = rcodeRefused, "a label holds a literal '.' or a byte outside printable ASCII"
 	case !p.allow.Allows(qs.name):
 		rec.Status, rec.Reason = rcodeNXDomain, qs.name+" is not on this task's allowlist"
 	default:

@@ -48,6 +48,7 @@ type Proxy struct {
 	inflight sync.WaitGroup
 	mu       sync.Mutex
 	tunnels  map[net.Conn]bool
+	conns    map[*meterConn]bool // the agents' connections, under Serve
 }
 
 // New checks the allowlist and builds the proxy.
@@ -74,7 +75,7 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.HTTPSPort == 0 {
 		cfg.HTTPSPort = 443
 	}
-	p := &Proxy{cfg: cfg, allow: a, meter: NewMeter(cfg.MaxBytes), log: cfg.Logger, tunnels: map[net.Conn]bool{}}
+	p := &Proxy{cfg: cfg, allow: a, meter: NewMeter(cfg.MaxBytes), log: cfg.Logger, tunnels: map[net.Conn]bool{}, conns: map[*meterConn]bool{}}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.upstream = &http.Transport{
 		Proxy: nil,
@@ -86,10 +87,11 @@ func New(cfg Config) (*Proxy, error) {
 			n, _ := strconv.Atoi(port)
 			return p.dial(ctx, host, n)
 		},
-		DisableCompression:    true,
-		MaxIdleConns:          16,
-		IdleConnTimeout:       30 * time.Second,
-		ResponseHeaderTimeout: time.Minute,
+		DisableCompression:     true,
+		MaxResponseHeaderBytes: MaxHeaderBytes,
+		MaxIdleConns:           16,
+		IdleConnTimeout:        30 * time.Second,
+		ResponseHeaderTimeout:  time.Minute,
 	}
 	return p, nil
 }
@@ -97,10 +99,19 @@ func New(cfg Config) (*Proxy, error) {
 // Meter exposes the episode's byte count.
 func (p *Proxy) Meter() *Meter { return p.meter }
 
-// ServeHTTP handles CONNECT host:443 and absolute-form http:// requests
-// to allowed names; everything else is refused and recorded.
-func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// serveHTTP handles CONNECT host:443 and absolute-form http:// requests
+// to allowed names; everything else is refused and recorded. Its record
+// carries the bytes its connection carried since the last request.
+func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	mc, _ := r.Context().Value(connKey{}).(*meterConn)
+	if mc != nil {
+		mc.begin()
+	}
+	rec := Record{Time: start.UTC(), Client: clientIP(r.RemoteAddr), Kind: KindHTTP, Method: r.Method}
+	if r.Method == http.MethodConnect {
+		rec.Kind = KindConnect
+	}
 	p.mu.Lock()
 	stopping := p.ctx.Err() != nil
 	if !stopping {
@@ -108,18 +119,21 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p.mu.Unlock()
 	if stopping {
-		http.Error(w, "mass egress proxy: shutting down", http.StatusServiceUnavailable)
+		rec.Domain = r.Host
+		deny(w, &rec, http.StatusServiceUnavailable, "shutting down")
+		p.finish(mc, &rec, start)
 		return
 	}
 	defer p.inflight.Done()
 	if p.cfg.Recorder.Full() {
 		http.Error(w, "mass egress proxy: record cap reached", http.StatusForbidden)
+		if mc != nil {
+			mc.settle(nil) // refused unrecorded: the recorder is full
+		}
 		return
 	}
-	rec := Record{Time: start.UTC(), Client: clientIP(r.RemoteAddr), Kind: KindHTTP, Method: r.Method}
 	cut := false
 	if r.Method == http.MethodConnect {
-		rec.Kind = KindConnect
 		p.connect(w, r, &rec)
 	} else {
 		ctx, stop := context.WithCancel(r.Context())
@@ -133,11 +147,22 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}()
 		cut = p.forward(w, r.WithContext(ctx), &rec)
 	}
-	rec.Duration = time.Since(start).Seconds()
-	p.cfg.Recorder.Add(rec)
+	p.finish(mc, &rec, start)
 	if cut {
 		panic(http.ErrAbortHandler) // cut the response so the agent sees it incomplete
 	}
+}
+
+// finish hands rec to the connection, which adds it with its bytes once
+// the response is complete; without one (never under Serve) it is added
+// as it is.
+func (p *Proxy) finish(mc *meterConn, rec *Record, start time.Time) {
+	rec.Duration = time.Since(start).Seconds()
+	if mc != nil {
+		mc.settle(rec)
+		return
+	}
+	p.cfg.Recorder.Add(*rec)
 }
 
 // deny answers the agent and fills the record.
@@ -163,6 +188,7 @@ func (p *Proxy) admit(host string, port, want int) string {
 	return ""
 }
 
+// connect tunnels to an allowed host:443.
 func (p *Proxy) connect(w http.ResponseWriter, r *http.Request, rec *Record) {
 	host, port, err := splitHostPort(r.Host, 0)
 	rec.Domain, rec.Port = host, port
@@ -206,7 +232,9 @@ func (p *Proxy) connect(w http.ResponseWriter, r *http.Request, rec *Record) {
 	if n := buf.Reader.Buffered(); n > 0 {
 		client = io.MultiReader(io.LimitReader(buf.Reader, int64(n)), down)
 	}
-	rec.BytesOut, rec.BytesIn, rec.Reason = p.splice(down, up, client)
+	forwarding(r, true)
+	rec.Reason = p.splice(down, up, client)
+	forwarding(r, false)
 }
 
 // track registers an open tunnel; false once Shutdown has begun.
@@ -230,22 +258,52 @@ func (p *Proxy) untrack(cs ...net.Conn) {
 	}
 }
 
+// trackConn adds (or removes) an agent connection; adding fails once
+// Shutdown has begun.
+func (p *Proxy) trackConn(c *meterConn, add bool) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !add {
+		delete(p.conns, c)
+		return true
+	}
+	if p.ctx.Err() != nil {
+		return false
+	}
+	p.conns[c] = true
+	return true
+}
+
 // Shutdown refuses new requests, cuts open tunnels and plain-HTTP
-// transfers, and waits (until ctx ends) for their records to be written.
-// massd's KillEpisode stops the proxy with SIGTERM for this.
+// transfers, waits (until ctx ends) for their handlers, then closes every
+// agent connection so that each record is written. massd's KillEpisode
+// stops the proxy with SIGTERM for this.
 func (p *Proxy) Shutdown(ctx context.Context) error {
 	p.mu.Lock()
 	p.cancel()
+	tunnels := make([]net.Conn, 0, len(p.tunnels))
 	for c := range p.tunnels {
-		c.Close()
+		tunnels = append(tunnels, c)
 	}
 	p.mu.Unlock()
+	for _, c := range tunnels {
+		c.Close() // outside mu: an agent's connection untracks itself
+	}
 	done := make(chan struct{})
 	go func() { p.inflight.Wait(); close(done) }()
 	select {
 	case <-done:
-		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	p.mu.Lock()
+	conns := make([]*meterConn, 0, len(p.conns))
+	for c := range p.conns {
+		conns = append(conns, c)
+	}
+	p.mu.Unlock()
+	for _, c := range conns {
+		c.Close()
+	}
+	return nil
 }

@@ -28,6 +28,19 @@ type world struct {
 	client    *http.Client
 	httpPort  int
 	httpsPort int
+	proxyAddr string // host:port of the proxy
+}
+
+// serveProxy runs p.Serve on a loopback port until the test ends.
+func serveProxy(t testing.TB, p *Proxy) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go p.Serve(l)
+	t.Cleanup(func() { l.Close() })
+	return l.Addr().String()
 }
 
 func newWorld(t testing.TB, allow []string, maxBytes int64, private bool) *world {
@@ -64,9 +77,8 @@ func newWorld(t testing.TB, allow []string, maxBytes int64, private bool) *world
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps := httptest.NewServer(w.proxy)
-	t.Cleanup(ps.Close)
-	pu, _ := url.Parse(ps.URL)
+	w.proxyAddr = serveProxy(t, w.proxy)
+	pu, _ := url.Parse("http://" + w.proxyAddr)
 	w.client = &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu),
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, DisableKeepAlives: true}}
 	return w
@@ -203,9 +215,7 @@ func TestProxyByteCap(t *testing.T) {
 
 func TestProxyRefusesOriginForm(t *testing.T) {
 	w := newWorld(t, []string{"data.test.example"}, 0, true)
-	ps := httptest.NewServer(w.proxy)
-	defer ps.Close()
-	resp, err := http.Get(ps.URL + "/x")
+	resp, err := http.Get("http://" + w.proxyAddr + "/x")
 	if err != nil || resp.StatusCode != http.StatusBadRequest {
 		t.Fatalf("origin-form request: %v %v, want 400", resp, err)
 	}
@@ -217,9 +227,7 @@ func TestProxyRefusesOriginForm(t *testing.T) {
 // request.
 func TestShutdownRecordsOpenTunnels(t *testing.T) {
 	w := newWorld(t, []string{"data.test.example"}, 0, true)
-	ps := httptest.NewServer(w.proxy)
-	defer ps.Close()
-	c, err := net.Dial("tcp", strings.TrimPrefix(ps.URL, "http://"))
+	c, err := net.Dial("tcp", w.proxyAddr)
 	if err != nil {
 		t.Fatal(err)
 	}

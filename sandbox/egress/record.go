@@ -134,6 +134,34 @@ func NewMeter(max int64) *Meter {
 // Take adds n bytes and reports whether the total is still within the cap.
 func (m *Meter) Take(n int64) bool { return m.used.Add(n) <= m.max }
 
+// TakeWithin adds n bytes only if the total stays within the cap, and
+// reports whether it did.
+func (m *Meter) TakeWithin(n int64) bool {
+	for {
+		u := m.used.Load()
+		if u+n > m.max {
+			return false
+		}
+		if m.used.CompareAndSwap(u, u+n) {
+			return true
+		}
+	}
+}
+
+// Exhaust marks the cap as reached (a write it refused), so that every
+// later request is refused too.
+func (m *Meter) Exhaust() {
+	for {
+		u := m.used.Load()
+		if u >= m.max || m.used.CompareAndSwap(u, m.max) {
+			return
+		}
+	}
+}
+
+// Give returns n bytes taken but not carried (a short write).
+func (m *Meter) Give(n int64) { m.used.Add(-n) }
+
 // Spent reports whether the cap is reached.
 func (m *Meter) Spent() bool { return m.used.Load() >= m.max }
 

@@ -15,42 +15,24 @@ import (
 
 var errCap = errors.New("episode byte cap reached")
 
-// meteredCopy copies src to dst, counting every byte against the meter;
-// it stops at the cap.
-func (p *Proxy) meteredCopy(dst io.Writer, src io.Reader) (int64, error) {
-	buf := make([]byte, 32<<10)
-	var n int64
-	for {
-		k, rerr := src.Read(buf)
-		if k > 0 {
-			if !p.meter.Take(int64(k)) {
-				return n, errCap
-			}
-			w, werr := dst.Write(buf[:k])
-			n += int64(w)
-			if werr != nil {
-				return n, werr
-			}
-		}
-		if rerr == io.EOF {
-			return n, nil
-		}
-		if rerr != nil {
-			return n, rerr
-		}
-	}
+// copyCounted copies src to dst and returns the bytes written. The cap is
+// enforced by the agent's side of the copy, a meterConn, which fails with
+// errCap once it is reached.
+func copyCounted(dst io.Writer, src io.Reader) (int64, error) {
+	return io.CopyBuffer(dst, src, make([]byte, 32<<10))
 }
 
 // splice runs a tunnel until the upstream side ends (the agent may
-// half-close its side first), the cap is reached or either side fails; it
-// returns the bytes each way and, when the cap cut it, the reason.
-func (p *Proxy) splice(down, up net.Conn, client io.Reader) (out, in int64, reason string) {
+// half-close its side first), the cap is reached or either side fails;
+// the reason is set when the cap cut it. The bytes are the agent
+// connection's, claimed by the handler.
+func (p *Proxy) splice(down, up net.Conn, client io.Reader) (reason string) {
 	var wg sync.WaitGroup
 	var outErr error
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		out, outErr = p.meteredCopy(up, client)
+		_, outErr = copyCounted(up, client)
 		if outErr != nil {
 			up.Close()
 			down.Close()
@@ -58,14 +40,14 @@ func (p *Proxy) splice(down, up net.Conn, client io.Reader) (out, in int64, reas
 		}
 		closeWrite(up)
 	}()
-	in, inErr := p.meteredCopy(down, up)
+	_, inErr := copyCounted(down, up)
 	up.Close()
 	down.Close()
 	wg.Wait()
-	if errors.Is(outErr, errCap) || errors.Is(inErr, errCap) {
-		return out, in, errCap.Error()
+	if errors.Is(outErr, errCap) || errors.Is(inErr, errCap) || p.meter.Spent() {
+		return errCap.Error()
 	}
-	return out, in, ""
+	return ""
 }
 
 func closeWrite(c net.Conn) {
@@ -102,13 +84,14 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, rec *Record) boo
 	for _, h := range []string{"Proxy-Authorization", "Proxy-Connection", "Connection", "Keep-Alive", "Te", "Trailer", "Upgrade"} {
 		out.Header.Del(h)
 	}
-	body := &countReader{r: r.Body, p: p}
-	if r.Body != nil && r.Body != http.NoBody {
-		out.Body = body
+	if r.Body == nil || r.Body == http.NoBody {
+		out.Body = nil
 	}
+	forwarding(r, true)
+	defer forwarding(r, false)
 	resp, err := p.upstream.RoundTrip(out)
-	rec.BytesOut = body.n
 	if err != nil {
+		forwarding(r, false) // the proxy's own answer
 		deny(w, rec, http.StatusBadGateway, "upstream: "+err.Error())
 		return false
 	}
@@ -120,32 +103,13 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, rec *Record) boo
 	}
 	w.WriteHeader(resp.StatusCode)
 	rec.Allowed, rec.Status = true, resp.StatusCode
-	n, err := p.meteredCopy(w, resp.Body)
-	rec.BytesIn = n
-	if errors.Is(err, errCap) {
+	_, err = copyCounted(w, resp.Body)
+	if errors.Is(err, errCap) || err != nil && p.meter.Spent() {
 		rec.Reason = errCap.Error()
 		return true
 	}
 	return false
 }
-
-// countReader meters a request body.
-type countReader struct {
-	r io.ReadCloser
-	p *Proxy
-	n int64
-}
-
-func (c *countReader) Read(b []byte) (int, error) {
-	k, err := c.r.Read(b)
-	c.n += int64(k)
-	if k > 0 && !c.p.meter.Take(int64(k)) {
-		return k, errCap
-	}
-	return k, err
-}
-
-func (c *countReader) Close() error { return c.r.Close() }
 
 // dial resolves an allowed name and connects to the first address that is
 // public (or any, with AllowPrivate). It never dials an address the agent
@@ -177,14 +141,45 @@ func (p *Proxy) dial(ctx context.Context, host string, port int) (net.Conn, erro
 	return nil, last
 }
 
-// cgnat is the shared address space (RFC 6598), where some clouds put
-// their metadata services.
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+// notPublic are the special-purpose ranges (IANA's IPv4 and IPv6
+// special-purpose registries) that netip's IsGlobalUnicast and IsPrivate
+// let through: shared, reserved, benchmarking and documentation space,
+// and the IPv6 prefixes that embed or translate an IPv4 address (NAT64,
+// 6to4, Teredo), which could lead back to a private one.
+var notPublic = []netip.Prefix{
+	netip.MustParsePrefix("100.64.0.0/10"),   // shared address space (RFC 6598): some clouds' metadata
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("192.0.2.0/24"),    // TEST-NET-1
+	netip.MustParsePrefix("192.88.99.0/24"),  // 6to4 relay anycast
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("198.51.100.0/24"), // TEST-NET-2
+	netip.MustParsePrefix("203.0.113.0/24"),  // TEST-NET-3
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and the broadcast address
+	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64
+	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
+	netip.MustParsePrefix("100::/64"),        // discard-only
+	netip.MustParsePrefix("2001::/23"),       // IETF protocol assignments (Teredo, ORCHID, benchmarking)
+	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	netip.MustParsePrefix("2002::/16"),       // 6to4
+	netip.MustParsePrefix("3fff::/20"),       // documentation
+	netip.MustParsePrefix("5f00::/16"),       // segment routing SIDs
+	netip.MustParsePrefix("fec0::/10"),       // site-local (deprecated)
+}
 
-// Public reports whether a is a globally routed unicast address.
+// Public reports whether a is a globally routed unicast address: not
+// loopback, private, link-local, multicast, unspecified or any range of
+// notPublic.
 func Public(a netip.Addr) bool {
 	a = a.Unmap()
-	return a.IsGlobalUnicast() && !a.IsPrivate() && !cgnat.Contains(a)
+	if !a.IsGlobalUnicast() || a.IsPrivate() {
+		return false
+	}
+	for _, p := range notPublic {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	return true
 }
 
 func isIPLiteral(host string) bool {

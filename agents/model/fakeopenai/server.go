@@ -1,6 +1,7 @@
 package fakeopenai
 
 import (
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +28,7 @@ type Server struct {
 	started time.Time
 	log     *slog.Logger
 	served  chan struct{} // closed when the serve goroutine returns
+	key     string        // required bearer token; "" for none
 }
 
 // Option configures a Server.
@@ -40,6 +42,12 @@ func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 
 // WithoutHistory stops the server from keeping received requests (long-lived servers).
 func WithoutHistory() Option { return func(s *Server) { s.keep = false } }
+
+// WithAPIKey makes every request carry "Authorization: Bearer key", as
+// OpenAI's API wants; others get 401 with OpenAI's invalid_api_key error.
+// A server on a loopback port is reachable by every local user, so a
+// long-lived one (massd's scripted model) sets a secret.
+func WithAPIKey(key string) Option { return func(s *Server) { s.key = key } }
 
 // New returns an unstarted server answering with p.
 func New(p Policy, opts ...Option) *Server {
@@ -96,7 +104,18 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("POST /chat/completions", s.chat)
 	mux.HandleFunc("GET /v1/models", s.models)
-	return mux
+	if s.key == "" {
+		return mux
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.key)) != 1 {
+			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{
+				"message": "Incorrect API key provided", "type": "invalid_request_error", "param": nil, "code": "invalid_api_key"}})
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 func (s *Server) models(w http.ResponseWriter, _ *http.Request) {

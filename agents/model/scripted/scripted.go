@@ -5,6 +5,8 @@
 package scripted
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -154,17 +156,31 @@ func call(reasoning, name string, args map[string]any) fakeopenai.Reply {
 	return fakeopenai.Reply{Reasoning: reasoning, Calls: []fakeopenai.Call{{Name: name, Arguments: string(b)}}}
 }
 
-// Server is the dry-run endpoint on loopback.
-type Server struct{ *fakeopenai.Server }
+// Server is the dry-run endpoint on loopback. Any local user can reach a
+// loopback port, so it answers only requests that carry its secret, a
+// fresh random key per Start that ConfigFor hands to massd's clients.
+type Server struct {
+	*fakeopenai.Server
+	key string
+}
 
 // Start serves the policy on an ephemeral loopback port.
 func Start() (*Server, error) {
-	s := fakeopenai.New(Policy, fakeopenai.WithModelID(ModelID), fakeopenai.WithoutHistory())
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, fmt.Errorf("scripted model secret: %w", err)
+	}
+	key := "mass-scripted-" + hex.EncodeToString(b)
+	s := fakeopenai.New(Policy, fakeopenai.WithModelID(ModelID), fakeopenai.WithoutHistory(), fakeopenai.WithAPIKey(key))
 	if err := s.Start("127.0.0.1:0"); err != nil {
 		return nil, err
 	}
-	return &Server{s}, nil
+	return &Server{Server: s, key: key}, nil
 }
+
+// Key is the secret every request to s must carry as its bearer token
+// (an api_key_file for a configured model that points at s).
+func (s *Server) Key() string { return s.key }
 
 // Config is the model configuration that points at s.
 func (s *Server) Config() model.Config { return s.ConfigFor(Name) }
@@ -191,5 +207,5 @@ func (s *Server) ConfigFor(name string) model.Config {
 	if suffix, ok := strings.CutPrefix(name, Name+"-"); ok {
 		id = ModelID + "-" + suffix
 	}
-	return model.Config{Name: name, BaseURL: s.URL(), Model: id, DryRun: true, MaxConcurrency: 64, Backoff: 50 * time.Millisecond}
+	return model.Config{Name: name, BaseURL: s.URL(), Model: id, DryRun: true, MaxConcurrency: 64, Backoff: 50 * time.Millisecond}.WithKey(s.key)
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
@@ -65,8 +64,7 @@ func run(log *slog.Logger, allow []string, maxBytes int64, private bool, httpAdd
 	}()
 	go func() { errs <- p.ServeDNS(udp) }()
 	go func() { errs <- p.ServeDNSTCP(tcp) }()
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	go func() { errs <- srv.Serve(hl) }()
+	go func() { errs <- p.Serve(hl) }()
 	log.Info("egress proxy ready", "allow", allow, "max_bytes", maxBytes, "http", httpAddr, "dns", dnsAddr)
 	return <-errs
 }
