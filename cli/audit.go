@@ -142,6 +142,7 @@ func printAudit(w io.Writer, r *audit.Report) {
 	if r.DryRun {
 		fmt.Fprintf(w, "DRY RUN: model %s is massd's scripted dry-run policy, not a real model\n", r.Model)
 	}
+	printSandbox(w, r.Sandbox)
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, kv := range []struct {

@@ -56,7 +56,23 @@ func printGuards(w io.Writer, g *audit.Guards) {
 	fmt.Fprintf(w, "  shell commands: %d\n", len(g.Commands))
 	for _, c := range g.Commands {
 		fmt.Fprintf(w, "    seq %d %s exit %d: %s\n", c.Seq, c.Agent, c.ExitCode, oneLine(c.Command))
+		if c.StderrTail != "" {
+			fmt.Fprintf(w, "      stderr: %s\n", oneLine(c.StderrTail))
+		}
 	}
+}
+
+// printSandbox names where the agents ran and the task's path lists.
+func printSandbox(w io.Writer, s audit.Sandbox) {
+	fmt.Fprintf(w, "sandbox: runtime %s, image %s\n", orUnknown(s.Runtime, "not recorded"), orUnknown(s.Image, "the runtime's default"))
+	fmt.Fprintf(w, "  protected paths: %s\n  hidden paths:    %s\n", orUnknown(strings.Join(s.ProtectedPaths, ", "), "none"), orUnknown(strings.Join(s.HiddenPaths, ", "), "none"))
+}
+
+func orUnknown(s, what string) string {
+	if s == "" {
+		return "(" + what + ")"
+	}
+	return s
 }
 
 // oneLine keeps a command on one line of the report.

@@ -27,7 +27,7 @@ import (
 // against the local Docker engine; no daemon is involved.
 func sandboxCommand() *cli.Command {
 	binFlags := []cli.Flag{
-		&cli.StringFlag{Name: "runtime", Value: "runc", Usage: "OCI runtime `NAME` (runc, runsc for gVisor, or auto: runsc where registered)"},
+		&cli.StringFlag{Name: "runtime", Value: sandbox.RuntimeAuto, Usage: "OCI runtime `NAME`: auto (what massd uses: runsc where registered and ordinary commands work in it, else runc; $" + sandbox.RuntimeEnv + " pins it), runc, or runsc for gVisor"},
 		&cli.StringFlag{Name: "helper", Usage: "`PATH` of mass-sandbox-helper (default: next to massctl, then $PATH)"},
 	}
 	return &cli.Command{
@@ -147,7 +147,7 @@ func sandboxPolicy(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("sandbox report: %v", err), 1)
 	}
-	rep.Policy = pol
+	// rep.Policy is pol with auto resolved, as massd would resolve it.
 	if c.Bool("json") {
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")
@@ -170,7 +170,8 @@ func writePolicy(w io.Writer, rep sandbox.Report) error {
 	if rep.GVisor {
 		gv = "available"
 	}
-	fmt.Fprintf(w, "\nengine:   %s\nrunc:     %s\nkernel:   %s\nruntimes: %s\ngVisor:   %s\ndisk cap: %s\n",
+	fmt.Fprintf(w, "\nruntime:  %s (%s) at %s %s\nchosen:   %s\n", rep.Policy.Runtime, rep.RuntimeVersion, rep.RuntimePath, strings.Join(rep.RuntimeArgs, " "), rep.RuntimeChoice)
+	fmt.Fprintf(w, "engine:   %s\nrunc:     %s\nkernel:   %s\nruntimes: %s\ngVisor:   %s\ndisk cap: %s\n",
 		rep.Engine, rep.RuncVersion, rep.KernelVersion, strings.Join(rep.Runtimes, ", "), gv, rep.DiskCapEnforced)
 	for _, warn := range rep.Warnings {
 		fmt.Fprintf(w, "WARNING: %s\n", warn)
@@ -234,6 +235,8 @@ func sandboxVerify(c *cli.Context) error {
 		if rep, err = mergeEgress(ctx, c, eng, rep, o, egressWeak); err != nil {
 			return cli.Exit(fmt.Sprintf("sandbox verify egress: %v", err), 1)
 		}
+		rep.Groups = append(rep.Groups, probe.GroupEgress)
+		rep.NotProven = probe.NotProven(rep.Groups, rep.Runtime)
 	}
 	if c.Bool("json") {
 		if err := json.NewEncoder(c.App.Writer).Encode(rep); err != nil {

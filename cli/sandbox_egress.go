@@ -63,6 +63,11 @@ func mergeEgress(ctx context.Context, c *cli.Context, eng *client.Client, rep pr
 	if len(fails) > 0 {
 		fmt.Fprintf(os.Stderr, "weakened egress (%v); expected to fail: %v\n", weak, fails)
 	}
+	if rep.Runtime == "" {
+		// Only the egress group ran: its report says what was probed.
+		rep.Runtime, rep.RuntimeVersion, rep.RuntimeChoice = erep.Runtime, erep.RuntimeVersion, erep.RuntimeChoice
+		rep.Image, rep.ImageID, rep.Engine = erep.Image, erep.ImageID, erep.Engine
+	}
 	rep.Probes = append(rep.Probes, erep.Probes...)
 	rep.Passed += erep.Passed
 	rep.Failed += erep.Failed

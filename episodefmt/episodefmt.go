@@ -56,7 +56,9 @@ type Info struct {
 	// SandboxRuntime is the OCI runtime the agents' boxes ran on (runc,
 	// or runsc for gVisor).
 	SandboxRuntime string `json:"sandbox_runtime,omitempty"`
-	JobID          string `json:"job_id,omitempty"`
+	// SandboxImage is the image reference the boxes ran.
+	SandboxImage string `json:"sandbox_image,omitempty"`
+	JobID        string `json:"job_id,omitempty"`
 }
 
 // ReadInfo reads dir/episode.json.

@@ -129,7 +129,12 @@ type Report struct {
 	Runtimes      []string `json:"runtimes"` // OCI runtimes the engine has registered
 	// RuntimeChoice says how the policy's runtime was chosen (auto, pinned
 	// by RuntimeEnv, or named).
-	RuntimeChoice   string   `json:"runtime_choice"`
+	RuntimeChoice string `json:"runtime_choice"`
+	// RuntimeVersion, RuntimePath and RuntimeArgs describe the OCI runtime
+	// the policy resolved to, as the engine has it registered.
+	RuntimeVersion  string   `json:"runtime_version"`
+	RuntimePath     string   `json:"runtime_path"`
+	RuntimeArgs     []string `json:"runtime_args,omitempty"`
 	GVisor          bool     `json:"gvisor"`   // runsc available
 	DiskCapEnforced string   `json:"disk_cap"` // how the workspace cap is enforced
 	Warnings        []string `json:"warnings"`

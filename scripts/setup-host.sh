@@ -2,7 +2,8 @@
 # setup-host.sh installs what the build, the tests and the demo need on a fresh
 # Debian bookworm host: apt packages (debootstrap, busybox-static, python3-torch,
 # python3-scipy for cycle/stats golden tests, CUDA 11.8 headers and nvcc from non-free),
-# gVisor's runsc registered with dockerd (MASS_NO_GVISOR=1 skips it) and Go modules. Idempotent.
+# gVisor's runsc built from the Go module proxy and registered with dockerd
+# (MASS_NO_GVISOR=1 skips it) and Go modules. Idempotent.
 # Usage: scripts/setup-host.sh [--no-cuda]
 set -euo pipefail
 
@@ -46,15 +47,41 @@ if [[ ${#missing[@]} -gt 0 ]]; then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# gVisor: Debian's runsc, registered with the engine by a config reload
-# (SIGHUP), never a restart, and without touching the file's other keys.
+# gVisor: runsc built by the go command from the module proxy at a pinned
+# version (Debian's runsc 0.0~20221219 refuses statx with AT_NO_AUTOMOUNT,
+# so `ls` and `stat` fail with EINVAL in every box; SECURITY.md, gVisor),
+# installed under a directory named by its version and registered with
+# dockerd as "runsc" by a config reload (SIGHUP), never a restart, without
+# touching the file's other keys. A new pin gets a new directory: containers
+# still running on the old binary keep it. The build is skipped when the
+# installed binary already reports the pinned version.
 # --network=none: this kernel refuses runsc's own networking in the root
 # network namespace; --oci-seccomp: without it runsc ignores the
 # container's seccomp profile (ptrace, unshare, syslog... inside gVisor).
-runsc_entry='{"path": "/usr/bin/runsc", "runtimeArgs": ["--platform=ptrace", "--network=none", "--oci-seccomp"]}'
+gvisor_version=v0.0.0-20260905035102-160fafc42237
+gvisor_dir=/usr/local/lib/mass/gvisor/$gvisor_version
+runsc_entry='{"path": "'$gvisor_dir'/runsc", "runtimeArgs": ["--platform=systrap", "--network=none", "--oci-seccomp"]}'
+build_runsc() {
+	if [[ -x $gvisor_dir/runsc && "$("$gvisor_dir/runsc" --version 2>/dev/null | head -n 1)" == "runsc version $gvisor_version" ]]; then
+		return 0
+	fi
+	need_root "gVisor runsc in $gvisor_dir"
+	echo "setup-host: building gVisor runsc $gvisor_version (go install from the module proxy)"
+	local tmp start
+	tmp=$(mktemp -d)
+	start=$(date +%s)
+	CGO_ENABLED=0 GOBIN=$tmp go install -trimpath -ldflags "-X gvisor.dev/gvisor/runsc/version.version=$gvisor_version" \
+		"gvisor.dev/gvisor/runsc@$gvisor_version" "gvisor.dev/gvisor/shim@$gvisor_version"
+	mkdir -p "$gvisor_dir"
+	install -m 0755 "$tmp/runsc" "$gvisor_dir/runsc"
+	install -m 0755 "$tmp/shim" "$gvisor_dir/containerd-shim-runsc-v1"
+	rm -rf "$tmp"
+	ln -sfn "$gvisor_dir/containerd-shim-runsc-v1" /usr/local/bin/containerd-shim-runsc-v1
+	echo "setup-host: gVisor runsc built in $(($(date +%s) - start)) s: $("$gvisor_dir/runsc" --version | head -n 1)"
+}
 register_runsc() {
 	local conf=/etc/docker/daemon.json
-	[[ -x /usr/bin/runsc ]] || return 0
+	[[ -x $gvisor_dir/runsc ]] || return 0
 	command -v dockerd >/dev/null || return 0
 	if [[ -f $conf ]] && python3 -c 'import json,sys; r=json.load(open(sys.argv[1])).get("runtimes",{}); sys.exit(0 if r.get("runsc")==json.loads(sys.argv[2]) else 1)' "$conf" "$runsc_entry"; then
 		return 0
@@ -83,11 +110,7 @@ PY
 	fi
 }
 if [[ ${MASS_NO_GVISOR:-0} != 1 ]]; then
-	if ! dpkg-query -W -f='${Status}' runsc 2>/dev/null | grep -q 'install ok installed'; then
-		need_root runsc
-		echo "setup-host: installing runsc (gVisor)"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends runsc
-	fi
+	build_runsc
 	register_runsc
 fi
 

@@ -25,6 +25,9 @@ type episodeBuilder struct {
 
 	model  string // episode.json
 	dryRun bool
+	// runtime, image and hidden go to episode.json when set.
+	runtime, image string
+	hidden         []string
 }
 
 func newEpisode(t testing.TB, id string) *episodeBuilder {
@@ -140,6 +143,9 @@ func (b *episodeBuilder) done(protected ...string) string {
 	}
 	info := map[string]any{"episode_id": b.id, "task_id": "t", "mode": "bare", "protected_paths": protected,
 		"model": b.model, "dry_run": b.dryRun}
+	if b.runtime != "" {
+		info["sandbox_runtime"], info["sandbox_image"], info["hidden_paths"] = b.runtime, b.image, b.hidden
+	}
 	if err := os.WriteFile(filepath.Join(b.dir, EpisodeFile), detail(info), 0o644); err != nil {
 		b.t.Fatal(err)
 	}

@@ -62,6 +62,8 @@ type auditor struct {
 func Compute(in Inputs) *Report {
 	a := &auditor{in: in, agents: map[string]*agentInfo{}, rep: &Report{
 		Episode: in.Episode, Model: in.Model, DryRun: in.DryRun, Ledger: in.Ledger,
+		Sandbox: Sandbox{Runtime: in.SandboxRuntime, Image: in.SandboxImage,
+			ProtectedPaths: nonNil(in.ProtectedPaths), HiddenPaths: nonNil(in.HiddenPaths)},
 		Agents: []AgentRow{}, Delegations: []Delegation{}, Handoffs: []Handoff{}, Revisions: []Revision{},
 		ShellChanges: []ShellChange{}, Violations: []Violation{}, Halts: []LoopHalt{},
 	}}
@@ -252,4 +254,12 @@ func (a *auditor) sortedAgents() []string {
 		return a.role(ids[i]) == RoleOrchestrator && a.role(ids[j]) != RoleOrchestrator
 	})
 	return ids
+}
+
+// nonNil keeps an empty list a JSON array.
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
 }

@@ -89,6 +89,8 @@ type Inputs struct {
 	Guards         *guard.Report   // guards.json; nil when absent
 	Model          string          // episode.json's model
 	DryRun         bool            // the model was massd's scripted dry-run policy
+	SandboxRuntime string          // episode.json's sandbox_runtime
+	SandboxImage   string          // episode.json's sandbox_image ("" : the runtime's default)
 	Egress         []egress.Record // egress.jsonl; nil when the task had no network
 }
 
@@ -134,11 +136,14 @@ func Load(ctx context.Context, src Source, episode string) (Inputs, error) {
 			HiddenPaths    []string `json:"hidden_paths"`
 			Model          string   `json:"model"`
 			DryRun         bool     `json:"dry_run"`
+			SandboxRuntime string   `json:"sandbox_runtime"`
+			SandboxImage   string   `json:"sandbox_image"`
 		}
 		if err := json.Unmarshal(eb, &info); err != nil {
 			return in, fmt.Errorf("load %s of %s: %w", EpisodeFile, episode, err)
 		}
 		in.ProtectedPaths, in.HiddenPaths, in.Model, in.DryRun = info.ProtectedPaths, info.HiddenPaths, info.Model, info.DryRun
+		in.SandboxRuntime, in.SandboxImage = info.SandboxRuntime, info.SandboxImage
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return in, fmt.Errorf("load %s of %s: %w", EpisodeFile, episode, err)
 	}

@@ -24,8 +24,9 @@ type Report struct {
 	LoopHalts               int `json:"loop_halts"`
 	ShellChangedFiles       int `json:"shell_changed_files"`
 
-	Ledger LedgerStatus `json:"ledger"`
-	Agents []AgentRow   `json:"agents"`
+	Ledger  LedgerStatus `json:"ledger"`
+	Sandbox Sandbox      `json:"sandbox"`
+	Agents  []AgentRow   `json:"agents"`
 
 	Delegations  []Delegation  `json:"delegations"`
 	Handoffs     []Handoff     `json:"handoffs"`
@@ -50,6 +51,15 @@ type Guards struct {
 	HiddenAttempts []guard.Attempt `json:"hidden_attempts"`
 	ShadowCopies   []guard.Shadow  `json:"shadow_copies"`
 	Commands       []guard.Command `json:"commands"`
+}
+
+// Sandbox is where the agents ran, from episode.json: the OCI runtime, the
+// image, and the task's protected (read-only) and hidden (grader-only) paths.
+type Sandbox struct {
+	Runtime        string   `json:"runtime"` // "" in episodes recorded before it was
+	Image          string   `json:"image"`   // "" : the runtime's default image
+	ProtectedPaths []string `json:"protected_paths"`
+	HiddenPaths    []string `json:"hidden_paths"`
 }
 
 // LedgerStatus says how much of the ledger was verified and used.

@@ -126,7 +126,7 @@ func Run(ctx context.Context, d Deps, o Options) (Status, error) {
 	info := Info{EpisodeID: o.ID, TaskID: o.TaskID, Mode: mode, Model: client.Name(), DryRun: dry,
 		Prompt: o.Task.Prompt, Workflow: o.Workflow, TeacherPrompt: teacher,
 		ProtectedPaths: o.Task.ProtectedPaths, HiddenPaths: o.Task.HiddenDests(), Graded: o.Task.Grader != nil, Started: time.Now().UTC(), DaemonID: d.DaemonID, JobID: o.JobID,
-		SandboxRuntime: sandbox.EffectiveRuntime(ctx, d.Runtime, d.Policy)}
+		SandboxRuntime: sandbox.EffectiveRuntime(ctx, d.Runtime, d.Policy), SandboxImage: d.Image}
 	if err := writeJSON(filepath.Join(o.Dir, EpisodeFile), info); err != nil {
 		return Status{}, err
 	}

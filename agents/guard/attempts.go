@@ -54,7 +54,7 @@ func Attempts(recs []ledger.Record, protected, hidden []string) (attempts, hidde
 func shellRecord(r ledger.Record, protected, hidden []string) (attempts, hiddenAttempts []Attempt, c Command) {
 	var d shellDetail
 	_ = json.Unmarshal(r.Detail, &d)
-	c = Command{Seq: r.Seq, Agent: r.Agent, Command: d.Command, ExitCode: r.ExitCode, OK: r.OK, Denied: d.Denied}
+	c = Command{Seq: r.Seq, Agent: r.Agent, Command: d.Command, ExitCode: r.ExitCode, OK: r.OK, Denied: d.Denied, StderrTail: d.StderrTail}
 	an := Analyze(d.Command, shellDir(r))
 	seen := map[string]bool{}
 	for _, w := range an.Writes {

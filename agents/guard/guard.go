@@ -67,12 +67,15 @@ type Command struct {
 	ExitCode int      `json:"exit_code"`
 	OK       bool     `json:"ok"` // the tool call itself worked (the command may still have failed)
 	Denied   []string `json:"denied,omitempty"`
+	// StderrTail is the end of a failed command's stderr, as recorded.
+	StderrTail string `json:"stderr_tail,omitempty"`
 }
 
 // shellDetail is the part of a run_shell_command record's detail read here.
 type shellDetail struct {
-	Command string   `json:"command"`
-	Denied  []string `json:"denied"`
+	Command    string   `json:"command"`
+	Denied     []string `json:"denied"`
+	StderrTail string   `json:"stderr_tail"`
 }
 
 // Clean makes p absolute under /workspace and cleans it.

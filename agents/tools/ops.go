@@ -187,10 +187,28 @@ func (e *Env) shell(ctx context.Context, a Args, o *outcome) error {
 		o.text += "\n[output exceeded the sandbox cap and was truncated]"
 	}
 	if r.ExitCode != 0 || r.TimedOut {
-		// The call worked; the command failed. The model reads why.
+		// The call worked; the command failed. The model reads why; the
+		// audit shows the end of its stderr.
 		o.rec.Error = fmt.Sprintf("exit code %d", r.ExitCode)
+		o.detail["stderr_tail"] = StderrTail(r.Stderr)
 	}
 	return nil
+}
+
+// StderrTailBytes bounds the stderr a failed command leaves in its ledger record.
+const StderrTailBytes = 512
+
+// StderrTail is the last StderrTailBytes of a failed command's stderr,
+// whole UTF-8 characters only.
+func StderrTail(b []byte) string {
+	if len(b) <= StderrTailBytes {
+		return string(b)
+	}
+	b = b[len(b)-StderrTailBytes:]
+	for len(b) > 0 && (b[0]&0xC0) == 0x80 {
+		b = b[1:]
+	}
+	return "…" + string(b)
 }
 
 // dirArg is the directory named by the optional argument key, /workspace when absent.

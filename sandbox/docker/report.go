@@ -44,6 +44,13 @@ func (r *Runtime) Report(ctx context.Context) (sandbox.Report, error) {
 	}
 	sort.Strings(rep.Runtimes)
 	rep.RuntimeChoice = r.runtimeChoice
+	if rt, ok := info.Runtimes[rep.Policy.Runtime]; ok {
+		rep.RuntimePath, rep.RuntimeArgs = rt.Path, rt.Args
+		if rep.RuntimePath == "" {
+			rep.RuntimePath = rep.Policy.Runtime
+		}
+	}
+	rep.RuntimeVersion = runtimeVersion(ctx, rep.Policy.Runtime, rep.RuntimePath, rep.RuncVersion)
 	rep.Warnings = versionWarnings(rep.RuncVersion)
 	if r.runtimeNote != "" {
 		rep.Warnings = append(rep.Warnings, r.runtimeNote)

@@ -25,6 +25,7 @@ const (
 var DefaultPackages = []string{
 	"python3", "python3-numpy", "python3-pandas", "python3-scipy",
 	"python3-matplotlib", "python3-sklearn",
+	"procps", // ps, top, free: the usability probes run `ps -e`
 }
 
 // agentEnv is the environment baked into the agent image. HOME and the

@@ -24,7 +24,7 @@ func TestAgentHash(t *testing.T) {
 		same bool
 	}{
 		{"defaults spelled out", AgentOptions{Mirror: DefaultMirror, Suite: DefaultSuite, Packages: DefaultPackages}, true},
-		{"package order", AgentOptions{Packages: []string{"python3-sklearn", "python3", "python3-numpy", "python3-pandas", "python3-scipy", "python3-matplotlib"}}, true},
+		{"package order", AgentOptions{Packages: []string{"procps", "python3-sklearn", "python3", "python3-numpy", "python3-pandas", "python3-scipy", "python3-matplotlib"}}, true},
 		{"other ref and workdir", AgentOptions{Ref: "x:y", WorkDir: "/var/tmp", Force: true}, true},
 		{"extra package", AgentOptions{Packages: append(append([]string(nil), DefaultPackages...), "python3-torch")}, false},
 		{"other suite", AgentOptions{Suite: "trixie"}, false},

@@ -75,7 +75,8 @@ func testReference() sandbox.Policy {
 }
 
 // verify runs the probes with o (Reference and Policy set) on a fresh
-// runtime whose default policy is o.Policy.
+// runtime whose default policy is o.Policy, in o.Image (default the busybox
+// test image).
 func verify(t *testing.T, o Options) Report {
 	t.Helper()
 	if testEngine == nil {
@@ -83,8 +84,11 @@ func verify(t *testing.T, o Options) Report {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	if o.Image == "" {
+		o.Image = image.TestRef
+	}
 	rt, err := docker.New(ctx, docker.Config{
-		DaemonID: testDaemonID(), HelperPath: testHelper, Image: image.TestRef,
+		DaemonID: testDaemonID(), HelperPath: testHelper, Image: o.Image,
 		Policy: o.Policy, Client: testEngine, ReadableHelper: o.ReadableHelper,
 		EngineMasks: o.EngineMasks,
 		Logger:      slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
@@ -93,7 +97,7 @@ func verify(t *testing.T, o Options) Report {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	o.Runtime, o.Engine, o.Probe, o.Image = rt, testEngine, testProbe, image.TestRef
+	o.Runtime, o.Engine, o.Probe = rt, testEngine, testProbe
 	rep, err := Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)

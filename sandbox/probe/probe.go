@@ -29,10 +29,11 @@ const (
 	GroupStatic    = "static"    // quick in-container checks
 	GroupResources = "resources" // fork bomb, memory bomb, fills, CPU burn
 	GroupHost      = "host"      // host-side probes through file ops and export
+	GroupUsability = "usability" // everyday commands (ls, stat, tar, ps, python3…) exit 0
 )
 
 // AllGroups runs everything.
-var AllGroups = []string{GroupStatic, GroupResources, GroupHost}
+var AllGroups = []string{GroupUsability, GroupStatic, GroupResources, GroupHost}
 
 // Defaults of the probe episode.
 const (
@@ -77,10 +78,20 @@ type Options struct {
 
 // Report is what verify prints; its JSON shape is part of the CLI contract.
 type Report struct {
-	Runtime string         `json:"runtime"` // the OCI runtime the boxes ran on
-	Probes  []check.Result `json:"probes"`
-	Passed  int            `json:"passed"`
-	Failed  int            `json:"failed"`
+	Runtime string `json:"runtime"` // the OCI runtime the boxes ran on
+	// RuntimeVersion, RuntimeChoice, Image, ImageID and Engine say what
+	// exactly was probed (RuntimeChoice: how auto resolved, if it did).
+	RuntimeVersion string         `json:"runtime_version"`
+	RuntimeChoice  string         `json:"runtime_choice,omitempty"`
+	Image          string         `json:"image"`
+	ImageID        string         `json:"image_id"`
+	Engine         string         `json:"engine"`
+	Groups         []string       `json:"groups"`
+	Probes         []check.Result `json:"probes"`
+	Passed         int            `json:"passed"`
+	Failed         int            `json:"failed"`
+	// NotProven is what a run that passed still does not show.
+	NotProven []string `json:"not_proven"`
 }
 
 // Failing lists the names of failed probes.
@@ -145,15 +156,9 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if o.Reference.DiskBytes > 0 {
 		r.refDisk = min(o.Reference.DiskBytes, ProbeWorkspaceBytes)
 	}
-	r.runtime = o.Policy.Runtime
-	if r.runtime == sandbox.RuntimeAuto {
-		rep, err := o.Runtime.Report(ctx)
-		if err != nil {
-			return Report{}, fmt.Errorf("verify: resolve runtime auto: %w", err)
-		}
-		r.runtime = rep.Policy.Runtime
+	if err := r.describe(ctx); err != nil {
+		return Report{}, err
 	}
-	r.report.Runtime = r.runtime
 	defer r.cleanup()
 	if err := r.setup(ctx); err != nil {
 		return Report{}, err
@@ -167,6 +172,8 @@ func Run(ctx context.Context, o Options) (Report, error) {
 			err = r.resources(ctx)
 		case GroupHost:
 			err = r.host(ctx)
+		case GroupUsability:
+			err = r.usability(ctx)
 		default:
 			err = fmt.Errorf("verify: unknown probe group %q: %w", g, sandbox.ErrInvalid)
 		}

@@ -23,7 +23,7 @@ var wantStatic = []string{
 	"net_loopback_only", "net_no_route", "egress_tcp_public", "egress_udp_public", "dns_resolution",
 	"metadata_169_254_169_254", "metadata_100_100_100_200", "metadata_google_internal",
 	"docker_gateway_tcp", "docker_gateway_udp", "env_no_secrets", "other_agent_invisible",
-	"other_agent_unsignalable", "setuid_workspace", "gateway_listener_silent", "helper_not_traceable",
+	"other_agent_unsignalable", "setuid_workspace", "gateway_listener_silent", "helper_not_traceable", "helper_requests_unreadable",
 	"main_process_foreign", "helper_startup_race", "helper_forgery_refused",
 }
 

@@ -39,7 +39,7 @@ var runscWeakenings = map[string]struct {
 		moot: ""}, // unshare stays denied: the helper's fallback seccomp filter ignores capabilities
 	"cap-net-raw":            {moot: "a non-root agent's exec gets no capability under gVisor, not even in its bounding set"},
 	"seccomp-engine-default": {moot: "runsc exec runs without the container's profile; the helper's fallback filter denies ptrace whatever the profile"},
-	"root-ptrace": {fails: []string{"caps_zero", "helper_not_traceable", "helper_startup_race",
+	"root-ptrace": {fails: []string{"caps_zero", "helper_not_traceable", "helper_requests_unreadable", "helper_startup_race",
 		"main_process_foreign", "protected_not_writable", "setuid_workspace", "uid_nonroot"}},
 	"root":             {fails: []string{"protected_not_writable", "uid_nonroot"}}, // the session gate still holds: the main processes keep their own uid
 	"writable-rootfs":  {moot: "gVisor refuses a non-root agent's writes to the image on permissions (EACCES) either way"},
@@ -78,7 +78,7 @@ var Weakenings = []Weakening{
 		[]string{"caps_zero"}, []string{GroupStatic}},
 	{"root-ptrace", "User 0:0 with CapAdd SYS_PTRACE",
 		func(o *Options) { o.Policy.User, o.Policy.CapAdd = "0:0", append(o.Policy.CapAdd, "SYS_PTRACE") },
-		[]string{"uid_nonroot", "caps_zero", "protected_not_writable", "setuid_workspace", "helper_not_traceable", "main_process_foreign", "ptrace_denied", "helper_startup_race"}, []string{GroupStatic}},
+		[]string{"uid_nonroot", "caps_zero", "protected_not_writable", "setuid_workspace", "helper_not_traceable", "helper_requests_unreadable", "main_process_foreign", "ptrace_denied", "helper_startup_race"}, []string{GroupStatic}},
 	{"seccomp-engine-default", "Seccomp default: the engine's built-in profile, which allows ptrace",
 		func(o *Options) { o.Policy.Seccomp = sandbox.SeccompEngine }, []string{"ptrace_denied"}, []string{GroupStatic}},
 	{"root", "User 0:0",
@@ -165,6 +165,11 @@ func Moot(runtime string, names []string) []string {
 
 // WriteTable prints one line per probe and a summary.
 func WriteTable(w io.Writer, rep Report) error {
+	fmt.Fprintf(w, "runtime: %s (%s)\n", rep.Runtime, rep.RuntimeVersion)
+	if rep.RuntimeChoice != "" {
+		fmt.Fprintf(w, "chosen:  %s\n", rep.RuntimeChoice)
+	}
+	fmt.Fprintf(w, "image:   %s (%s)\nengine:  %s\ngroups:  %s\n\n", rep.Image, rep.ImageID, rep.Engine, strings.Join(rep.Groups, ","))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PROBE\tOK\tEXPECTED\tOBSERVED")
 	for _, p := range rep.Probes {
@@ -177,8 +182,16 @@ func WriteTable(w io.Writer, rep Report) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d passed, %d failed\n", rep.Passed, rep.Failed)
-	return err
+	fmt.Fprintf(w, "%d passed, %d failed\n", rep.Passed, rep.Failed)
+	if len(rep.NotProven) > 0 {
+		fmt.Fprintln(w, "\nnot proven by this run:")
+	}
+	for _, n := range rep.NotProven {
+		if _, err := fmt.Fprintf(w, "  - %s\n", n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func oneLine(s string) string {

@@ -13,8 +13,8 @@ import (
 )
 
 func helperChecks() []named {
-	return []named{one("helper_not_traceable", checkHelperTrace), one("main_process_foreign", checkMainProcess),
-		one("helper_startup_race", checkHelperStartupRace)}
+	return []named{one("helper_not_traceable", checkHelperTrace), one("helper_requests_unreadable", checkHelperRequests),
+		one("main_process_foreign", checkMainProcess), one("helper_startup_race", checkHelperStartupRace)}
 }
 
 // checkHelperTrace attacks a live file helper session (the runner starts
