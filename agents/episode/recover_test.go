@@ -211,7 +211,7 @@ func TestCloseOrphansClosesUnretriedEpisodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
-	n, err := CloseOrphans(t.Context(), Deps{Runtime: goneRuntime{}, Log: quiet}, lay)
+	n, err := CloseOrphans(t.Context(), Deps{Runtime: goneRuntime{}, Log: quiet}, lay, nil, nil)
 	if err != nil || n != 1 {
 		t.Fatalf("CloseOrphans = %d, %v; want 1", n, err)
 	}
@@ -221,7 +221,7 @@ func TestCloseOrphansClosesUnretriedEpisodes(t *testing.T) {
 	if ls, err := audit.VerifyLedger(t.Context(), audit.DirSource{Dir: dir}, id); err != nil || !ls.Verified || !ls.HeadChecked {
 		t.Errorf("ledger after CloseOrphans: %+v, %v", ls, err)
 	}
-	if n, _ := CloseOrphans(t.Context(), Deps{Runtime: goneRuntime{}, Log: quiet}, lay); n != 0 {
+	if n, _ := CloseOrphans(t.Context(), Deps{Runtime: goneRuntime{}, Log: quiet}, lay, nil, nil); n != 0 {
 		t.Errorf("second pass closed %d, want 0", n)
 	}
 }

@@ -44,6 +44,18 @@ type Health struct {
 	// Disk is the data dir's free space; Status is "low_disk" while it is
 	// below the threshold (new jobs and task uploads are refused, 503).
 	Disk *DiskHealth `json:"disk,omitempty"`
+	// Recovery is what start-up recovery is doing; Status is "recovering"
+	// while it runs (submissions are queued, no job starts).
+	Recovery *Recovery `json:"recovery,omitempty"`
+}
+
+// Recovery is start-up recovery in healthz: what a crashed massd left is
+// being reaped in the background.
+type Recovery struct {
+	Stage string `json:"stage"` // reaping sandboxes | closing episodes
+	// Episodes are the interrupted episodes to close.
+	Episodes int       `json:"episodes"`
+	Since    time.Time `json:"since"`
 }
 
 // DiskHealth is the data dir's file system in healthz.

@@ -37,9 +37,12 @@ type Options struct {
 	Models func() []api.Model
 	// TestModel runs POST /v1/models/{name}/test; nil answers 503.
 	TestModel func(ctx context.Context, name string) (api.ModelTest, error)
-	Version   string
-	DaemonID  string
-	Logger    *slog.Logger
+	// Recovering reports start-up recovery while it runs and nil after;
+	// nil means none.
+	Recovering func() *api.Recovery
+	Version    string
+	DaemonID   string
+	Logger     *slog.Logger
 }
 
 // Server serves the API. Create it with New.
@@ -203,6 +206,11 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 		h.Disk = &api.DiskHealth{FreeBytes: d.FreeBytes, MinFreeBytes: d.MinFreeBytes, Low: d.Low}
 		if d.Low {
 			h.Status = "low_disk"
+		}
+	}
+	if s.o.Recovering != nil {
+		if rec := s.o.Recovering(); rec != nil {
+			h.Status, h.Recovery = "recovering", rec
 		}
 	}
 	return writeJSON(w, http.StatusOK, h)
