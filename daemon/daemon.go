@@ -224,7 +224,7 @@ func (d *Daemon) listen(st *store.Store) error {
 			ln.Close()
 			return fmt.Errorf("listen on tcp %s: %w", c.TCP.Listen, err)
 		}
-		d.servers = append(d.servers, server.NewHTTPServer(srv.TokenHandler(token), base))
+		d.servers = append(d.servers, server.NewTokenHTTPServer(srv.Handler(), token, base))
 		listeners = append(listeners, server.LimitListener(tl, server.MaxConnsTCP))
 		d.log.Info("listening", "tcp", tl.Addr().String())
 	}
