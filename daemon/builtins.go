@@ -34,10 +34,11 @@ type Builtins struct {
 	Models  *model.Registry
 	Env     episode.Env // what episode-running kinds receive
 
-	cfg  *config.Config
-	log  *slog.Logger
-	dry  *scripted.Server // nil when a configured model took its name
-	gens generations
+	cfg    *config.Config
+	log    *slog.Logger
+	dry    *scripted.Server // nil when a configured model took its name
+	gens   generations
+	engine engineProbe
 }
 
 // NewBuiltins builds massd's shared parts from cfg.
@@ -208,6 +209,7 @@ func (b *Builtins) Close() error {
 		cancel()
 	}
 	b.stopServing()
+	b.engine.close()
 	err := b.Runtime.Close()
 	if b.dry != nil {
 		err = errors.Join(err, b.dry.Close())

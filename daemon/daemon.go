@@ -200,11 +200,12 @@ func (d *Daemon) listen(st *store.Store) error {
 	rand.Read(rnd[:])
 	var models func() []api.Model
 	var testModel func(context.Context, string) (api.ModelTest, error)
+	var engine func(context.Context) *api.EngineHealth
 	if d.o.Builtins != nil {
-		models, testModel = d.o.Builtins.ModelList, d.o.Builtins.TestModel
+		models, testModel, engine = d.o.Builtins.ModelList, d.o.Builtins.TestModel, d.o.Builtins.EngineHealth
 	}
 	srv := server.New(server.Options{Store: st, Jobs: d.mgr, Tasks: d.tasks, Layout: d.layout, Models: models, TestModel: testModel,
-		Recovering: d.rec.state, Version: d.o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: d.log})
+		Recovering: d.rec.state, Engine: engine, Version: d.o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: d.log})
 	ln, err := ListenUnix(c.Socket)
 	if err != nil {
 		return err

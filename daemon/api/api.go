@@ -47,6 +47,16 @@ type Health struct {
 	// Recovery is what start-up recovery is doing; Status is "recovering"
 	// while it runs (submissions are queued, no job starts).
 	Recovery *Recovery `json:"recovery,omitempty"`
+	// Engine is the sandbox engine (Docker) as healthz sees it: whether a
+	// ping was answered within its deadline, and how fast.
+	Engine *EngineHealth `json:"engine,omitempty"`
+}
+
+// EngineHealth is the Docker engine in healthz.
+type EngineHealth struct {
+	Reachable bool   `json:"reachable"`
+	LatencyMS int64  `json:"latency_ms"`
+	Error     string `json:"error,omitempty"`
 }
 
 // Recovery is start-up recovery in healthz: what a crashed massd left is

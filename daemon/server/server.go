@@ -40,9 +40,11 @@ type Options struct {
 	// Recovering reports start-up recovery while it runs and nil after;
 	// nil means none.
 	Recovering func() *api.Recovery
-	Version    string
-	DaemonID   string
-	Logger     *slog.Logger
+	// Engine pings the sandbox engine for healthz; nil leaves it out.
+	Engine   func(ctx context.Context) *api.EngineHealth
+	Version  string
+	DaemonID string
+	Logger   *slog.Logger
 }
 
 // Server serves the API. Create it with New.
@@ -219,6 +221,9 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 		if d.Low {
 			h.Status = "low_disk"
 		}
+	}
+	if s.o.Engine != nil {
+		h.Engine = s.o.Engine(r.Context())
 	}
 	if s.o.Recovering != nil {
 		if rec := s.o.Recovering(); rec != nil {
