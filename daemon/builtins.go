@@ -151,7 +151,14 @@ func (b *Builtins) EpisodeKind() jobs.Kind {
 // through rec). It is meant for start-up, before any job resumes (nothing
 // of this massd is live yet); without Docker the episodes are closed all
 // the same.
-func (b *Builtins) ReapOrphans(ctx context.Context, rec jobs.Recovery, stage func(string, int)) error {
+func (b *Builtins) ReapOrphans(ctx context.Context) error {
+	return b.Recover(ctx, nil, func(string, int) {})
+}
+
+// Recover is start-up recovery (a ReapFunc): ReapOrphans with the store's
+// side of the episodes cut off (their rows and events, through rec) and
+// the stage told to healthz.
+func (b *Builtins) Recover(ctx context.Context, rec jobs.Recovery, stage func(string, int)) error {
 	stage(StageReapSandboxes, 0)
 	var errs []error
 	if rt, err := b.Runtime.Get(ctx); err != nil {

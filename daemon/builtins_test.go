@@ -116,7 +116,7 @@ func TestBuiltinsReapOrphans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.ReapOrphans(ctx, nil, func(string, int) {}); err != nil {
+	if err := b.ReapOrphans(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if left, err := rt.List(ctx, id); err != nil || len(left) != 0 {

@@ -102,7 +102,7 @@ func Open(ctx context.Context, o Options) (_ *Daemon, err error) {
 			o.Kinds = b.Kinds()
 		}
 		if o.ReapOrphans == nil {
-			o.ReapOrphans = b.ReapOrphans
+			o.ReapOrphans = b.Recover
 		}
 	}
 	d := &Daemon{o: o, log: o.Logger, layout: datadir.New(o.Config.DataDir), rec: newRecovery()}

@@ -174,10 +174,16 @@ func TestRecoverCreatesNoFiles(t *testing.T) {
 				if !strings.Contains(st.Reason, "no "+LedgerFile) {
 					t.Errorf("reason %q does not say the episode has no %s", st.Reason, LedgerFile)
 				}
-				for _, err := range []error{verr, lerr} {
-					if !errors.Is(err, fs.ErrNotExist) {
-						t.Errorf("audit of an episode without a ledger: err = %v, want fs.ErrNotExist", err)
-					}
+				// Issue 31: it verifies as empty (e9e71d1 answered "file
+				// does not exist").
+				if verr != nil || lerr != nil || !lst.Verified || !lst.Empty || lst.Records != 0 {
+					t.Errorf("audit of an episode without a ledger: %+v, verify %v, load %v; want verified, empty", lst, verr, lerr)
+				}
+				if err := os.Remove(filepath.Join(dir, StatusFile)); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := audit.VerifyLedger(t.Context(), src, id); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("no ledger and no run_status.json: %v, want fs.ErrNotExist", err)
 				}
 				return
 			}
