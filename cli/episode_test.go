@@ -60,7 +60,7 @@ func TestEpisodeCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := daemontest.Start(t, daemon.Options{Config: cfg, Builtins: b, Kinds: []jobs.Kind{recordKind(release)},
-		ReapOrphans: func(context.Context) error { return nil }})
+		ReapOrphans: func(context.Context, jobs.Recovery, func(string, int)) error { return nil }})
 	sock := d.Config.Socket
 	mc := func(args ...string) (string, error) { return run(t, append([]string{"--socket", sock}, args...)...) }
 	out, err := mc("job", "start", "record")

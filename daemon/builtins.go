@@ -34,10 +34,11 @@ type Builtins struct {
 	Models  *model.Registry
 	Env     episode.Env // what episode-running kinds receive
 
-	cfg  *config.Config
-	log  *slog.Logger
-	dry  *scripted.Server // nil when a configured model took its name
-	gens generations
+	cfg    *config.Config
+	log    *slog.Logger
+	dry    *scripted.Server // nil when a configured model took its name
+	gens   generations
+	engine engineProbe
 }
 
 // NewBuiltins builds massd's shared parts from cfg.
@@ -145,24 +146,44 @@ func (b *Builtins) EpisodeKind() jobs.Kind {
 }
 
 // ReapOrphans removes every container and volume that an earlier massd with
-// this data directory left behind. It is meant for start-up, before any job
-// resumes (nothing of this massd is live yet).
+// this data directory left behind, then closes every episode it cut off
+// (episode.CloseOrphans: run_status.json, the store row and the event,
+// through rec). It is meant for start-up, before any job resumes (nothing
+// of this massd is live yet); without Docker the episodes are closed all
+// the same.
 func (b *Builtins) ReapOrphans(ctx context.Context) error {
-	rt, err := b.Runtime.Get(ctx)
-	if err != nil {
-		return fmt.Errorf("sandbox runtime: %w", err)
+	return b.Recover(ctx, nil, func(string, int) {})
+}
+
+// Recover is start-up recovery (a ReapFunc): ReapOrphans with the store's
+// side of the episodes cut off (their rows and events, through rec) and
+// the stage told to healthz.
+func (b *Builtins) Recover(ctx context.Context, rec jobs.Recovery, stage func(string, int)) error {
+	stage(StageReapSandboxes, 0)
+	var errs []error
+	if rt, err := b.Runtime.Get(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("sandbox runtime: %w", err))
+	} else {
+		n, err := rt.ReapOrphans(ctx, func(string) bool { return false })
+		if n > 0 {
+			b.log.Info("reaped sandboxes left by an earlier massd", "count", n)
+		}
+		errs = append(errs, err)
 	}
-	n, err := rt.ReapOrphans(ctx, func(string) bool { return false })
-	if n > 0 {
-		b.log.Info("reaped sandboxes left by an earlier massd", "count", n)
+	var running []jobs.EpisodeRecord
+	if rec != nil {
+		r, err := rec.RunningEpisodes(ctx)
+		running = r
+		errs = append(errs, err)
 	}
+	stage(StageCloseEpisodes, len(running))
 	d := b.Env.Deps()
 	d.CleanupBudget = time.Second // the reap above has just run
-	closed, cerr := episode.CloseOrphans(ctx, d, b.Env.Layout)
+	closed, err := episode.CloseOrphans(ctx, d, b.Env.Layout, rec, running)
 	if closed > 0 {
 		b.log.Info("closed episodes cut off by a crash", "count", closed)
 	}
-	return errors.Join(err, cerr)
+	return errors.Join(append(errs, err)...)
 }
 
 // ReapPeriodically removes, until ctx ends, the sandboxes that episodes'
@@ -195,6 +216,7 @@ func (b *Builtins) Close() error {
 		cancel()
 	}
 	b.stopServing()
+	b.engine.close()
 	err := b.Runtime.Close()
 	if b.dry != nil {
 		err = errors.Join(err, b.dry.Close())

@@ -3,8 +3,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/mass-dev/mass/agents/episode"
 	"github.com/mass-dev/mass/daemon/jobs"
@@ -44,18 +42,18 @@ func (c *childEpisodes) run(ctx context.Context, o episode.Options) (episode.Sta
 	return st, nil
 }
 
-// Close settles a child episode that an interrupted attempt left without
-// a status: it is recovered and reported as interrupted. An episode that
-// finished, or never started, is left alone.
+// Close settles a child episode that an interrupted attempt cut off:
+// episode.CloseInterrupted, the one close path (run_status.json if start-up
+// recovery did not write it yet, the store row and the
+// episode_interrupted event, once). An episode that finished keeps its
+// status; one that never started is left alone.
 func (c *childEpisodes) Close(ctx context.Context, id string) error {
-	dir := c.job.Layout.Episode(id)
-	if _, err := os.Stat(filepath.Join(dir, episode.StatusFile)); err == nil {
-		return nil
-	}
-	if _, err := os.Stat(dir); err != nil {
-		return nil // never started
-	}
-	err := episode.Recover(ctx, c.d, id, dir)
-	c.rep.Episode(jobs.EpisodeRecord{ID: id, JobID: c.job.ID, Status: "interrupted", Dir: dir})
+	return closeChild(ctx, c.d, c.job, c.rep, id)
+}
+
+// closeChild closes child episode id of job through the one close path.
+func closeChild(ctx context.Context, d episode.Deps, job jobs.Job, rep jobs.Reporter, id string) error {
+	rows, _ := rep.(jobs.EpisodeCloser)
+	_, _, err := episode.CloseInterrupted(ctx, d, rows, jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Dir: job.Layout.Episode(id)})
 	return err
 }

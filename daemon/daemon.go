@@ -41,10 +41,12 @@ type Options struct {
 	Builtins *Builtins
 	Kinds    []jobs.Kind
 	Logger   *slog.Logger
-	// ReapOrphans, if set, runs once at start-up before any job is resumed:
+	// ReapOrphans, if set, runs once at start-up, in the background while
+	// the API answers (healthz "recovering") and before any job starts:
 	// the sandbox runtime removes containers and volumes a crashed massd
-	// left behind. An error is logged, not fatal.
-	ReapOrphans func(ctx context.Context) error
+	// left behind and the episodes it cut off are closed. An error is
+	// logged, not fatal.
+	ReapOrphans ReapFunc
 	// ReapInterval is how often the builtins' periodic reaper runs;
 	// 0 means episode.DefaultReapInterval.
 	ReapInterval time.Duration
@@ -66,6 +68,7 @@ type Daemon struct {
 	servers []*http.Server
 	socket  string // removed by closeServers once listening
 	errc    chan error
+	rec     *recovery
 	// Requests see baseCtx, cancelled at shutdown so that event streams end.
 	baseCtx    context.Context
 	cancelBase context.CancelFunc
@@ -85,7 +88,8 @@ func Run(ctx context.Context, o Options) error {
 }
 
 // Open locks the data directory, opens the store, sweeps unfinished task
-// uploads, reaps orphaned sandboxes, starts the job manager and listens.
+// uploads, starts the job manager held and listens; then, in the
+// background, it reaps what a crashed massd left and releases the jobs.
 func Open(ctx context.Context, o Options) (_ *Daemon, err error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -98,10 +102,10 @@ func Open(ctx context.Context, o Options) (_ *Daemon, err error) {
 			o.Kinds = b.Kinds()
 		}
 		if o.ReapOrphans == nil {
-			o.ReapOrphans = b.ReapOrphans
+			o.ReapOrphans = b.Recover
 		}
 	}
-	d := &Daemon{o: o, log: o.Logger, layout: datadir.New(o.Config.DataDir)}
+	d := &Daemon{o: o, log: o.Logger, layout: datadir.New(o.Config.DataDir), rec: newRecovery()}
 	d.baseCtx, d.cancelBase = context.WithCancel(context.Background())
 	d.closers = append(d.closers, d.cancelBase)
 	if b := o.Builtins; b != nil {
@@ -131,6 +135,7 @@ func Open(ctx context.Context, o Options) (_ *Daemon, err error) {
 	if err := d.listen(st); err != nil {
 		return nil, err
 	}
+	d.startRecovery()
 	if b := o.Builtins; b != nil {
 		go b.ReapPeriodically(d.baseCtx, o.ReapInterval)
 	}
@@ -162,17 +167,12 @@ func (d *Daemon) openState(ctx context.Context) (*store.Store, error) {
 	if err := d.tasks.Sweep(ctx); err != nil {
 		d.log.Warn("sweep unfinished task uploads", "err", err)
 	}
-	if d.o.ReapOrphans != nil {
-		if err := d.o.ReapOrphans(ctx); err != nil {
-			d.log.Warn("reap orphaned sandboxes", "err", err)
-		}
-	}
 	return st, nil
 }
 
 // startJobs starts the job manager; Close drains it.
 func (d *Daemon) startJobs(ctx context.Context, st *store.Store) error {
-	mgr, err := jobs.NewManager(jobs.Options{Store: st, Kinds: d.o.Kinds, Concurrency: d.o.Config.Jobs.Concurrency, Layout: d.layout, Logger: d.log})
+	mgr, err := jobs.NewManager(jobs.Options{Store: st, Kinds: d.o.Kinds, Concurrency: d.o.Config.Jobs.Concurrency, Layout: d.layout, Logger: d.log, Held: true})
 	if err != nil {
 		return err
 	}
@@ -200,11 +200,12 @@ func (d *Daemon) listen(st *store.Store) error {
 	rand.Read(rnd[:])
 	var models func() []api.Model
 	var testModel func(context.Context, string) (api.ModelTest, error)
+	var engine func(context.Context) *api.EngineHealth
 	if d.o.Builtins != nil {
-		models, testModel = d.o.Builtins.ModelList, d.o.Builtins.TestModel
+		models, testModel, engine = d.o.Builtins.ModelList, d.o.Builtins.TestModel, d.o.Builtins.EngineHealth
 	}
 	srv := server.New(server.Options{Store: st, Jobs: d.mgr, Tasks: d.tasks, Layout: d.layout, Models: models, TestModel: testModel,
-		Version: d.o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: d.log})
+		Recovering: d.rec.state, Engine: engine, Version: d.o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: d.log})
 	ln, err := ListenUnix(c.Socket)
 	if err != nil {
 		return err
@@ -224,7 +225,7 @@ func (d *Daemon) listen(st *store.Store) error {
 			ln.Close()
 			return fmt.Errorf("listen on tcp %s: %w", c.TCP.Listen, err)
 		}
-		d.servers = append(d.servers, server.NewHTTPServer(srv.TokenHandler(token), base))
+		d.servers = append(d.servers, server.NewTokenHTTPServer(srv.Handler(), token, base))
 		listeners = append(listeners, server.LimitListener(tl, server.MaxConnsTCP))
 		d.log.Info("listening", "tcp", tl.Addr().String())
 	}

@@ -102,18 +102,10 @@ func (s *searchEpisodes) Run(ctx context.Context, req search.EpisodeRequest) (se
 	return res, nil
 }
 
+// Close closes an episode an interrupted attempt cut off, like every
+// child episode (closeChild); its slot is retried.
 func (s *searchEpisodes) Close(ctx context.Context, id string) error {
-	dir := s.dir(id)
-	if _, err := os.Stat(filepath.Join(dir, episode.StatusFile)); err == nil {
-		return nil
-	}
-	if _, err := os.Stat(dir); err != nil {
-		return nil // never started
-	}
-	err := episode.Recover(ctx, s.d, id, dir)
-	s.rep.Episode(jobs.EpisodeRecord{ID: id, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "interrupted", Dir: dir})
-	s.rep.Event("episode_interrupted", "episode "+id+" was cut off by a daemon restart; its slot is retried", map[string]any{"episode_id": id})
-	return err
+	return closeChild(ctx, s.d, s.job, s.rep, id)
 }
 
 // RunJudge runs one judge-agent episode: both workspaces are unpacked

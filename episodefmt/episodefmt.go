@@ -13,6 +13,10 @@ import (
 )
 
 // File names inside an episode directory.
+// FailInfra is run_status.json's failure of an episode the infrastructure
+// ended (massd stopped under it, the engine failed).
+const FailInfra = "infrastructure"
+
 const (
 	EpisodeFile   = "episode.json"            // Info: what was run
 	RequestsFile  = "api_requests.jsonl"      // every model call (agents/record)

@@ -215,6 +215,11 @@ func VerifyLedger(ctx context.Context, src Source, episode string) (LedgerStatus
 
 func loadLedger(ctx context.Context, src Source, episode string) ([]ledger.Record, LedgerStatus, error) {
 	lb, err := src.ReadFile(ctx, LedgerFile, MaxLogBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		if none, serr := neverLedgered(ctx, src); serr == nil && none {
+			return nil, LedgerStatus{Verified: true, Empty: true}, nil
+		}
+	}
 	if err != nil {
 		return nil, LedgerStatus{}, fmt.Errorf("load ledger of %s: %w", episode, err)
 	}
@@ -223,6 +228,25 @@ func loadLedger(ctx context.Context, src Source, episode string) ([]ledger.Recor
 		return nil, st, fmt.Errorf("load %s of %s: %w", StatusFile, episode, err)
 	}
 	return recs, st, nil
+}
+
+// neverLedgered reports an episode that ended before it created its ledger:
+// its run_status.json exists, records no ledger head and says the episode
+// failed on infrastructure (massd stopped under it). Its ledger verifies
+// as empty; a missing ledger of any other episode is an error.
+func neverLedgered(ctx context.Context, src Source) (bool, error) {
+	b, err := src.ReadFile(ctx, StatusFile, MaxManifestBytes)
+	if err != nil {
+		return false, err
+	}
+	var rs struct {
+		Failure string          `json:"failure"`
+		Head    json.RawMessage `json:"ledger_head"`
+	}
+	if err := json.Unmarshal(b, &rs); err != nil {
+		return false, err
+	}
+	return rs.Failure == episodefmt.FailInfra && (len(rs.Head) == 0 || string(rs.Head) == "null"), nil
 }
 
 // checkHead compares the ledger with the head run_status.json recorded

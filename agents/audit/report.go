@@ -71,6 +71,9 @@ type LedgerStatus struct {
 	// HeadChecked says run_status.json recorded the final head and it was
 	// compared, so a cut-off tail would have been seen.
 	HeadChecked bool `json:"head_checked"`
+	// Empty says the episode ended (massd stopped under it) before it
+	// created its ledger: there is nothing to verify, which verifies.
+	Empty bool `json:"empty,omitempty"`
 }
 
 // AgentRow is one line of the per-agent table.

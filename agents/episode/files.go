@@ -36,7 +36,7 @@ const (
 	FailLoop      = "loop"
 	FailTimeout   = "timeout"
 	FailModel     = "model_error"
-	FailInfra     = "infrastructure"
+	FailInfra     = episodefmt.FailInfra
 	FailCancelled = "cancelled"
 )
 

@@ -64,25 +64,25 @@ func closeInterrupted(d Deps, job jobs.Job, rep jobs.Reporter) []LostAttempt {
 	return all
 }
 
-// closeOne closes episode id if nothing did yet (Recover) and reports it.
+// closeOne closes episode id through CloseInterrupted and reports it.
 func closeOne(d Deps, job jobs.Job, rep jobs.Reporter, id string, attempt int) LostAttempt {
 	dir := job.Layout.Episode(id)
-	st, err := ReadStatus(dir)
+	// Bounded like an episode's own finish: a hung engine must not hold
+	// the retry forever.
+	ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
+	rows, _ := rep.(jobs.EpisodeCloser)
+	st, _, err := CloseInterrupted(ctx, d, rows, jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Dir: dir})
+	cancel()
 	if err != nil {
-		// Bounded like an episode's own finish: a hung engine must not hold
-		// the retry forever.
-		ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
-		if err := Recover(ctx, d, id, dir); err != nil {
-			rep.Logger().Warn("close interrupted episode", "episode", id, "err", err)
-		}
-		cancel()
-		st, _ = ReadStatus(dir)
+		rep.Logger().Warn("close interrupted episode", "episode", id, "err", err)
+	}
+	if rows == nil {
+		rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: StatusInterrupted, Dir: dir})
 	}
 	l := LostAttempt{Attempt: attempt, EpisodeID: id, Exit: st.Exit, Reason: st.Reason, ModelCalls: st.ModelCalls, Tokens: st.Tokens}
 	if l.Reason == "" {
-		l.Reason = "massd stopped while the episode was running"
+		l.Reason = InterruptedReason
 	}
-	rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: "interrupted", Dir: dir})
 	rep.Event("attempt_lost", fmt.Sprintf("attempt %d lost to a massd restart: episode %s (%d model calls, %d prompt + %d completion tokens spent)",
 		attempt, id, l.ModelCalls, l.Tokens.Prompt, l.Tokens.Completion), map[string]any{
 		"attempt": attempt, "episode_id": id, "reason": l.Reason, "model_calls": l.ModelCalls,

@@ -5,13 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/mass-dev/mass/agents/ledger"
 	"github.com/mass-dev/mass/agents/record"
+	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/episodefmt"
 )
 
 // Recover closes the record of an episode whose daemon died mid-run: it
@@ -35,7 +39,7 @@ func Recover(ctx context.Context, d Deps, id, dir string) error {
 		errs = append(errs, fmt.Errorf("remove workspace: %w", err))
 	}
 	st := Status{EpisodeID: id, Exit: ExitFailed, Failure: FailInfra,
-		Reason: "massd stopped while the episode was running; the record ends at the last durable call", LastToolCalls: []ToolCall{}}
+		Reason: InterruptedReason + "; the record ends at the last durable call", LastToolCalls: []ToolCall{}}
 	if b, err := os.ReadFile(filepath.Join(dir, EpisodeFile)); err == nil {
 		var info Info
 		if jsonErr := json.Unmarshal(b, &info); jsonErr == nil {
@@ -88,25 +92,27 @@ func Recover(ctx context.Context, d Deps, id, dir string) error {
 	return errors.Join(errs...)
 }
 
-// CloseOrphans writes run_status.json (via Recover) for every episode under
-// lay that has an episode.json but no run_status.json and is not running in
-// this process: an episode cut off by a crash whose job is not retried (it
-// reached its attempt cap, or was cancelled while interrupted) is closed
-// all the same, so its ledger verifies. Meant for start-up, before jobs
-// resume. It returns how many it closed.
-func CloseOrphans(ctx context.Context, d Deps, lay datadir.Layout) (int, error) {
-	ents, err := os.ReadDir(lay.Episodes())
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, nil
+// CloseOrphans closes, through CloseInterrupted, every episode a crash cut
+// off: the rows still "running" in the store (running, listed by the
+// caller) and every episode directory under lay with an episode.json but no
+// run_status.json, skipping what runs in this process. So an episode whose
+// job is not retried (it reached its attempt cap, or was cancelled while
+// interrupted) is closed all the same, its row and event included, and its
+// ledger verifies. Meant for start-up, before jobs resume; rows may be nil.
+// It returns how many it closed.
+func CloseOrphans(ctx context.Context, d Deps, lay datadir.Layout, rows jobs.EpisodeCloser, running []jobs.EpisodeRecord) (int, error) {
+	todo := map[string]jobs.EpisodeRecord{}
+	for _, r := range running {
+		r.Dir = lay.Episode(r.ID)
+		todo[r.ID] = r
 	}
-	if err != nil {
+	ents, err := os.ReadDir(lay.Episodes())
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return 0, fmt.Errorf("list episodes: %w", err)
 	}
-	n := 0
-	var errs []error
 	for _, e := range ents {
 		id, dir := e.Name(), lay.Episode(e.Name())
-		if !e.IsDir() || Running(id) {
+		if _, ok := todo[id]; ok || !e.IsDir() {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(dir, EpisodeFile)); err != nil {
@@ -115,7 +121,19 @@ func CloseOrphans(ctx context.Context, d Deps, lay datadir.Layout) (int, error) 
 		if _, err := os.Stat(filepath.Join(dir, StatusFile)); err == nil {
 			continue
 		}
-		if err := Recover(ctx, d, id, dir); err != nil {
+		rec := jobs.EpisodeRecord{ID: id, Dir: dir}
+		if info, err := episodefmt.ReadInfo(dir); err == nil {
+			rec.JobID, rec.TaskID = info.JobID, info.TaskID
+		}
+		todo[id] = rec
+	}
+	n := 0
+	var errs []error
+	for _, id := range slices.Sorted(maps.Keys(todo)) {
+		if Running(id) {
+			continue
+		}
+		if _, _, err := CloseInterrupted(ctx, d, rows, todo[id]); err != nil {
 			errs = append(errs, fmt.Errorf("close episode %s: %w", id, err))
 		}
 		n++

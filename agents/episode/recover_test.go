@@ -174,10 +174,16 @@ func TestRecoverCreatesNoFiles(t *testing.T) {
 				if !strings.Contains(st.Reason, "no "+LedgerFile) {
 					t.Errorf("reason %q does not say the episode has no %s", st.Reason, LedgerFile)
 				}
-				for _, err := range []error{verr, lerr} {
-					if !errors.Is(err, fs.ErrNotExist) {
-						t.Errorf("audit of an episode without a ledger: err = %v, want fs.ErrNotExist", err)
-					}
+				// Issue 31: it verifies as empty (e9e71d1 answered "file
+				// does not exist").
+				if verr != nil || lerr != nil || !lst.Verified || !lst.Empty || lst.Records != 0 {
+					t.Errorf("audit of an episode without a ledger: %+v, verify %v, load %v; want verified, empty", lst, verr, lerr)
+				}
+				if err := os.Remove(filepath.Join(dir, StatusFile)); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := audit.VerifyLedger(t.Context(), src, id); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("no ledger and no run_status.json: %v, want fs.ErrNotExist", err)
 				}
 				return
 			}
@@ -211,7 +217,7 @@ func TestCloseOrphansClosesUnretriedEpisodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
-	n, err := CloseOrphans(t.Context(), Deps{Runtime: goneRuntime{}, Log: quiet}, lay)
+	n, err := CloseOrphans(t.Context(), Deps{Runtime: goneRuntime{}, Log: quiet}, lay, nil, nil)
 	if err != nil || n != 1 {
 		t.Fatalf("CloseOrphans = %d, %v; want 1", n, err)
 	}
@@ -221,7 +227,7 @@ func TestCloseOrphansClosesUnretriedEpisodes(t *testing.T) {
 	if ls, err := audit.VerifyLedger(t.Context(), audit.DirSource{Dir: dir}, id); err != nil || !ls.Verified || !ls.HeadChecked {
 		t.Errorf("ledger after CloseOrphans: %+v, %v", ls, err)
 	}
-	if n, _ := CloseOrphans(t.Context(), Deps{Runtime: goneRuntime{}, Log: quiet}, lay); n != 0 {
+	if n, _ := CloseOrphans(t.Context(), Deps{Runtime: goneRuntime{}, Log: quiet}, lay, nil, nil); n != 0 {
 		t.Errorf("second pass closed %d, want 0", n)
 	}
 }

@@ -44,6 +44,28 @@ type Health struct {
 	// Disk is the data dir's free space; Status is "low_disk" while it is
 	// below the threshold (new jobs and task uploads are refused, 503).
 	Disk *DiskHealth `json:"disk,omitempty"`
+	// Recovery is what start-up recovery is doing; Status is "recovering"
+	// while it runs (submissions are queued, no job starts).
+	Recovery *Recovery `json:"recovery,omitempty"`
+	// Engine is the sandbox engine (Docker) as healthz sees it: whether a
+	// ping was answered within its deadline, and how fast.
+	Engine *EngineHealth `json:"engine,omitempty"`
+}
+
+// EngineHealth is the Docker engine in healthz.
+type EngineHealth struct {
+	Reachable bool   `json:"reachable"`
+	LatencyMS int64  `json:"latency_ms"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Recovery is start-up recovery in healthz: what a crashed massd left is
+// being reaped in the background.
+type Recovery struct {
+	Stage string `json:"stage"` // reaping sandboxes | closing episodes
+	// Episodes are the interrupted episodes to close.
+	Episodes int       `json:"episodes"`
+	Since    time.Time `json:"since"`
 }
 
 // DiskHealth is the data dir's file system in healthz.

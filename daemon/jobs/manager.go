@@ -37,6 +37,10 @@ type Options struct {
 	// MinFreeBytes: new jobs are refused while the data dir's disk has
 	// less free; 0 means DefaultMinFreeBytes, negative turns the check off.
 	MinFreeBytes int64
+	// Held starts the manager with dispatch held: jobs are accepted and
+	// queued, none starts until Release (start-up recovery in the
+	// background).
+	Held bool
 }
 
 // Manager queues, runs, cancels and recovers jobs. It knows nothing of HTTP.
@@ -61,6 +65,7 @@ type Manager struct {
 	running map[string]context.CancelCauseFunc
 	closed  bool
 	started bool // the dispatch loop runs; Close waits for it only then
+	held    bool // no job starts until Release
 }
 
 // NewManager checks the kinds and returns a manager; call Start to run it.
@@ -84,7 +89,7 @@ func NewManager(o Options) (*Manager, error) {
 		store: o.Store, kinds: map[string]Kind{}, conc: o.Concurrency, layout: o.Layout,
 		log:  o.Logger.With("component", "jobs"),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), loopDone: make(chan struct{}),
-		running: map[string]context.CancelCauseFunc{},
+		running: map[string]context.CancelCauseFunc{}, held: o.Held,
 	}
 	for _, k := range o.Kinds {
 		if k.Name == "" || k.Run == nil {
@@ -137,6 +142,14 @@ func (m *Manager) loop() {
 	}
 }
 
+// Release lets a manager started Held run its queued jobs.
+func (m *Manager) Release() {
+	m.mu.Lock()
+	m.held = false
+	m.mu.Unlock()
+	m.poke()
+}
+
 func (m *Manager) poke() {
 	select {
 	case m.wake <- struct{}{}:
@@ -147,7 +160,7 @@ func (m *Manager) poke() {
 func (m *Manager) dispatch() {
 	m.mu.Lock()
 	free := m.conc - len(m.running)
-	closed := m.closed
+	closed := m.closed || m.held
 	m.mu.Unlock()
 	if free <= 0 || closed {
 		return

@@ -10,12 +10,19 @@ import (
 	"github.com/mass-dev/mass/daemon/store"
 )
 
-// MaxAutoAttempts caps the attempts a job gets from automatic requeues
-// after interruptions; past it the job is left interrupted for an
-// operator (massctl job retry). Requeued jobs also queue behind jobs with
-// fewer attempts (store.Queued), so repeated crashes are spread over the
-// queue instead of hitting the oldest jobs every time.
+// MaxAutoAttempts caps the attempts in a row that a job gets from
+// automatic requeues after interruptions while it makes no progress;
+// past it the job is left interrupted for an operator (massctl job retry,
+// which gives a fresh budget). An attempt that made progress (attemptProgress:
+// a finished episode or stage) gives the budget back, so a long cycle
+// survives any number of crashes that each let it advance, up to
+// MaxTotalAttempts. Requeued jobs also queue behind jobs with fewer
+// attempts (store.Queued), so repeated crashes are spread over the queue
+// instead of hitting the oldest jobs every time.
 const MaxAutoAttempts = 3
+
+// MaxTotalAttempts caps every automatic attempt of a job, progress or not.
+const MaxTotalAttempts = 20
 
 // recover marks jobs left "running" by a crash as interrupted and applies
 // each kind's OnInterrupt policy to every interrupted job not yet handled
@@ -39,7 +46,8 @@ func (m *Manager) recover(ctx context.Context) error {
 		if !ok {
 			policy = Fail
 		}
-		capped := policy != Fail && j.Attempt >= MaxAutoAttempts
+		b := m.budget(ctx, j)
+		capped := policy != Fail && (b.stalled >= MaxAutoAttempts || j.Attempt >= MaxTotalAttempts)
 		if capped {
 			policy = Fail
 		}
@@ -49,8 +57,8 @@ func (m *Manager) recover(ctx context.Context) error {
 				m.setAsideWorkDir(j)
 			}
 			attempt, err := m.store.Requeue(ctx, j.ID, now, store.EventInput{
-				Type: "requeued", Message: fmt.Sprintf("queued again after interruption (%s)", policy),
-				Fields: map[string]any{"policy": string(policy)},
+				Type: "requeued", Message: fmt.Sprintf("queued again after interruption (%s); %s", policy, b),
+				Fields: b.fields(map[string]any{"policy": string(policy)}),
 			})
 			if err != nil {
 				return err
@@ -59,12 +67,15 @@ func (m *Manager) recover(ctx context.Context) error {
 		default:
 			msg := "left interrupted for an operator"
 			switch {
+			case capped && j.Attempt >= MaxTotalAttempts:
+				msg = fmt.Sprintf("left interrupted: attempt %d reached the cap of %d automatic attempts in all; massctl job retry %s", j.Attempt, MaxTotalAttempts, j.ID)
 			case capped:
-				msg = fmt.Sprintf("left interrupted: attempt %d reached the cap of %d automatic attempts; massctl job retry %s", j.Attempt, MaxAutoAttempts, j.ID)
+				msg = fmt.Sprintf("left interrupted: %d attempts in a row made no progress (the cap of %d automatic attempts without progress; attempt %d); massctl job retry %s",
+					b.stalled, MaxAutoAttempts, j.Attempt, j.ID)
 			case !ok:
 				msg = fmt.Sprintf("left interrupted: kind %q is not available in this massd", j.Kind)
 			}
-			if err := m.store.Settle(ctx, j.ID, now, store.EventInput{Type: "settled", Message: msg}); err != nil {
+			if err := m.store.Settle(ctx, j.ID, now, store.EventInput{Type: "settled", Message: msg, Fields: b.fields(nil)}); err != nil {
 				return err
 			}
 		}

@@ -36,8 +36,19 @@ const (
 // applied from the headers before anything is read. Serve it on a
 // LimitListener.
 func NewHTTPServer(h http.Handler, base func(net.Listener) context.Context) *http.Server {
+	return newHTTPServer(guard(h), base)
+}
+
+// NewTokenHTTPServer is NewHTTPServer for the TCP listener: the bearer
+// token is checked first (RequireToken), before any body limit, so a
+// client without it learns nothing of the routes and holds no slot.
+func NewTokenHTTPServer(h http.Handler, token string, base func(net.Listener) context.Context) *http.Server {
+	return newHTTPServer(RequireToken(token, guard(h)), base)
+}
+
+func newHTTPServer(h http.Handler, base func(net.Listener) context.Context) *http.Server {
 	return &http.Server{
-		Handler: guard(h), ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout,
+		Handler: h, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout,
 		MaxHeaderBytes: MaxHeaderBytes, BaseContext: base,
 	}
 }

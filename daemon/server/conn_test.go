@@ -16,10 +16,10 @@ type readCounter struct{ n int }
 func (r *readCounter) Read(p []byte) (int, error) { r.n += len(p); return 0, io.EOF }
 
 // Defect 2: body limits apply from the headers, before anything is read,
-// and the token is checked before the body.
+// and the token is checked before the body and before the limits.
 func TestGuardRefusesBeforeReading(t *testing.T) {
 	s, _ := newTestServer(t)
-	h := guard(s.TokenHandler("0123456789abcdef0123"))
+	h := RequireToken("0123456789abcdef0123", guard(s.Handler())) // as NewTokenHTTPServer
 	body := &readCounter{}
 	req, _ := http.NewRequest("POST", "/v1/jobs", body)
 	req.ContentLength = MaxJSONBody + 1
@@ -34,6 +34,11 @@ func TestGuardRefusesBeforeReading(t *testing.T) {
 	rec = do413(h, req)
 	if rec.Code != http.StatusUnauthorized || body.n != 0 || rec.Header().Get("Connection") != "close" {
 		t.Errorf("no token: %d, read %d bytes, Connection %q; want 401, 0, close", rec.Code, body.n, rec.Header().Get("Connection"))
+	}
+	req, _ = http.NewRequest("POST", "/v1/jobs", &readCounter{})
+	req.ContentLength = MaxJSONBody + 1
+	if rec = do413(h, req); rec.Code != http.StatusUnauthorized {
+		t.Errorf("no token, oversized declared body: %d, want 401 (the token comes before the limits)", rec.Code)
 	}
 }
 

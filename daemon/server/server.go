@@ -37,9 +37,14 @@ type Options struct {
 	Models func() []api.Model
 	// TestModel runs POST /v1/models/{name}/test; nil answers 503.
 	TestModel func(ctx context.Context, name string) (api.ModelTest, error)
-	Version   string
-	DaemonID  string
-	Logger    *slog.Logger
+	// Recovering reports start-up recovery while it runs and nil after;
+	// nil means none.
+	Recovering func() *api.Recovery
+	// Engine pings the sandbox engine for healthz; nil leaves it out.
+	Engine   func(ctx context.Context) *api.EngineHealth
+	Version  string
+	DaemonID string
+	Logger   *slog.Logger
 }
 
 // Server serves the API. Create it with New.
@@ -126,20 +131,32 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) Handler() http.Handler { return s.metrics.instrument(s.mux) }
 
 // TokenHandler serves the API to clients presenting "Authorization: Bearer
-// token" (for the TCP listener).
-func (s *Server) TokenHandler(token string) http.Handler {
-	inner := s.Handler()
+// token" (for the TCP listener); NewTokenHTTPServer serves it with the
+// token checked before the body limits.
+func (s *Server) TokenHandler(token string) http.Handler { return RequireToken(token, s.Handler()) }
+
+// AuthFailureWriteTimeout bounds writing the 401 to a client without the
+// token.
+const AuthFailureWriteTimeout = 10 * time.Second
+
+// RequireToken passes on requests with "Authorization: Bearer token" and
+// answers any other 401 and closes its connection at once: the read
+// deadline is set to now, so net/http does not wait for (drain) a declared
+// body it never reads, which would keep the connection slot for the body
+// timeout. Nothing of the body is read and no route limit is told.
+func RequireToken(token string, next http.Handler) http.Handler {
 	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := []byte(r.Header.Get("Authorization"))
 		if token == "" || subtle.ConstantTimeCompare(got, want) != 1 {
-			// Checked before any body is read; closing the connection
-			// keeps the server from draining the body either.
+			rc := http.NewResponseController(w)
+			rc.SetReadDeadline(time.Now())
+			rc.SetWriteDeadline(time.Now().Add(AuthFailureWriteTimeout))
 			w.Header().Set("Connection", "close")
 			writeError(w, fmt.Errorf("missing or wrong bearer token: %w", api.ErrUnauthorized))
 			return
 		}
-		inner.ServeHTTP(w, r)
+		next.ServeHTTP(w, r)
 	})
 }
 
@@ -203,6 +220,14 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 		h.Disk = &api.DiskHealth{FreeBytes: d.FreeBytes, MinFreeBytes: d.MinFreeBytes, Low: d.Low}
 		if d.Low {
 			h.Status = "low_disk"
+		}
+	}
+	if s.o.Engine != nil {
+		h.Engine = s.o.Engine(r.Context())
+	}
+	if s.o.Recovering != nil {
+		if rec := s.o.Recovering(); rec != nil {
+			h.Status, h.Recovery = "recovering", rec
 		}
 	}
 	return writeJSON(w, http.StatusOK, h)

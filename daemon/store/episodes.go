@@ -89,3 +89,37 @@ func (s *Store) DeleteEpisode(ctx context.Context, id string) error {
 	}
 	return nil
 }
+
+// CloseEpisode ends the row of an episode a crash cut off: in one
+// transaction, if the row is still "running", it takes e's status and
+// summary and, when ev has a type, ev is appended to the row's job. An
+// absent row or one that already ended is left alone, so closing twice
+// changes nothing. It reports whether it changed the row.
+func (s *Store) CloseEpisode(ctx context.Context, e api.Episode, ev EventInput, now time.Time) (bool, error) {
+	changed := false
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var jobID string
+		err := tx.QueryRowContext(ctx, `UPDATE episodes SET status = ?, summary = COALESCE(?, summary), updated = ?
+			WHERE id = ? AND status = ? RETURNING job_id`,
+			e.Status, nullRaw(e.Summary), nanos(now), e.ID, api.StateRunning).Scan(&jobID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		changed = true
+		if ev.Type == "" || jobID == "" {
+			return nil
+		}
+		_, err = appendEventTx(ctx, tx, jobID, ev.Type, ev.Message, ev.Fields, now)
+		if errors.Is(err, api.ErrNotFound) {
+			return nil // its job was removed; the row still ends
+		}
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("close episode %s: %w", e.ID, err)
+	}
+	return changed, nil
+}

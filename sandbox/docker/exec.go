@@ -105,9 +105,9 @@ func (r *Runtime) execRaw(ctx context.Context, id string, o execOpts) (sandbox.E
 	if err != nil {
 		return sandbox.ExecResult{}, wrapErr("exec in "+short(id), err)
 	}
-	hj, err := r.cli.ContainerExecAttach(ctx, ec.ID, container.ExecAttachOptions{})
+	hj, err := r.attach(ctx, ec.ID, "attach exec in "+short(id))
 	if err != nil {
-		return sandbox.ExecResult{}, wrapErr("attach exec in "+short(id), err)
+		return sandbox.ExecResult{}, err
 	}
 	defer hj.Close()
 	wctx, stopWatch := r.watchDeath(ctx, id, o.watch)

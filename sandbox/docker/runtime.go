@@ -52,7 +52,13 @@ type Config struct {
 	// MonitorInterval is DiskMonitor's period; DefaultMonitorInterval when 0.
 	MonitorInterval time.Duration
 	Logger          *slog.Logger
-	Client          *client.Client // optional; a client from the environment otherwise
+	// Client is optional; NewClient(EngineTimeout) otherwise. A client made
+	// elsewhere has no deadline on exec attach handshakes: make it with
+	// NewClient.
+	Client *client.Client
+	// EngineTimeout bounds each engine call's wait for an answer;
+	// DefaultEngineTimeout when 0.
+	EngineTimeout time.Duration
 	// Egress configures the proxies of boxes with Policy.Egress (egress.go).
 	Egress EgressConfig
 }
@@ -125,7 +131,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		monitors: map[string]context.CancelFunc{}, overCap: map[string]bool{}}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	if r.cli == nil {
-		c, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+		c, err := NewClient("", cfg.EngineTimeout)
 		if err != nil {
 			return nil, fmt.Errorf("docker client: %w", errors.Join(err, sandbox.ErrUnavailable))
 		}
@@ -208,6 +214,8 @@ func wrapErr(what string, err error) error {
 		return fmt.Errorf("%s: %v: %w", what, err, sandbox.ErrInvalid)
 	case client.IsErrConnectionFailed(err):
 		return fmt.Errorf("%s: %v: %w", what, err, sandbox.ErrUnavailable)
+	case isNoAnswer(err):
+		return fmt.Errorf("%s: %w within its deadline (%v): %w", what, errNoAnswer, err, sandbox.ErrUnavailable)
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%s: %w", what, errors.Join(err, sandbox.ErrTimeout))
 	}

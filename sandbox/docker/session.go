@@ -86,9 +86,9 @@ func (b *box) execSession(ctx context.Context) (*helperSession, error) {
 	if err != nil {
 		return nil, wrapErr("start file helper in "+short(b.id), err)
 	}
-	hj, err := b.r.cli.ContainerExecAttach(ctx, ec.ID, container.ExecAttachOptions{})
+	hj, err := b.r.attach(ctx, ec.ID, "attach file helper in "+short(b.id))
 	if err != nil {
-		return nil, wrapErr("attach file helper in "+short(b.id), err)
+		return nil, err
 	}
 	s := newHelperSession(hj)
 	s.execID = ec.ID
