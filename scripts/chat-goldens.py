@@ -112,6 +112,31 @@ def render(env, template, special, conv):
     return text, [[byte(s), byte(e)] for s, e in spans]
 
 
+def write(path, rows):
+    with open(path, "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def probe(env, p):
+    """Render one environment probe (a small template and its variables)."""
+    ext = env.extensions[GenerationSpans.identifier]
+    row = {"id": p["id"]}
+    try:
+        blocks, spans = [], []
+        ext.blocks, ext.spans = blocks, spans
+        for b in env.from_string(p["template"]).generate(**(p.get("vars") or {})):
+            blocks.append(b)
+        text = "".join(blocks)
+        row["text"] = text
+        row["generation"] = [[len(text[:s].encode("utf-8")), len(text[:e].encode("utf-8"))] for s, e in spans]
+    except Exception as e:
+        row["error"] = "%s: %s" % (type(e).__name__, e)
+    finally:
+        ext.blocks = ext.spans = None
+    return row
+
+
 def main():
     manifest = json.load(open(os.path.join(HERE, "templates.json"), encoding="utf-8"))
     convs = [json.loads(l) for l in open(os.path.join(HERE, "conversations.jsonl"), encoding="utf-8") if l.strip()]
@@ -127,9 +152,9 @@ def main():
             except Exception as e:  # every jinja2/Python error is a refusal
                 row["error"] = "%s: %s" % (type(e).__name__, e)
             out.append(row)
-    with open(os.path.join(HERE, "goldens.jsonl"), "w", encoding="utf-8") as f:
-        for row in out:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write(os.path.join(HERE, "goldens.jsonl"), out)
+    probes = [json.loads(l) for l in open(os.path.join(HERE, "probes.jsonl"), encoding="utf-8") if l.strip()]
+    write(os.path.join(HERE, "probes_golden.jsonl"), [probe(env, p) for p in probes])
     print("jinja2 %s: %d goldens, %d refusals" % (jinja2.__version__, len(out), sum("error" in r for r in out)), file=sys.stderr)
 
 

@@ -52,7 +52,7 @@ type (
 		obj  expr
 		name string
 	}
-	itemExpr struct{ obj, key expr }
+	itemExpr  struct{ obj, key expr }
 	sliceExpr struct {
 		obj              expr
 		start, stop, stp expr

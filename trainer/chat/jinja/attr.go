@@ -18,6 +18,9 @@ func missingAttr(obj Value, name string) *Undefined {
 
 // getattr is jinja2's obj.name: a Python attribute (a method) first, then obj["name"].
 func getattr(obj Value, name string) (Value, error) {
+	if u, ok := obj.(*Undefined); ok {
+		return nil, u.err()
+	}
 	if len(name) > 0 && name[0] == '_' {
 		return &Undefined{hint: fmt.Sprintf("access to attribute '%s' of '%s' object is unsafe", name, typeName(obj)), unsafe: true}, nil
 	}

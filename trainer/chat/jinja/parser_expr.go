@@ -146,12 +146,14 @@ func (p *parser) binary(ops []string, sub func() (expr, error)) (expr, error) {
 	return l, err
 }
 
-func (p *parser) math1() (expr, error) { return p.binary([]string{"+", "-"}, p.concat) }
+func (p *parser) math1() (expr, error)  { return p.binary([]string{"+", "-"}, p.concat) }
 func (p *parser) concat() (expr, error) { return p.binary([]string{"~"}, p.math2) }
 func (p *parser) math2() (expr, error) {
 	return p.binary([]string{"*", "/", "//", "%"}, p.pow)
 }
-func (p *parser) pow() (expr, error) { return p.binary([]string{"**"}, func() (expr, error) { return p.unary(true) }) }
+func (p *parser) pow() (expr, error) {
+	return p.binary([]string{"**"}, func() (expr, error) { return p.unary(true) })
+}
 
 func (p *parser) unary(withFilter bool) (expr, error) {
 	p.depth++

@@ -75,16 +75,16 @@ func init() {
 			m, err := binary("%", v, d)
 			return err == nil && equal(m, int64(0)), err
 		},
-		"lower":  kindTest(func(v Value) bool { s, ok := v.(string); return ok && strings.ToLower(s) == s }),
-		"upper":  kindTest(func(v Value) bool { s, ok := v.(string); return ok && strings.ToUpper(s) == s }),
-		"eq":     cmpTest("=="), "equalto": cmpTest("=="), "==": cmpTest("=="),
-		"ne":     cmpTest("!="), "!=": cmpTest("!="),
-		"lt":     cmpTest("<"), "lessthan": cmpTest("<"), "<": cmpTest("<"),
-		"le":     cmpTest("<="), "<=": cmpTest("<="),
-		"gt":     cmpTest(">"), "greaterthan": cmpTest(">"), ">": cmpTest(">"),
-		"ge":     cmpTest(">="), ">=": cmpTest(">="),
-		"in":     cmpTest("in"),
-		"sameas": sameas,
+		"lower": kindTest(func(v Value) bool { s, ok := v.(string); return ok && strings.ToLower(s) == s }),
+		"upper": kindTest(func(v Value) bool { s, ok := v.(string); return ok && strings.ToUpper(s) == s }),
+		"eq":    cmpTest("=="), "equalto": cmpTest("=="), "==": cmpTest("=="),
+		"ne": cmpTest("!="), "!=": cmpTest("!="),
+		"lt": cmpTest("<"), "lessthan": cmpTest("<"), "<": cmpTest("<"),
+		"le": cmpTest("<="), "<=": cmpTest("<="),
+		"gt": cmpTest(">"), "greaterthan": cmpTest(">"), ">": cmpTest(">"),
+		"ge": cmpTest(">="), ">=": cmpTest(">="),
+		"in":      cmpTest("in"),
+		"sameas":  sameas,
 		"escaped": kindTest(func(Value) bool { return false }),
 	}
 }
