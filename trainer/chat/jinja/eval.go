@@ -16,6 +16,10 @@ const (
 	maxOutput    = 64 << 20
 	maxCallDepth = 200
 	maxRange     = 100000
+	// maxSteps bounds statements and loop iterations in one render.
+	maxSteps = 5_000_000
+	// maxWork bounds the bytes of strings built in one render, printed or not.
+	maxWork = 512 << 20
 )
 
 type frame struct {
@@ -40,6 +44,27 @@ type renderer struct {
 	depth int
 	// total counts bytes written to every buffer.
 	total int
+	steps int
+	work  int
+}
+
+// charge counts work done; a render that exceeds its budget stops with an error.
+func (r *renderer) charge(v Value) error {
+	r.steps++
+	switch x := v.(type) {
+	case string:
+		r.work += len(x)
+	case List:
+		r.work += 8 * len(x)
+	case Tuple:
+		r.work += 8 * len(x)
+	case *Dict:
+		r.work += 8 * x.Len()
+	}
+	if r.steps > maxSteps || r.work > maxWork {
+		return fmt.Errorf("template does too much work (over %d steps or %d bytes)", maxSteps, maxWork)
+	}
+	return nil
 }
 
 func (r *renderer) out() *strings.Builder { return r.bufs[len(r.bufs)-1] }
@@ -72,6 +97,9 @@ func (r *renderer) exec(f *frame, nodes []node) error {
 }
 
 func (r *renderer) execOne(f *frame, n node) error {
+	if err := r.charge(nil); err != nil {
+		return err
+	}
 	switch n := n.(type) {
 	case *textNode:
 		return r.write(n.s)
@@ -210,6 +238,9 @@ func (r *renderer) forLoop(f *frame, n *forNode) error {
 	}
 	loop := &loopInfo{items: items}
 	for i, item := range items {
+		if err := r.charge(nil); err != nil {
+			return err
+		}
 		loop.i = i
 		lf.vars["loop"] = loop
 		if err := assign(lf, n.targets, item); err != nil {

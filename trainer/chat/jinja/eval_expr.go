@@ -5,6 +5,14 @@ import (
 )
 
 func (r *renderer) eval(f *frame, e expr) (Value, error) {
+	v, err := r.eval1(f, e)
+	if err == nil {
+		err = r.charge(v)
+	}
+	return v, err
+}
+
+func (r *renderer) eval1(f *frame, e expr) (Value, error) {
 	switch e := e.(type) {
 	case *constExpr:
 		return e.v, nil

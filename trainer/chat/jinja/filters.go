@@ -538,6 +538,7 @@ func batch(_ *renderer, v Value, a []Value, kw *Dict) (Value, error) {
 	if err != nil || n <= 0 {
 		return nil, fmt.Errorf("batch needs a positive size")
 	}
+	n = min(n, int64(len(xs))+1)
 	out := List{}
 	for i := 0; i < len(xs); i += int(n) {
 		out = append(out, append(List{}, xs[i:min(len(xs), i+int(n))]...))

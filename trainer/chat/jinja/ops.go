@@ -96,7 +96,7 @@ func repeat(s string, n int64) (Value, error) {
 	if n <= 0 {
 		return "", nil
 	}
-	if int64(len(s))*n > maxOutput {
+	if n > maxOutput || int64(len(s))*n > maxOutput {
 		return nil, fmt.Errorf("string exceeds %d bytes", maxOutput)
 	}
 	return strings.Repeat(s, int(n)), nil
@@ -106,7 +106,7 @@ func repeatList(xs List, n int64) (Value, error) {
 	if n <= 0 || len(xs) == 0 {
 		return List{}, nil
 	}
-	if int64(len(xs))*n > maxRange {
+	if n > maxRange || int64(len(xs))*n > maxRange {
 		return nil, fmt.Errorf("list too long")
 	}
 	var out List
@@ -414,9 +414,6 @@ func sliceIndices(n int, start, stop Value, step int64) ([]int, error) {
 		lo, err = bound(start, int64(n)-1)
 		if err == nil {
 			hi, err = bound(stop, -1)
-			if stop != nil && hi == -1 {
-				hi = -1
-			}
 		}
 	}
 	if err != nil {
@@ -425,6 +422,9 @@ func sliceIndices(n int, start, stop Value, step int64) ([]int, error) {
 	var out []int
 	for i := lo; (step > 0 && i < hi) || (step < 0 && i > hi); i += step {
 		out = append(out, int(i))
+		if step > 0 && step >= hi-i || step < 0 && step <= hi-i {
+			break
+		}
 	}
 	return out, nil
 }
