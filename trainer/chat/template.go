@@ -186,4 +186,4 @@ func (t *Template) pick(hasTools bool) (*jinja.Template, error) {
 }
 
 // SplitsQueries reports whether assistant turns are supervised per user query (see splits).
-func (t *Template) SplitsQueries() bool { return t.splits }
+func (t *Template) SplitsQueries() bool { return t.splits || t.Family == Qwen3 }
