@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -52,7 +53,19 @@ func TestDataTokenizeAndRenderFixtures(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := jsonLines(t, in)
-		got := jsonLines(t, runData(t, in, tc.cmd, "--tokenizer", dataFixtures))
+		// Feed only the inputs: any other key would be a template kwarg.
+		var feed bytes.Buffer
+		for _, w := range want {
+			line := map[string]json.RawMessage{}
+			for k, v := range w {
+				if !slices.Contains(tc.fields, k) || k == "text" && tc.cmd == "tokenize" {
+					line[k] = v
+				}
+			}
+			b, _ := json.Marshal(line)
+			feed.Write(append(b, '\n'))
+		}
+		got := jsonLines(t, runData(t, feed.Bytes(), tc.cmd, "--tokenizer", dataFixtures))
 		if len(got) != len(want) {
 			t.Fatalf("%s: got %d lines, want %d", tc.cmd, len(got), len(want))
 		}

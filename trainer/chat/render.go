@@ -1,9 +1,6 @@
 package chat
 
-import (
-	"strings"
-	"unicode"
-)
+import "strings"
 
 const (
 	imStart = "<|im_start|>"
@@ -104,7 +101,7 @@ func (r *renderer) qwen3(msgs []Message, tools []Value, opt Options) {
 			r.w("\n")
 			from := r.sb.Len()
 			if i > lastQuery && (i == len(msgs)-1 || reasoning != "") {
-				r.w("<think>\n" + trimSpace(reasoning) + "\n</think>\n\n" + trimLeftSpace(content))
+				r.w("<think>\n" + strings.Trim(reasoning, "\n") + "\n</think>\n\n" + trimLeftNL(content))
 			} else {
 				r.w(content)
 			}
@@ -151,12 +148,12 @@ func splitReasoning(m Message) (content, reasoning string) {
 	}
 	if k := strings.LastIndex(content, "</think>"); k >= 0 {
 		before := content[:strings.Index(content, "</think>")]
-		content = trimLeftSpace(content[k+len("</think>"):])
-		before = strings.TrimRightFunc(before, unicode.IsSpace)
+		content = trimLeftNL(content[k+len("</think>"):])
+		before = strings.TrimRight(before, "\n")
 		if j := strings.LastIndex(before, "<think>"); j >= 0 {
 			before = before[j+len("<think>"):]
 		}
-		reasoning = trimLeftSpace(before)
+		reasoning = trimLeftNL(before)
 	}
 	return content, reasoning
 }
@@ -212,7 +209,6 @@ func (r *renderer) qwen25(msgs []Message, tools []Value, opt Options) {
 	}
 }
 
-// The reference renderer's strip('\n'), lstrip('\n') and rstrip('\n') remove all
-// whitespace, not only newlines (the fixtures show it), so these do too.
-func trimSpace(s string) string     { return strings.TrimFunc(s, unicode.IsSpace) }
-func trimLeftSpace(s string) string { return strings.TrimLeftFunc(s, unicode.IsSpace) }
+// trimLeftNL is Python's str.lstrip('\n'): Jinja templates call Python's string methods,
+// so strip('\n') removes newlines only, never spaces or tabs.
+func trimLeftNL(s string) string { return strings.TrimLeft(s, "\n") }

@@ -30,10 +30,11 @@ func TestIdentify(t *testing.T) {
 	}{
 		{"qwen3", cfg.ChatTemplate, Qwen3},
 		{"qwen2.5", string(q25), Qwen25},
-		{"qwen3 edited", strings.Replace(cfg.ChatTemplate, "<think>\\n\\n</think>", "<think>\\n</think>", 1), ""},
+		{"qwen3 edited", strings.Replace(cfg.ChatTemplate, "<think>\\n\\n</think>", "<think>\\n</think>", 1), Jinja},
 		{"qwen2.5 without trailing newline", strings.TrimRight(string(q25), "\n"), Qwen25},
-		{"qwen2.5 without default system prompt", strings.Replace(string(q25), "    {%- else %}\n        {{- '<|im_start|>system\\nYou are Qwen", "    {%- elif false %}\n        {{- '<|im_start|>system\\nYou are Qwen", 1), ""},
-		{"llama", "{% for m in messages %}<|start_header_id|>{{ m.role }}{% endfor %}", ""},
+		{"qwen2.5 without default system prompt", strings.Replace(string(q25), "    {%- else %}\n        {{- '<|im_start|>system\\nYou are Qwen", "    {%- elif false %}\n        {{- '<|im_start|>system\\nYou are Qwen", 1), Jinja},
+		{"llama", "{% for m in messages %}<|start_header_id|>{{ m.role }}{% endfor %}", Jinja},
+		{"broken", "{% for m in messages %}", ""},
 	}
 	for _, tt := range tests {
 		tmpl, err := Identify(tt.text)

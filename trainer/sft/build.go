@@ -281,7 +281,7 @@ func buildEpisode(cfg *BuildConfig, dir string) episodeResult {
 	}
 	var res episodeResult
 	res.dropped = map[string]int{}
-	segs := Segments(ep, cfg.Template.Family == chat.Qwen3, &res.stats)
+	segs := Segments(ep, cfg.Template.SplitsQueries(), &res.stats)
 	threads := map[string]bool{}
 	for k := range segs {
 		s := &segs[k]
