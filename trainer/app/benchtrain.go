@@ -40,6 +40,7 @@ func (r *runner) benchTrainCommand() *cli.Command {
 			&cli.IntFlag{Name: "seq", Value: 256},
 			&cli.IntFlag{Name: "steps", Value: 3, Usage: "timed steps (after one untimed warm-up step)"},
 			&cli.IntFlag{Name: "rank", Value: 8},
+			&cli.Float64Flag{Name: "alpha", Usage: "LoRA alpha (default 2 × rank, the paper's ratio)"},
 			&cli.Float64Flag{Name: "lr", Value: 1e-3},
 			&cli.Uint64Flag{Name: "seed", Value: 1},
 			&cli.StringFlag{Name: "dump", Usage: "write windows.json and lora_init.safetensors into `DIR` (the torch script's inputs)"},
@@ -56,7 +57,11 @@ func (r *runner) benchTrainCommand() *cli.Command {
 				return err
 			}
 			steps := c.Int("steps")
-			a, err := lora.New(lora.Config{Rank: c.Int("rank"), Alpha: float64(2 * c.Int("rank")), Targets: lora.Modules}, m.Config, c.Uint64("seed"))
+			alpha := c.Float64("alpha")
+			if alpha == 0 {
+				alpha = float64(2 * c.Int("rank"))
+			}
+			a, err := lora.New(lora.Config{Rank: c.Int("rank"), Alpha: alpha, Targets: lora.Modules}, m.Config, c.Uint64("seed"))
 			if err != nil {
 				return err
 			}

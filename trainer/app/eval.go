@@ -29,6 +29,7 @@ func (r *runner) evalCommand() *cli.Command {
 			&cli.StringFlag{Name: "adapter", Usage: "PEFT adapter `DIR`"},
 			&cli.StringFlag{Name: "data", Required: true, Usage: "rows.jsonl `FILE`"},
 			&cli.BoolFlag{Name: "json", Usage: `print {"loss","supervised_tokens","windows"}`},
+			&cli.StringFlag{Name: "logits", Usage: "also write every window's float32 logits to `FILE` (safetensors, tensors logits.N [tokens, vocab])"},
 			r.backendFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -61,6 +62,11 @@ func (r *runner) evalCommand() *cli.Command {
 			res, err := train.Evaluate(ctx, be, rows)
 			if err != nil {
 				return err
+			}
+			if p := c.String("logits"); p != "" {
+				if err := writeLogits(ctx, p, be, rows, m.Config.VocabSize); err != nil {
+					return err
+				}
 			}
 			if c.Bool("json") {
 				return json.NewEncoder(c.App.Writer).Encode(res)
