@@ -11,7 +11,6 @@ import (
 
 	"github.com/mass-dev/mass/trainer"
 	"github.com/mass-dev/mass/trainer/lora"
-	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/optim"
 	"github.com/urfave/cli/v2"
 )
@@ -28,6 +27,7 @@ type benchTrainResult struct {
 	Losses       []float64 `json:"losses"`
 	LoadCPUSecs  float64   `json:"load_cpu_s"`
 	ComputeDType string    `json:"dtype"`
+	WeightsDType string    `json:"weights_dtype"` // how the frozen matrices are held: bf16 or float32
 }
 
 func (r *runner) benchTrainCommand() *cli.Command {
@@ -52,7 +52,7 @@ func (r *runner) benchTrainCommand() *cli.Command {
 				return err
 			}
 			c0 := cpuSeconds()
-			m, err := model.Load(c.String("model"))
+			m, err := loadFor(c.String("model"), c.String("backend"))
 			if err != nil {
 				return err
 			}
@@ -81,6 +81,10 @@ func (r *runner) benchTrainCommand() *cli.Command {
 				return err
 			}
 			res.Impl, res.Seq, res.Steps, res.ComputeDType = "mass-"+be.Name(), c.Int("seq"), steps, "float32"
+			res.WeightsDType = "float32"
+			if m.Get("model.embed_tokens.weight").BF16 != nil {
+				res.WeightsDType = "bf16"
+			}
 			res.LoadCPUSecs = cpuSeconds() - c0 - res.CPUPerStep*float64(steps)
 			return json.NewEncoder(c.App.Writer).Encode(res)
 		},

@@ -11,6 +11,15 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
+// bf16Backend is the backend that reads bf16 matrices (model.LoadOptions.KeepBF16).
+const bf16Backend = "cpu"
+
+// loadFor loads a model folder for a backend: matrices stored BF16 stay bf16 for the
+// cpu backend (half the memory, no rounding), everything else is widened to float32.
+func loadFor(dir, backend string) (*model.Model, error) {
+	return model.LoadWith(dir, model.LoadOptions{KeepBF16: backend == bf16Backend})
+}
+
 // loadAdapter reads a PEFT adapter folder, or returns an adapter with no
 // targets-effect (B = 0) when dir is empty.
 func loadAdapter(dir string, mc *model.Config) (*lora.Adapter, error) {
@@ -33,7 +42,7 @@ func (r *runner) evalCommand() *cli.Command {
 			r.backendFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			m, err := model.Load(c.String("model"))
+			m, err := loadFor(c.String("model"), c.String("backend"))
 			if err != nil {
 				return err
 			}
