@@ -109,6 +109,11 @@ func LoadWith(dir string, o LoadOptions) (*Model, error) {
 		}
 		if o.KeepBF16 && ti.DType == safetensors.BF16 && len(shape) == 2 {
 			m.Tensors[name] = &Tensor{Shape: shape, BF16: narrowExact(v)}
+			// The copy is made: without this the mapped file pages stay resident
+			// beside it until Close, as large as the bf16 copies themselves.
+			if err := st.Evict(file); err != nil {
+				return nil, fmt.Errorf("%s: release mapped %s: %w", dir, file, err)
+			}
 			continue
 		}
 		m.Tensors[name] = &Tensor{Shape: shape, Data: v}
