@@ -200,6 +200,12 @@ const std::map<std::string, std::function<void(Args)>> table = {
     {"causal_conv_silu_bwd", [](Args a) { causal_conv_silu_bwd(P<bf16>(a[0]), P<const float>(a[1]), P<const bf16>(a[2]), P<const float>(a[3]), P<const float>(a[4]), I(a[5]), I(a[6]), I(a[7])); }},
     {"gated_rmsnorm_fwd", [](Args a) { gated_rmsnorm_fwd(P<bf16>(a[0]), P<float>(a[1]), P<const float>(a[2]), P<const bf16>(a[3]), P<const float>(a[4]), I(a[5]), I(a[6]), F(a[7])); }},
     {"gated_rmsnorm_bwd", [](Args a) { gated_rmsnorm_bwd(P<float>(a[0]), P<bf16>(a[1]), P<const bf16>(a[2]), P<const float>(a[3]), P<const bf16>(a[4]), P<const float>(a[5]), P<const float>(a[6]), I(a[7]), I(a[8])); }},
+    {"gdn_l2norm_fwd", [](Args a) { gdn_l2norm_fwd(P<float>(a[0]), P<float>(a[1]), P<const float>(a[2]), I(a[3]), I(a[4]), I(a[5]), I(a[6])); }},
+    {"gdn_l2norm_bwd", [](Args a) { gdn_l2norm_bwd(P<float>(a[0]), P<const float>(a[1]), P<const float>(a[2]), P<const float>(a[3]), I(a[4]), I(a[5]), I(a[6]), I(a[7])); }},
+    {"gdn_gates_fwd", [](Args a) { gdn_gates_fwd(P<float>(a[0]), P<float>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const float>(a[4]), P<const float>(a[5]), I(a[6]), I(a[7])); }},
+    {"gdn_gates_bwd", [](Args a) { gdn_gates_bwd(P<bf16>(a[0]), P<bf16>(a[1]), P<const float>(a[2]), P<const float>(a[3]), P<const bf16>(a[4]), P<const float>(a[5]), P<const float>(a[6]), P<const float>(a[7]), I(a[8]), I(a[9])); }},
+    {"attn_gate_fwd", [](Args a) { attn_gate_fwd(P<bf16>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2]), I(a[3]), I(a[4])); }},
+    {"attn_gate_bwd", [](Args a) { attn_gate_bwd(P<bf16>(a[0]), P<bf16>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), I(a[5]), I(a[6])); }},
     {"gdn_chunk_fwd", [](Args a) { gdn_chunk_fwd(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<const float>(a[3]), P<const float>(a[4]), P<const float>(a[5]), P<const float>(a[6]), P<const float>(a[7]), P<const float>(a[8]), P<float>(a[9]), I(a[10]), I(a[11]), I(a[12]), I(a[13]), I(a[14]), I(a[15]), F(a[16])); }},
     {"gdn_chunk_bwd", [](Args a) { gdn_chunk_bwd(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<float>(a[3]), P<float>(a[4]), P<float>(a[5]), P<const float>(a[6]), P<const float>(a[7]), P<const float>(a[8]), P<const float>(a[9]), P<const float>(a[10]), P<const float>(a[11]), P<const float>(a[12]), P<const float>(a[13]), P<float>(a[14]), I(a[15]), I(a[16]), I(a[17]), I(a[18]), I(a[19]), I(a[20]), F(a[21])); }},
 };

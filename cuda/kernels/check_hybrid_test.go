@@ -103,3 +103,55 @@ func TestGDNLaunchers(t *testing.T) {
 		t.Error("value heads not a multiple of key heads accepted")
 	}
 }
+
+// TestGDNPrepAttnGate checks the q/k L2 norm (strided columns of a conv output), the gates
+// and the attention output gate against the Go references.
+func TestGDNPrepAttnGate(t *testing.T) {
+	r := rng(t)
+	const tt, heads, n, stride, off = 40, 4, 32, 320, 64
+	x := randF32(tt*stride, r.NormFloat64)
+	g := randF32(tt*heads*n, r.NormFloat64)
+	wantN, wantR := cuda.GDNL2Norm(x[off:], tt*heads, n, heads, stride)
+	wantDX := make([]float32, len(x))
+	cuda.GDNL2NormBackward(wantDX[off:], g, x[off:], tt*heads, n, heads, stride)
+	const nv = 6
+	a, b := randBF16(r, tt*nv, 2), randBF16(r, tt*nv, 2)
+	aLog, dtb := randF32(nv, r.NormFloat64), randF32(nv, r.NormFloat64)
+	dg, dbeta := randF32(tt*nv, r.NormFloat64), randF32(tt*nv, r.NormFloat64)
+	wantG, wantB := cuda.GDNGates(a, b, aLog, dtb)
+	wantDA, wantDB := cuda.GDNGatesBackward(dg, dbeta, a, b, aLog, dtb)
+	const hq, hd = 3, 16
+	o, qg, dy := randBF16(r, tt*hq*hd, 1), randBF16(r, tt*hq*2*hd, 2), randBF16(r, tt*hq*hd, 1)
+	wantY := cuda.AttnGate(o, qg, hd)
+	wantDQG := make([]float32, len(qg))
+	wantDO := cuda.AttnGateBackward(dy, o, qg, wantDQG, hd)
+	run(t, func(e *env) {
+		xm := e.f32(x)
+		out, ri := e.out(tt*heads*n, 4), e.out(tt*heads, 4)
+		dx := e.f32(make([]float32, len(x))) // zero: the kernel writes only q's columns
+		e.must(ops.GDNL2NormFwd(out, ri, xm+off*4, tt*heads, n, heads, stride))
+		e.must(ops.GDNL2NormBwd(dx+off*4, e.f32(g), xm+off*4, ri, tt*heads, n, heads, stride))
+		e.check("gdn_l2norm_fwd", e.getF32(out, tt*heads*n), wantN, tf)
+		e.check("gdn_l2norm_fwd rinv", e.getF32(ri, tt*heads), wantR, tf)
+		e.check("gdn_l2norm_bwd", e.getF32(dx, len(x)), wantDX, 1e-4)
+
+		am, gm, bm := e.bf16(a), e.out(tt*nv, 4), e.out(tt*nv, 4)
+		alm, dtm := e.f32(aLog), e.f32(dtb)
+		e.must(ops.GDNGatesFwd(gm, bm, am, e.bf16(b), alm, dtm, tt*nv, nv))
+		da, db := e.out(tt*nv, 2), e.out(tt*nv, 2)
+		e.must(ops.GDNGatesBwd(da, db, e.f32(dg), e.f32(dbeta), am, bm, alm, dtm, tt*nv, nv))
+		e.check("gdn_gates_fwd g", e.getF32(gm, tt*nv), wantG, tf)
+		e.check("gdn_gates_fwd beta", e.getF32(bm, tt*nv), wantB, tf)
+		e.check("gdn_gates_bwd da", e.getBF16(da, tt*nv), wantDA, tb)
+		e.check("gdn_gates_bwd db", e.getBF16(db, tt*nv), wantDB, tb)
+
+		om, qm := e.bf16(o), e.bf16(qg)
+		y, do := e.out(len(o), 2), e.out(len(o), 2)
+		dqg := e.bf16(make([]float32, len(qg))) // the query half must stay zero
+		e.must(ops.AttnGateFwd(y, om, qm, len(o), hd))
+		e.must(ops.AttnGateBwd(do, dqg, e.bf16(dy), om, qm, len(o), hd))
+		e.check("attn_gate_fwd", e.getBF16(y, len(o)), wantY, tb)
+		e.check("attn_gate_bwd do", e.getBF16(do, len(o)), wantDO, tb)
+		e.check("attn_gate_bwd dgate", e.getBF16(dqg, len(qg)), wantDQG, tb)
+	})
+}

@@ -78,3 +78,37 @@ func (o *Ops) GDNBwd(gr GDNGrads, q, k, v, g, beta, entry, dout, dsT, work P, s 
 		ptr(gr.DG), ptr(gr.DBeta), ptr(gr.DS0), ptr(q), ptr(k), ptr(v), ptr(g), ptr(beta), ptr(entry), ptr(dout), ptr(dsT),
 		ptr(work), i(s.T), i(s.NK), i(s.NV), i(s.DK), i(s.DV), i(s.C), f(s.Scale))
 }
+
+// GDNL2NormFwd: out [T·heads, n] fp32 = per-head L2 norm of x (rows at t·stride + h·n, x
+// already offset to q's or k's columns of the conv output), rinv [T·heads].
+func (o *Ops) GDNL2NormFwd(out, rinv, x P, nrows, n, heads, stride int) error {
+	return o.X.Launch("gdn_l2norm_fwd", rows(min(nrows, 65535)), device.D1(rowBlock(n)), 0,
+		ptr(out), ptr(rinv), ptr(x), i(nrows), i(n), i(heads), i(stride))
+}
+
+// GDNL2NormBwd: dx in x's strided layout (its columns overwritten) for g [T·heads, n].
+func (o *Ops) GDNL2NormBwd(dx, g, x, rinv P, nrows, n, heads, stride int) error {
+	return o.X.Launch("gdn_l2norm_bwd", rows(min(nrows, 65535)), device.D1(rowBlock(n)), 0,
+		ptr(dx), ptr(g), ptr(x), ptr(rinv), i(nrows), i(n), i(heads), i(stride))
+}
+
+// GDNGatesFwd: g, beta [T, nv] fp32 from in_proj_a/b outputs a, b [T, nv] bf16.
+func (o *Ops) GDNGatesFwd(g, beta, a, b, aLog, dtBias P, n, nv int) error {
+	return o.launchN("gdn_gates_fwd", n, ptr(g), ptr(beta), ptr(a), ptr(b), ptr(aLog), ptr(dtBias), i(n), i(nv))
+}
+
+// GDNGatesBwd: da, db bf16 for dg, dbeta fp32.
+func (o *Ops) GDNGatesBwd(da, db, dg, dbeta, a, beta, aLog, dtBias P, n, nv int) error {
+	return o.launchN("gdn_gates_bwd", n, ptr(da), ptr(db), ptr(dg), ptr(dbeta), ptr(a), ptr(beta), ptr(aLog), ptr(dtBias), i(n), i(nv))
+}
+
+// AttnGateFwd: y = o·sigmoid(gate) over n = T·H·hd, the gates in the second half of each
+// head's 2·hd columns of qg (q_proj's output).
+func (o *Ops) AttnGateFwd(y, out, qg P, n, hd int) error {
+	return o.launchN("attn_gate_fwd", n, ptr(y), ptr(out), ptr(qg), i(n), i(hd))
+}
+
+// AttnGateBwd: dout, and the gate half of dqg.
+func (o *Ops) AttnGateBwd(dout, dqg, dy, out, qg P, n, hd int) error {
+	return o.launchN("attn_gate_bwd", n, ptr(dout), ptr(dqg), ptr(dy), ptr(out), ptr(qg), i(n), i(hd))
+}
