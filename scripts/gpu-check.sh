@@ -26,7 +26,10 @@
 #   parity    90   CPU-vs-CUDA on 3 steps against the gorgonia reference backend, the three
 #                  attention paths (tc, clear, flash), the clear→flash fallback, stacked
 #                  q/k/v + gate/up products, device optimizer vs host AdamW
-#   extras         only while the 480 s budget has room: 4B with clear attention (45 s, the
+#   extras         only while the 480 s budget has room, first the hybrid (30 s: the Qwen3.5/3.6
+#                  kernels, causal conv + SiLU with state, gated RMSNorm, gdn_chunk_fwd/bwd, once
+#                  with MASS_CUDA_SYNC=1 and once under compute-sanitizer racecheck when present;
+#                  the "kernels" stage already runs them once asynchronously), 4B with clear attention (45 s, the
 #                  tc-vs-clear comparison), 4B without dropout (45 s, stacked LoRA products),
 #                  compute-sanitizer racecheck (45 s), flash path at seq 1024 (45 s)
 # Every stage writes $OUT/<stage>.log and appends one status line to $OUT/status.txt as it
@@ -57,6 +60,7 @@ stages=(
   "bench-4b|75|1|$bench -seq $SEQ -shapes 4b"
   "peft|120|1|have_peft && python3 \"$dir/cuda-bench-peft.py\" --shapes 0.6b,4b --seq $SEQ --steps $STEPS --peak-tflops $PEAK"
   "parity|90|1|\"$dir/cudabackend.test\" -test.v -test.count=1 -test.run 'TestParityTiny|TestLinearDropout|TestLinearGroup|TestClear|TestAttnSelection|TestDeviceOptimizerParity' -parity-steps 3"
+  "hybrid|30|0|hybrid_check"
   "clear-4096|45|0|$bench -seq $SEQ -shapes 4b -attn clear"
   "nodrop-4096|45|0|$bench -seq $SEQ -shapes 4b -lora-dropout 0"
   "racecheck|45|0|have compute-sanitizer && compute-sanitizer --tool racecheck --error-exitcode 9 \"$dir/kernels.test\" -test.count=1 -test.run '^(TestCastsFillAdd|TestAttention)\$'"
@@ -119,6 +123,15 @@ have() {
   return 3
 }
 
+# hybrid_check runs the hybrid's kernel checks with synchronous launches (an error names its
+# kernel), then under compute-sanitizer's racecheck when it is installed.
+hybrid_check() {
+  local run='^(TestHybridConvNorm|TestGDNLaunchers|TestGDNPrepAttnGate)$'
+  MASS_CUDA_SYNC=1 "$dir/kernels.test" -test.v -test.count=1 -test.run "$run" || return 1
+  command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not found: racecheck skipped"; return 0; }
+  compute-sanitizer --tool racecheck --error-exitcode 9 "$dir/kernels.test" -test.count=1 -test.run "$run"
+}
+
 have_peft() {
   python3 -c 'import torch, peft' 2>/dev/null && return 0
   echo "torch or peft missing: PEFT comparison skipped"
@@ -128,7 +141,7 @@ have_peft() {
 # stage NAME TIMEOUT CMD: runs CMD under timeout, logs to $OUT/NAME.log, appends a status line.
 stage() {
   local name=$1 limit=$2 cmd=$3 t0=$SECONDS rc status
-  export -f preflight have have_peft
+  export -f preflight have have_peft hybrid_check
   export dir MASS_CUBLASLT_DIR
   timeout -k "$grace" "$limit" bash -c "$cmd" >"$OUT/$name.log" 2>&1
   rc=$?

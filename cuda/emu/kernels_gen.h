@@ -262,6 +262,34 @@ extern "C" __global__ void adamw_flat(float* p, float* m, float* v, float* g, bf
         g[i] = 0.f;
     }
 }
+#line 1 "cuda/attn_gate.cu"
+// The gated attention's output gate (Qwen3.5/3.6 attn_output_gate): q_proj emits per head the
+// query and then the gate (qg [T, H·2·hd]); y = o·sigmoid(gate) before o_proj, and its backward.
+
+
+__device__ __forceinline__ long long gate_at(long long i, long long hd) {
+    long long row = i / hd;  // (t, h)
+    return row * 2 * hd + hd + i % hd;
+}
+
+// attn_gate_fwd: y, o [T·H·hd] bf16.
+extern "C" __global__ void attn_gate_fwd(bf16* y, const bf16* o, const bf16* qg, long long n, long long hd) {
+    long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x, step = (long long)gridDim.x * blockDim.x;
+    for (long long i = tid; i < n; i += step) y[i] = tobf(ld(o, i) / (1.f + expf(-ld(qg, gate_at(i, hd)))));
+}
+
+// attn_gate_bwd: do = dy·sigmoid(gate); the gate half of dqg (the query half untouched) =
+// dy·o·sigmoid'(gate).
+extern "C" __global__ void attn_gate_bwd(bf16* dout, bf16* dqg, const bf16* dy, const bf16* o, const bf16* qg,
+                                         long long n, long long hd) {
+    long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x, step = (long long)gridDim.x * blockDim.x;
+    for (long long i = tid; i < n; i += step) {
+        long long gi = gate_at(i, hd);
+        float s = 1.f / (1.f + expf(-ld(qg, gi))), d = ld(dy, i);
+        dout[i] = tobf(d * s);
+        dqg[gi] = tobf(d * ld(o, i) * s * (1.f - s));
+    }
+}
 #line 1 "cuda/bias.cu"
 // Linear-layer bias (Qwen2's q/k/v projections). The bias is broadcast into the output
 // rows and the product then accumulates onto them (cuBLASLt beta = 1), so that
@@ -950,6 +978,64 @@ extern "C" __global__ void gdn_chunk_bwd(float* dq, float* dk_, float* dv_, floa
         for (long long x = tid; x < dk * dv; x += nt) ds0[h * dk * dv + x] = b.dS[x];
     }
 }
+#line 1 "cuda/gdn_prep.cu"
+// The Gated DeltaNet core's inputs from the conv output and in_proj_a/b: per-head L2 norm of
+// q and k (read as column ranges of the [T, conv_dim] fp32 conv output, written contiguous),
+// and the gates g = -exp(A_log)·softplus(a + dt_bias), beta = sigmoid(b); with backwards.
+
+
+// gdn_l2norm_fwd: for row r = (t, h) of rows = T·heads, out[r, :] = x·rinv with
+// rinv = 1/sqrt(Σx² + 1e-6); x row at t·stride + h·n (x already offset to q's or k's
+// columns), out [T, heads·n]. One block per row.
+extern "C" __global__ void gdn_l2norm_fwd(float* out, float* rinv, const float* x, long long rows, long long n,
+                                          long long heads, long long stride) {
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+        const float* xr = x + (r / heads) * stride + (r % heads) * n;
+        float ss = 0.f;
+        for (long long i = threadIdx.x; i < n; i += blockDim.x) ss += xr[i] * xr[i];
+        float ri = rsqrtf(block_sum(ss) + 1e-6f);
+        if (threadIdx.x == 0) rinv[r] = ri;
+        for (long long i = threadIdx.x; i < n; i += blockDim.x) out[r * n + i] = xr[i] * ri;
+    }
+}
+
+// gdn_l2norm_bwd: dx (same strided layout as x, overwritten) = rinv·(g − x·rinv·Σ g·x·rinv).
+extern "C" __global__ void gdn_l2norm_bwd(float* dx, const float* g, const float* x, const float* rinv,
+                                          long long rows, long long n, long long heads, long long stride) {
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+        long long o = (r / heads) * stride + (r % heads) * n;
+        float ri = rinv[r], dot = 0.f;
+        for (long long i = threadIdx.x; i < n; i += blockDim.x) dot += g[r * n + i] * x[o + i] * ri;
+        dot = block_sum(dot);
+        for (long long i = threadIdx.x; i < n; i += blockDim.x) dx[o + i] = ri * (g[r * n + i] - x[o + i] * ri * dot);
+    }
+}
+
+__device__ __forceinline__ float softplus_thr(float x) { return x > 20.f ? x : log1pf(expf(x)); }
+
+// gdn_gates_fwd: over n = T·nv elements, head h = i % nv.
+extern "C" __global__ void gdn_gates_fwd(float* g, float* beta, const bf16* a, const bf16* b, const float* a_log,
+                                         const float* dt_bias, long long n, long long nv) {
+    long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x, step = (long long)gridDim.x * blockDim.x;
+    for (long long i = tid; i < n; i += step) {
+        long long h = i % nv;
+        g[i] = -expf(a_log[h]) * softplus_thr(ld(a, i) + dt_bias[h]);
+        beta[i] = 1.f / (1.f + expf(-ld(b, i)));
+    }
+}
+
+// gdn_gates_bwd: da = dg·(−exp(A_log))·sigmoid(a + dt_bias), db = dbeta·beta·(1 − beta).
+extern "C" __global__ void gdn_gates_bwd(bf16* da, bf16* db, const float* dg, const float* dbeta, const bf16* a,
+                                         const float* beta, const float* a_log, const float* dt_bias, long long n,
+                                         long long nv) {
+    long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x, step = (long long)gridDim.x * blockDim.x;
+    for (long long i = tid; i < n; i += step) {
+        long long h = i % nv;
+        float s = 1.f / (1.f + expf(-(ld(a, i) + dt_bias[h])));
+        da[i] = tobf(dg[i] * -expf(a_log[h]) * s);
+        db[i] = tobf(dbeta[i] * beta[i] * (1.f - beta[i]));
+    }
+}
 #line 1 "cuda/gradnorm.cu"
 // Global gradient norm: each launch adds sum(x^2) of one fp32 tensor into *acc (fp32 atomics,
 // one per block), so several LoRA tensors accumulate into one total.
@@ -962,6 +1048,91 @@ extern "C" __global__ void sumsq(float* acc, const float* x, long long n) {
         s += x[i] * x[i];
     s = block_sum(s);
     if (threadIdx.x == 0) atomicAdd(acc, s);
+}
+#line 1 "cuda/hybrid.cu"
+// The Qwen3.5/3.6 hybrid's elementwise and per-row pieces around the Gated DeltaNet core:
+// the depthwise causal conv + SiLU over in_proj_qkv's output (with a [K-1, C] history state)
+// and the gated RMSNorm of the core's output, each with its backward. Frozen weights are
+// fp32 (tiny: C·K and head_dim values); activations in bf16, the core's side in fp32.
+
+
+__device__ __forceinline__ float sigm(float x) { return 1.f / (1.f + expf(-x)); }
+
+// conv_pre is Σ_j w[c,j]·x[t-K+1+j, c], rows before 0 from state (oldest first; 0 when null).
+__device__ __forceinline__ float conv_pre(const bf16* x, const float* w, const float* state, long long t,
+                                          long long c, long long C, long long K) {
+    float s = 0.f;
+    for (long long j = 0; j < K; j++) {
+        long long r = t - K + 1 + j;
+        float v = r >= 0 ? ld(x, r * C + c) : (state ? state[(K - 1 + r) * C + c] : 0.f);
+        s += w[c * K + j] * v;
+    }
+    return s;
+}
+
+// causal_conv_silu_fwd: y [T, C] fp32 = silu(conv(x)), x [T, C] bf16, w [C, K]. Grid-stride.
+extern "C" __global__ void causal_conv_silu_fwd(float* y, const bf16* x, const float* w, const float* state,
+                                                long long T, long long C, long long K) {
+    long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x, step = (long long)gridDim.x * blockDim.x;
+    for (long long i = tid; i < T * C; i += step) {
+        float p = conv_pre(x, w, state, i / C, i % C, C, K);
+        y[i] = p * sigm(p);
+    }
+}
+
+// causal_conv_silu_bwd: dx [T, C] bf16 from dy [T, C] fp32, each element gathering the K
+// outputs it fed (pre recomputed), so no two threads write one element.
+extern "C" __global__ void causal_conv_silu_bwd(bf16* dx, const float* dy, const bf16* x, const float* w,
+                                                const float* state, long long T, long long C, long long K) {
+    long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x, step = (long long)gridDim.x * blockDim.x;
+    for (long long i = tid; i < T * C; i += step) {
+        long long r = i / C, c = i % C;
+        float acc = 0.f;
+        for (long long j = 0; j < K; j++) {
+            long long t = r + K - 1 - j;
+            if (t >= T) continue;
+            float p = conv_pre(x, w, state, t, c, C, K), s = sigm(p);
+            acc += w[c * K + j] * dy[t * C + c] * s * (1.f + p * (1.f - s));
+        }
+        dx[i] = tobf(acc);
+    }
+}
+
+// gated_rmsnorm_fwd: per row of n (one value head), y = x·rstd·w·silu(z), rstd saved;
+// x [rows, n] fp32 (the core's output), z [rows, n] bf16 (in_proj_z), w [n] fp32. One block per row.
+extern "C" __global__ void gated_rmsnorm_fwd(bf16* y, float* rstd, const float* x, const bf16* z, const float* w,
+                                             long long rows, long long n, float eps) {
+    for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+        const float* xr = x + row * n;
+        float ss = 0.f;
+        for (long long i = threadIdx.x; i < n; i += blockDim.x) ss += xr[i] * xr[i];
+        float r = rsqrtf(block_sum(ss) / (float)n + eps);
+        if (threadIdx.x == 0) rstd[row] = r;
+        for (long long i = threadIdx.x; i < n; i += blockDim.x) {
+            float g = ld(z, row * n + i);
+            y[row * n + i] = tobf(xr[i] * r * w[i] * g * sigm(g));
+        }
+    }
+}
+
+// gated_rmsnorm_bwd: dx fp32 and dz bf16 from dy bf16. With xn = x·rstd and a = dy·w·silu(z):
+// dz = dy·xn·w·silu'(z), dx = rstd·(a − xn·mean(a·xn)).
+extern "C" __global__ void gated_rmsnorm_bwd(float* dx, bf16* dz, const bf16* dy, const float* x, const bf16* z,
+                                             const float* w, const float* rstd, long long rows, long long n) {
+    for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+        long long o = row * n;
+        float r = rstd[row], dot = 0.f;
+        for (long long i = threadIdx.x; i < n; i += blockDim.x) {
+            float g = ld(z, o + i), s = sigm(g), xn = x[o + i] * r, d = ld(dy, o + i);
+            dot += d * w[i] * g * s * xn;
+            dz[o + i] = tobf(d * xn * w[i] * s * (1.f + g * (1.f - s)));
+        }
+        float m = block_sum(dot) / (float)n;
+        for (long long i = threadIdx.x; i < n; i += blockDim.x) {
+            float g = ld(z, o + i), xn = x[o + i] * r;
+            dx[o + i] = r * (ld(dy, o + i) * w[i] * g * sigm(g) - xn * m);
+        }
+    }
 }
 #line 1 "cuda/lora.cu"
 // LoRA path helpers; the products themselves go through cuBLASLt.

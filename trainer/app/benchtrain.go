@@ -11,7 +11,6 @@ import (
 
 	"github.com/mass-dev/mass/trainer"
 	"github.com/mass-dev/mass/trainer/lora"
-	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/optim"
 	"github.com/urfave/cli/v2"
 )
@@ -28,6 +27,7 @@ type benchTrainResult struct {
 	Losses       []float64 `json:"losses"`
 	LoadCPUSecs  float64   `json:"load_cpu_s"`
 	ComputeDType string    `json:"dtype"`
+	WeightsDType string    `json:"weights_dtype"` // how the frozen matrices are held: bf16 or float32
 }
 
 func (r *runner) benchTrainCommand() *cli.Command {
@@ -40,6 +40,7 @@ func (r *runner) benchTrainCommand() *cli.Command {
 			&cli.IntFlag{Name: "seq", Value: 256},
 			&cli.IntFlag{Name: "steps", Value: 3, Usage: "timed steps (after one untimed warm-up step)"},
 			&cli.IntFlag{Name: "rank", Value: 8},
+			&cli.Float64Flag{Name: "alpha", Usage: "LoRA alpha (default 2 × rank, the paper's ratio)"},
 			&cli.Float64Flag{Name: "lr", Value: 1e-3},
 			&cli.Uint64Flag{Name: "seed", Value: 1},
 			&cli.StringFlag{Name: "dump", Usage: "write windows.json and lora_init.safetensors into `DIR` (the torch script's inputs)"},
@@ -51,12 +52,16 @@ func (r *runner) benchTrainCommand() *cli.Command {
 				return err
 			}
 			c0 := cpuSeconds()
-			m, err := model.Load(c.String("model"))
+			m, err := loadFor(c.String("model"), c.String("backend"))
 			if err != nil {
 				return err
 			}
 			steps := c.Int("steps")
-			a, err := lora.New(lora.Config{Rank: c.Int("rank"), Alpha: float64(2 * c.Int("rank")), Targets: lora.Modules}, m.Config, c.Uint64("seed"))
+			alpha := c.Float64("alpha")
+			if alpha == 0 {
+				alpha = float64(2 * c.Int("rank"))
+			}
+			a, err := lora.New(lora.Config{Rank: c.Int("rank"), Alpha: alpha, Targets: lora.Modules}, m.Config, c.Uint64("seed"))
 			if err != nil {
 				return err
 			}
@@ -76,6 +81,10 @@ func (r *runner) benchTrainCommand() *cli.Command {
 				return err
 			}
 			res.Impl, res.Seq, res.Steps, res.ComputeDType = "mass-"+be.Name(), c.Int("seq"), steps, "float32"
+			res.WeightsDType = "float32"
+			if m.Get("model.embed_tokens.weight").BF16 != nil {
+				res.WeightsDType = "bf16"
+			}
 			res.LoadCPUSecs = cpuSeconds() - c0 - res.CPUPerStep*float64(steps)
 			return json.NewEncoder(c.App.Writer).Encode(res)
 		},

@@ -11,6 +11,15 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
+// bf16Backend is the backend that reads bf16 matrices (model.LoadOptions.KeepBF16).
+const bf16Backend = "cpu"
+
+// loadFor loads a model folder for a backend: matrices stored BF16 stay bf16 for the
+// cpu backend (half the memory, no rounding), everything else is widened to float32.
+func loadFor(dir, backend string) (*model.Model, error) {
+	return model.LoadWith(dir, model.LoadOptions{KeepBF16: backend == bf16Backend})
+}
+
 // loadAdapter reads a PEFT adapter folder, or returns an adapter with no
 // targets-effect (B = 0) when dir is empty.
 func loadAdapter(dir string, mc *model.Config) (*lora.Adapter, error) {
@@ -29,10 +38,11 @@ func (r *runner) evalCommand() *cli.Command {
 			&cli.StringFlag{Name: "adapter", Usage: "PEFT adapter `DIR`"},
 			&cli.StringFlag{Name: "data", Required: true, Usage: "rows.jsonl `FILE`"},
 			&cli.BoolFlag{Name: "json", Usage: `print {"loss","supervised_tokens","windows"}`},
+			&cli.StringFlag{Name: "logits", Usage: "also write every window's float32 logits to `FILE` (safetensors, tensors logits.N [tokens, vocab])"},
 			r.backendFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			m, err := model.Load(c.String("model"))
+			m, err := loadFor(c.String("model"), c.String("backend"))
 			if err != nil {
 				return err
 			}
@@ -61,6 +71,11 @@ func (r *runner) evalCommand() *cli.Command {
 			res, err := train.Evaluate(ctx, be, rows)
 			if err != nil {
 				return err
+			}
+			if p := c.String("logits"); p != "" {
+				if err := writeLogits(ctx, p, be, rows, m.Config.VocabSize); err != nil {
+					return err
+				}
 			}
 			if c.Bool("json") {
 				return json.NewEncoder(c.App.Writer).Encode(res)

@@ -19,7 +19,8 @@ var _ trainer.Backend = (*Backend)(nil)
 type proj struct {
 	module  string
 	in, out int
-	w       []float32 // [out,in], the model's own tensor
+	w       []float32 // [out,in], the model's own tensor, or nil when wh holds it
+	wh      []uint16  // [out,in] bf16 (model.LoadOptions.KeepBF16)
 	bias    []float32
 	a, b    *lora.Param // nil when the module is not adapted
 	scaling float32     // alpha/r of this module
@@ -37,6 +38,8 @@ type Backend struct {
 	adapter   *lora.Adapter
 	embed     []float32 // [V,D]
 	head      []float32 // [V,D]
+	embedH    []uint16  // [V,D] bf16, set instead of embed
+	headH     []uint16  // [V,D] bf16, set instead of head
 	finalNorm []float32
 	layers    []layer
 }
@@ -51,9 +54,9 @@ func New(m *model.Model, a *lora.Adapter) (trainer.Backend, error) {
 		return nil, fmt.Errorf("%w: the cpu backend runs qwen2, qwen3 and the qwen3.5 hybrid, not %s", model.ErrUnsupported, c.Arch)
 	}
 	initBLAS()
-	b := &Backend{cfg: c, adapter: a,
-		embed: m.Get("model.embed_tokens.weight").Data, head: m.LMHead().Data,
-		finalNorm: m.Get("model.norm.weight").Data}
+	b := &Backend{cfg: c, adapter: a, finalNorm: m.Get("model.norm.weight").Data}
+	b.embed, b.embedH = matOf(m.Get("model.embed_tokens.weight"))
+	b.head, b.headH = matOf(m.LMHead())
 	if c.Hybrid != nil {
 		b.finalNorm = onePlus(b.finalNorm)
 	}
@@ -73,7 +76,7 @@ func New(m *model.Model, a *lora.Adapter) (trainer.Backend, error) {
 			p := ps[i]
 			p.module = mod
 			p.in, p.out = lora.Dims(c, mod)
-			p.w = get(lora.ModulePath(mod) + ".weight")
+			p.w, p.wh = matOf(m.Get(model.LayerName(l, lora.ModulePath(mod)+".weight")))
 			if a.Config.Has(mod) {
 				p.a, p.b = a.Param(lora.AName(l, mod)), a.Param(lora.BName(l, mod))
 				p.scaling = float32(a.Config.ScalingOf(l, mod))
@@ -100,7 +103,10 @@ func New(m *model.Model, a *lora.Adapter) (trainer.Backend, error) {
 func (b *Backend) Name() string { return Name }
 
 // Close implements trainer.Backend.
-func (b *Backend) Close() error { b.layers, b.embed, b.head = nil, nil, nil; return nil }
+func (b *Backend) Close() error {
+	b.layers, b.embed, b.head, b.embedH, b.headH = nil, nil, nil, nil, nil
+	return nil
+}
 
 // ForwardBackward implements trainer.Backend.
 func (b *Backend) ForwardBackward(ctx context.Context, batch trainer.Batch, scale float64) ([]trainer.WindowLoss, error) {

@@ -2,9 +2,11 @@ package fast
 
 import "math"
 
-// convSiLU is the depthwise causal conv over x [t, c] with weights w [c, k]
-// (zero history), returning the pre-activation and silu of it.
-func convSiLU(x, w []float32, t, c, k int) (pre, out []float32) {
+// convSiLU is the depthwise causal conv over x [t, c] with weights w [c, k],
+// returning the pre-activation and silu of it. Rows before 0 come from state
+// ([k−1, c], oldest first, as the reference backend's causalConv), zeros when
+// state is nil; convState gives the state that continues after x.
+func convSiLU(x, w, state []float32, t, c, k int) (pre, out []float32) {
 	pre, out = make([]float32, t*c), make([]float32, t*c)
 	parallelRows(t, func(r0, r1 int) {
 		for i := r0; i < r1; i++ {
@@ -13,6 +15,8 @@ func convSiLU(x, w []float32, t, c, k int) (pre, out []float32) {
 				for j := 0; j < k; j++ {
 					if r := i - k + 1 + j; r >= 0 {
 						s += w[ch*k+j] * x[r*c+ch]
+					} else if state != nil {
+						s += w[ch*k+j] * state[(k-1+r)*c+ch]
 					}
 				}
 				pre[i*c+ch] = s
@@ -142,4 +146,19 @@ func uncols(dst, src []float32, t, stride, off, w int) {
 			d[j] += v
 		}
 	}
+}
+
+// convState is the [k−1, c] history after x [t, c] for a conv that started from
+// state (nil: zeros): the last k−1 input rows, oldest first.
+func convState(x, state []float32, t, c, k int) []float32 {
+	out := make([]float32, (k-1)*c)
+	for j := 0; j < k-1; j++ {
+		switch r := t - (k - 1) + j; {
+		case r >= 0:
+			copy(out[j*c:(j+1)*c], x[r*c:(r+1)*c])
+		case state != nil:
+			copy(out[j*c:(j+1)*c], state[(k-1+r)*c:(k+r)*c])
+		}
+	}
+	return out
 }

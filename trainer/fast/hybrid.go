@@ -28,7 +28,8 @@ func onePlus(w []float32) []float32 {
 
 // newProj wraps one projection of layer l with its LoRA, if adapted.
 func newProj(m *model.Model, a *lora.Adapter, l int, module, path string, in, out int) (proj, error) {
-	p := proj{module: module, in: in, out: out, w: m.Get(model.LayerName(l, path+".weight")).Data}
+	p := proj{module: module, in: in, out: out}
+	p.w, p.wh = matOf(m.Get(model.LayerName(l, path+".weight")))
 	if a.Config.Has(module) && lora.Exists(m.Config, l, module) {
 		p.a, p.b = a.Param(lora.AName(l, module)), a.Param(lora.BName(l, module))
 		p.scaling = float32(a.Config.ScalingOf(l, module))

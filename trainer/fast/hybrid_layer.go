@@ -124,7 +124,7 @@ func (r *run) deltaNetForward(l int, a *acts) []float32 {
 	h.braw, _ = r.linear(&ly.hy.bproj, l, a.h1)
 	h.araw, _ = r.linear(&ly.hy.aproj, l, a.h1)
 	var cv []float32
-	h.pre, cv = convSiLU(h.qkv, ly.hy.conv, t, cd, hc.ConvKernel)
+	h.pre, cv = convSiLU(h.qkv, ly.hy.conv, nil, t, cd, hc.ConvKernel)
 	h.q0, h.k0, h.v = cols(cv, t, cd, 0, kw), cols(cv, t, cd, kw, kw), cols(cv, t, cd, 2*kw, vw)
 	h.q, h.k = l2Rows(h.q0, hc.KeyDim), l2Rows(h.k0, hc.KeyDim)
 	h.g, h.beta = gdnGates(h.araw, h.braw, ly.hy.aLog, ly.hy.dtBias)

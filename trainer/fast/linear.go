@@ -12,7 +12,7 @@ import (
 func (r *run) linear(p *proj, layer int, x []float32) (y, u []float32) {
 	t := r.t
 	y = make([]float32, t*p.out)
-	gemm(false, true, t, p.out, p.in, 1, x, p.in, p.w, p.in, 0, y, p.out)
+	gemm(false, true, t, p.out, p.in, 1, x, p.in, p.weight(), p.in, 0, y, p.out)
 	if p.bias != nil {
 		parallelRows(t, func(r0, r1 int) {
 			for i := r0; i < r1; i++ {
@@ -46,7 +46,7 @@ func (r *run) linearBack(p *proj, layer int, x, u, dy, dx []float32, overwrite b
 	if overwrite {
 		beta = 0
 	}
-	gemm(false, false, t, p.in, p.out, 1, dy, p.out, p.w, p.in, beta, dx, p.in)
+	gemm(false, false, t, p.in, p.out, 1, dy, p.out, p.weight(), p.in, beta, dx, p.in)
 	if p.a == nil {
 		return
 	}

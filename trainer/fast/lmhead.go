@@ -42,7 +42,7 @@ func (r *run) lmHead(hf []float32, grad bool) (float64, int, []float32) {
 		for i := 0; i < m; i++ {
 			copy(x[i*d:(i+1)*d], hf[rows[c0+i]*d:])
 		}
-		gemm(false, true, m, v, d, 1, x, d, r.b.head, d, 0, z, v)
+		r.b.headLogits(m, x, z)
 		losses := make([]float64, m)
 		parallelRows(m, func(i0, i1 int) {
 			for i := i0; i < i1; i++ {
@@ -67,7 +67,7 @@ func (r *run) lmHead(hf []float32, grad bool) (float64, int, []float32) {
 		if !grad {
 			continue
 		}
-		gemm(false, false, m, d, v, 1, z, v, r.b.head, d, 0, dx, d)
+		r.b.headBack(m, z, dx)
 		for i := 0; i < m; i++ {
 			copy(dhf[rows[c0+i]*d:(rows[c0+i]+1)*d], dx[i*d:(i+1)*d])
 		}
@@ -77,9 +77,8 @@ func (r *run) lmHead(hf []float32, grad bool) (float64, int, []float32) {
 
 // allLogits projects every position: [t, V] row-major, and the loss.
 func (r *run) allLogits(hf []float32) (runResult, error) {
-	d, v := r.b.cfg.HiddenSize, r.b.cfg.VocabSize
-	z := make([]float32, r.t*v)
-	gemm(false, true, r.t, v, d, 1, hf, d, r.b.head, d, 0, z, v)
+	z := make([]float32, r.t*r.b.cfg.VocabSize)
+	r.b.headLogits(r.t, hf, z)
 	loss, n, _ := r.lmHead(hf, false)
 	return runResult{loss: trainer.WindowLoss{Loss: loss, Tokens: n}, logits: z}, nil
 }

@@ -48,7 +48,7 @@ func (b *Backend) run(w trainer.Window, opts runOpts) (runResult, error) {
 		if id < 0 || int(id) >= c.VocabSize {
 			return runResult{}, fmt.Errorf("token id %d at %d outside vocabulary of %d", id, i, c.VocabSize)
 		}
-		copy(x[i*d:(i+1)*d], b.embed[int(id)*d:])
+		b.embedRow(x[i*d:(i+1)*d], int(id))
 	}
 	for i, l := range w.Labels {
 		if l != trainer.IgnoreIndex && (l < 0 || int(l) >= c.VocabSize) {

@@ -11,10 +11,12 @@ import (
 	"github.com/mass-dev/mass/trainer/safetensors"
 )
 
-// Tensor is a dense row-major float32 tensor.
+// Tensor is a dense row-major float32 tensor, or, when BF16 is set (LoadOptions.KeepBF16),
+// a bf16 one whose Data is nil.
 type Tensor struct {
 	Shape []int
 	Data  []float32
+	BF16  []uint16
 }
 
 // Model is a config plus its weights, widened to float32.
@@ -73,13 +75,16 @@ func (c *Config) Expected() map[string][]int {
 
 // Load reads a model folder: config.json and its safetensors (single file or
 // sharded). Every expected tensor must be present with the expected shape and
-// a float dtype (F32, BF16, F16, F64).
-func Load(dir string) (*Model, error) {
+// a float dtype (F32, BF16, F16, F64). It is LoadWith without options.
+func Load(dir string) (*Model, error) { return LoadWith(dir, LoadOptions{}) }
+
+// LoadWith is Load with options.
+func LoadWith(dir string, o LoadOptions) (*Model, error) {
 	cfg, err := LoadConfig(dir)
 	if err != nil {
 		return nil, err
 	}
-	if err := cfg.MemoryPlan().Fits(); err != nil {
+	if err := cfg.MemoryPlan().fits(o.KeepBF16); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	st, err := safetensors.OpenModel(dir)
@@ -101,6 +106,15 @@ func Load(dir string) (*Model, error) {
 		v, shape, err := st.Float32s(file)
 		if err != nil {
 			return nil, err
+		}
+		if o.KeepBF16 && ti.DType == safetensors.BF16 && len(shape) == 2 {
+			m.Tensors[name] = &Tensor{Shape: shape, BF16: narrowExact(v)}
+			// The copy is made: without this the mapped file pages stay resident
+			// beside it until Close, as large as the bf16 copies themselves.
+			if err := st.Evict(file); err != nil {
+				return nil, fmt.Errorf("%s: release mapped %s: %w", dir, file, err)
+			}
+			continue
 		}
 		m.Tensors[name] = &Tensor{Shape: shape, Data: v}
 	}
@@ -215,7 +229,7 @@ func (m *Model) Save(dir string, dtype safetensors.DType, maxShardBytes int64) e
 	}
 	var ts []safetensors.Tensor
 	for n, t := range m.Tensors {
-		st, err := safetensors.F32Tensor(n, dtype, t.Shape, t.Data)
+		st, err := safetensors.F32Tensor(n, dtype, t.Shape, t.Float32())
 		if err != nil {
 			return err
 		}

@@ -82,3 +82,20 @@ func (f *File) Float32s(name string) ([]float32, []int, error) {
 	}
 	return v, append([]int(nil), ti.Shape...), nil
 }
+
+// Evict advises the kernel that the mapped pages wholly inside a tensor's bytes are not
+// needed now (MADV_DONTNEED): a later read faults them in again from the file, so this
+// only lowers the resident set of a reader that has copied the tensor out.
+func (f *File) Evict(name string) error {
+	ti, ok := f.Header.Tensors[name]
+	if !ok || f.data == nil {
+		return nil
+	}
+	pg := int64(os.Getpagesize())
+	lo := (f.Header.DataStart + ti.Offsets[0] + pg - 1) / pg * pg
+	hi := (f.Header.DataStart + ti.Offsets[1]) / pg * pg
+	if hi <= lo {
+		return nil
+	}
+	return unix.Madvise(f.data[lo:hi], unix.MADV_DONTNEED)
+}

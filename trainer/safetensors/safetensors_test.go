@@ -173,3 +173,44 @@ func TestE4M3FastMatchesSlow(t *testing.T) {
 		}
 	}
 }
+
+// TestEvict: a tensor read again after Evict has the same values (the pages come back
+// from the file), and names it does not hold are ignored.
+func TestEvict(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "e.safetensors")
+	v := make([]float32, 5000)
+	for i := range v {
+		v[i] = float32(i) / 7
+	}
+	tn, err := F32Tensor("w", BF16, []int{50, 100}, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(path, []Tensor{tn}, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	before, _, err := f.Float32s("w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Evict("w"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Evict("absent"); err != nil {
+		t.Fatal(err)
+	}
+	after, _, err := f.Float32s("w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range before {
+		if before[i] != after[i] {
+			t.Fatalf("value %d: %v before Evict, %v after", i, before[i], after[i])
+		}
+	}
+}

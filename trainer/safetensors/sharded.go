@@ -126,6 +126,14 @@ func (m *Model) Float32s(name string) ([]float32, []int, error) {
 	return f.Float32s(name)
 }
 
+// Evict is File.Evict on the shard holding name.
+func (m *Model) Evict(name string) error {
+	if f, ok := m.byName[name]; ok {
+		return f.Evict(name)
+	}
+	return nil
+}
+
 // Close unmaps every shard.
 func (m *Model) Close() error {
 	var first error
