@@ -77,14 +77,9 @@ func workflowList(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	hist, _ := os.ReadFile(filepath.Join(dir, search.ComparisonHistoryFile))
-	var rows []search.Comparison
-	for _, line := range strings.Split(strings.TrimSpace(string(hist)), "\n") {
-		var cmp search.Comparison
-		if json.Unmarshal([]byte(line), &cmp) == nil {
-			rows = append(rows, cmp)
-		}
-	}
+	rows, _ := search.ReadHistory(filepath.Join(dir, search.ComparisonHistoryFile))
+	arb, _ := search.ReadHistory(filepath.Join(dir, search.ChampionHistoryFile))
+	rows = append(rows, arb...)
 	if c.Bool("json") {
 		return printJSON(c, map[string]any{"dir": dir, "versions": ks, "comparisons": rows})
 	}
@@ -124,7 +119,10 @@ func workflowShow(c *cli.Context) error {
 		if err != nil || json.Unmarshal(b, &ret) != nil {
 			return fmt.Errorf("search in %s has no retained workflow yet", dir)
 		}
-		k = ret.Version
+		k = ret.Champion
+		if ret.Version != nil {
+			k = *ret.Version
+		}
 	}
 	b, err := os.ReadFile(workflow.Versions{Dir: dir}.Path(k))
 	if err != nil {

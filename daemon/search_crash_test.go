@@ -113,7 +113,7 @@ func TestSearchKillNineResumes(t *testing.T) {
 			t.Errorf("%s was rewritten after the restart", p)
 		}
 	}
-	if len(before) == 0 || !strings.Contains(strings.Join(keys(before), " "), "v0_vs_reference_j1/result.json") {
+	if len(before) == 0 || !strings.Contains(strings.Join(keys(before), " "), "v0_vs_no_harness/result.json") {
 		t.Fatalf("nothing was finished before the kill: %v", keys(before))
 	}
 	slots := slotsOf(t, dir)

@@ -282,8 +282,8 @@ func checkSearchFiles(t *testing.T, sum search.Summary) {
 	if n > 0 {
 		t.Logf("massd overhead per judgment (bundles, prompt, parse; model time excluded): %s over %d judgments", overhead/time.Duration(n), n)
 	}
-	champs := readJSONL[search.ChampionEvent](t, filepath.Join(d, search.ChampionHistoryFile))
-	for _, c := range cmps {
+	champs := readJSONL[search.Comparison](t, filepath.Join(d, search.ChampionHistoryFile))
+	for _, c := range append(append([]search.Comparison(nil), cmps...), champs...) {
 		for _, key := range c.Judgments {
 			res := readJSON[judge.Result](t, filepath.Join(d, "comparisons", key, "result.json"))
 			if res.Status != judge.StatusValid || res.Rationale == "" {
@@ -293,30 +293,30 @@ func checkSearchFiles(t *testing.T, sum search.Summary) {
 				t.Errorf("prompt of %s: %v", key, err)
 			}
 		}
-	}
-	// The champion history is the comparison history's wins against the champion.
-	champ, changes := 0, 0
-	for _, c := range cmps {
-		if c.ChampionBefore != champ {
-			t.Errorf("%s: champion before %d, want %d", c.Key, c.ChampionBefore, champ)
-		}
-		if c.ChampionChanged != (c.Against == "champion" && c.Outcome == search.OutcomeWin) {
-			t.Errorf("%s changed the champion without a win (or the reverse): %+v", c.Key, c)
-		}
-		if c.ChampionChanged {
-			changes++
-			champ = version(t, c.Candidate)
-			if champs[changes].Version != champ || champs[changes].Key != c.Key {
-				t.Errorf("champion history %d = %+v, want v%d from %s", changes, champs[changes], champ, c.Key)
-			}
+		if c.Winner != search.WinA && c.Winner != search.WinB && c.Winner != search.WinTie {
+			t.Errorf("%s: winner %q", c.Key, c.Winner)
 		}
 	}
-	if len(champs) != changes+1 || changes == 0 || champ != sum.ChampionVersion {
-		t.Errorf("%d champion events, %d changes, champion v%d vs summary v%d", len(champs), changes, champ, sum.ChampionVersion)
+	// Rows in the reference's keys: every version against the baseline,
+	// arbitrations only in the champion history.
+	for i, c := range cmps {
+		if want := search.BaselineKey(i); c.Key != want || c.Baseline != "no_harness" || c.VersionB != i {
+			t.Errorf("history row %d: key %s (want %s) %+v", i, c.Key, want, c)
+		}
+	}
+	for _, c := range champs {
+		if c.Kind != "champion_arbitration" || c.VersionA == nil || !strings.HasPrefix(c.Key, "champion_v") {
+			t.Errorf("champion row %+v", c)
+		}
+	}
+	// The folder's own records replay to the retained workflow it wrote.
+	rep, err := search.Replay(d, "")
+	if err != nil || !sameVersion(rep.RetainedVersion, sum.RetainedVersion) || rep.BeatsReference != sum.BeatsReference || rep.NeedsArbitration {
+		t.Errorf("replay %+v %v, summary retained %v", rep, err, sum.RetainedVersion)
 	}
 	checkEpisodes(t, d)
 	// The optimizer never sees the grade, the guards or the audit.
-	prompts, _ := filepath.Glob(filepath.Join(d, "optimizer", "v*", "full_prompt.txt"))
+	prompts, _ := filepath.Glob(filepath.Join(d, search.PromptsDir, "v*_to_v*", "full_prompt.txt"))
 	for _, p := range prompts {
 		b, _ := os.ReadFile(p)
 		for _, banned := range []string{"grade", "guard", "audit", "code_handoff", "delegation"} {
@@ -329,7 +329,7 @@ func checkSearchFiles(t *testing.T, sum search.Summary) {
 		t.Errorf("%d optimizer prompts, want 3", len(prompts))
 	}
 	ret := readJSON[search.Retained](t, filepath.Join(d, search.RetainedFile))
-	if ret.Version != sum.ChampionVersion || !ret.BeatsReference || ret.LastEvaluatedVersion != 3 || !ret.Finished || ret.Model == "" {
+	if !sameVersion(ret.Version, sum.RetainedVersion) || ret.Champion != sum.ChampionVersion || !ret.BeatsReference || ret.LastEvaluatedVersion != 3 || !ret.Finished || ret.Model == "" {
 		t.Errorf("retained %+v", ret)
 	}
 	ptr, err := workflow.ReadPointer(filepath.Dir(d))
@@ -338,13 +338,7 @@ func checkSearchFiles(t *testing.T, sum search.Summary) {
 	}
 }
 
-func version(t *testing.T, s string) int {
-	var k int
-	if _, err := fmt.Sscanf(s, "v%d", &k); err != nil {
-		t.Fatalf("version %q", s)
-	}
-	return k
-}
+func sameVersion(a, b *int) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 func readFileErr(p string) ([]byte, error) { return os.ReadFile(p) }
 
@@ -364,7 +358,7 @@ func TestSearchAgentJudgeMode(t *testing.T) {
 	if sum.Comparisons != 3 || sum.InvalidJudgments != 0 || sum.ChampionVersion != 1 || !sum.BeatsReference {
 		t.Fatalf("summary %+v", sum)
 	}
-	for _, key := range []string{"v0_vs_reference_j1", "v1_vs_reference_j1", "v1_vs_champion_v0_j1"} {
+	for _, key := range []string{"v0_vs_no_harness", "v1_vs_no_harness", "champion_v0_vs_v1"} {
 		res := readJSON[judge.Result](t, filepath.Join(sum.Dir, "comparisons", key, "result.json"))
 		if res.Mode != "agent" || res.Status != judge.StatusValid || len(res.Episodes) != 1 || !strings.Contains(res.Rationale, "(agent mode)") {
 			t.Fatalf("%s: %+v", key, res)
@@ -408,7 +402,7 @@ func TestSearchSeveralJudgments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"iteration 0/0", "| judging v0_vs_reference_j1 |", "champion v0", "vs reference", "tokens", "beats reference: true"} {
+	for _, want := range []string{"iteration 0/0", "| judging v0_vs_no_harness |", "champion v0", "vs reference", "tokens", "beats reference: true"} {
 		if !strings.Contains(string(live), want) {
 			t.Errorf("live output lacks %q:\n%s", want, live)
 		}

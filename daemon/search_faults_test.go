@@ -71,11 +71,11 @@ func TestSearchUnparseableRoleReplies(t *testing.T) {
 	if sum.InvalidJudgments != 1 || sum.Comparisons != 2 || sum.FailedIterations != 1 || sum.ChampionVersion != 2 || !sum.BeatsReference {
 		t.Fatalf("summary %+v", sum)
 	}
-	inv := readJSON[judge.Result](t, filepath.Join(sum.Dir, "comparisons", "v0_vs_reference_j1", "result.json"))
+	inv := readJSON[judge.Result](t, filepath.Join(sum.Dir, "comparisons", "v0_vs_no_harness", "result.json"))
 	if inv.Status != judge.StatusInvalid || inv.Winner != judge.StatusInvalid || inv.Attempts != 3 || len(inv.Errors) != 3 {
 		t.Errorf("invalid judgment %+v", inv)
 	}
-	ok := readJSON[judge.Result](t, filepath.Join(sum.Dir, "comparisons", "v2_vs_reference_j1", "result.json"))
+	ok := readJSON[judge.Result](t, filepath.Join(sum.Dir, "comparisons", "v2_vs_no_harness", "result.json"))
 	if ok.Status != judge.StatusValid || ok.Attempts != 2 {
 		t.Errorf("retried judgment %+v", ok)
 	}
@@ -132,7 +132,7 @@ func TestJudgeAgentCannotWriteWorkspaces(t *testing.T) {
 	if err := json.Unmarshal(out, &sum); err != nil {
 		t.Fatal(err)
 	}
-	res := readJSON[judge.Result](t, filepath.Join(sum.Dir, "comparisons", "v0_vs_reference_j1", "result.json"))
+	res := readJSON[judge.Result](t, filepath.Join(sum.Dir, "comparisons", "v0_vs_no_harness", "result.json"))
 	if res.Status != judge.StatusValid || strings.Contains(res.Rationale, "rc=0") || !strings.Contains(res.Rationale, "rc=1") ||
 		!strings.Contains(res.Rationale, "total_revenue") {
 		t.Fatalf("the judge could write a judged workspace: %q", res.Rationale)

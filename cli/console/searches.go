@@ -68,27 +68,32 @@ func (c *Console) searchPage(ctx context.Context, r *http.Request) (view, error)
 			cmps = append(cmps, cmp)
 		}
 	}
-	var champs []search.ChampionEvent
-	wasChampion := map[int]bool{}
+	var champs []search.Comparison
+	wasChampion := map[int]bool{0: true}
 	for _, raw := range s.Champions {
-		var ev search.ChampionEvent
+		var ev search.Comparison
 		if json.Unmarshal(raw, &ev) == nil {
 			champs = append(champs, ev)
-			wasChampion[ev.Version] = true
+		}
+	}
+	for _, c := range append(append([]search.Comparison(nil), cmps...), champs...) {
+		if c.ChampionChanged {
+			wasChampion[c.VersionB] = true
 		}
 	}
 	ret := decodeRetained(s.Retained)
 	var rows []versionRow
+	all := append(append([]search.Comparison(nil), cmps...), champs...)
 	for _, k := range s.Versions {
-		row := versionRow{K: k, Champion: wasChampion[k], Retained: ret != nil && ret.Version == k}
-		for i := range cmps {
-			if cmps[i].Candidate != "v"+strconv.Itoa(k) {
+		row := versionRow{K: k, Champion: wasChampion[k], Retained: ret != nil && ret.Version != nil && *ret.Version == k}
+		for i := range all {
+			if all[i].Candidate != "v"+strconv.Itoa(k) {
 				continue
 			}
-			if cmps[i].Against == "reference" {
-				row.VsReference = &cmps[i]
+			if all[i].Against == search.AgainstReference {
+				row.VsReference = &all[i]
 			} else {
-				row.VsChampion = &cmps[i]
+				row.VsChampion = &all[i]
 			}
 		}
 		rows = append(rows, row)
@@ -132,7 +137,7 @@ func (c *Console) versionPage(ctx context.Context, r *http.Request) (view, error
 		if prev, _, err := c.readSearchText(ctx, task, id, path.Join(workflow.VersionsDir, workflow.VersionFile(k-1)), MaxDesignBytes); err == nil {
 			data["Diff"] = diffLines(search.Unified(fmt.Sprintf("v%d", k-1), fmt.Sprintf("v%d", k), prev, text))
 		}
-		if opt, _, err := c.readSearchText(ctx, task, id, fmt.Sprintf("optimizer/v%d/result.json", k), MaxDesignBytes); err == nil {
+		if opt, _, err := c.readSearchText(ctx, task, id, fmt.Sprintf("%s/v%d_to_v%d/result.json", search.PromptsDir, k-1, k), MaxDesignBytes); err == nil {
 			data["Optimizer"] = pretty(json.RawMessage(opt))
 		}
 	}

@@ -56,7 +56,7 @@ func AgentPrompt(t Task, errs []string) (string, error) {
 	return strings.TrimSpace(b.String()), nil
 }
 
-// RunAgent makes one agent-mode judgment: up to MaxAttempts judge
+// RunAgent makes one agent-mode judgment: up to req.Attempts judge
 // episodes, each told why the earlier final answers could not be used;
 // then the judgment is invalid. Episodes are kept in Result.Episodes.
 func RunAgent(ctx context.Context, ar AgentRunner, req Request) (Result, Prompt, error) {
@@ -68,7 +68,7 @@ func RunAgent(ctx context.Context, ar AgentRunner, req Request) (Result, Prompt,
 	res := Result{Key: req.Key, Model: req.Model, Seed: req.Seed, Mode: "agent", A: a.Label, B: b.Label,
 		Swapped: a.Label != req.First.Label, Status: StatusInvalid, Winner: StatusInvalid}
 	var p Prompt
-	for i := 1; i <= MaxAttempts; i++ {
+	for i := 1; i <= req.attempts(); i++ {
 		text, err := AgentPrompt(req.Task, res.Errors)
 		if err != nil {
 			return res, p, err

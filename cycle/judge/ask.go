@@ -19,9 +19,14 @@ type Usage struct {
 // parse error shown to the model until MaxAttempts replies were read. It
 // counts into u and returns the last error when every attempt failed.
 func Ask[T any](ctx context.Context, m Model, model string, msgs []Message, seed int64, u *Usage, parse func(string) (T, error)) (T, error) {
+	return AskN(ctx, m, model, msgs, seed, MaxAttempts, u, parse)
+}
+
+// AskN is Ask with at most attempts replies (at least one).
+func AskN[T any](ctx context.Context, m Model, model string, msgs []Message, seed int64, attempts int, u *Usage, parse func(string) (T, error)) (T, error) {
 	var zero T
 	var last error
-	for i := 0; i < MaxAttempts; i++ {
+	for i := 0; i < max(1, attempts); i++ {
 		rep, err := m.Chat(ctx, model, msgs, seed+int64(i))
 		u.Attempts++
 		if err != nil {

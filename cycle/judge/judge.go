@@ -40,6 +40,17 @@ type Request struct {
 	First, Second Side
 	Model         string
 	Seed          int64
+	// Attempts is how many replies a judgment asks for before it is
+	// invalid (the first and the re-asks of unparseable ones); 0 means
+	// MaxAttempts.
+	Attempts int
+}
+
+func (r Request) attempts() int {
+	if r.Attempts <= 0 {
+		return MaxAttempts
+	}
+	return r.Attempts
 }
 
 // Result is result.json of one judgment.
@@ -58,6 +69,7 @@ type Result struct {
 	Usage
 	Episodes []string      `json:"episodes,omitempty"` // agent mode: the judge episodes
 	Duration time.Duration `json:"duration_ns"`
+	JudgedAt string        `json:"judged_at_utc,omitempty"` // RFC 3339, UTC; set by the caller that stores it
 }
 
 // Swapped decides from the seed and key whether Second is shown as A.
@@ -115,7 +127,7 @@ func Run(ctx context.Context, m Model, req Request) (Result, Prompt, error) {
 		return res, p, nil
 	}
 	msgs := []Message{{Role: "system", Content: p.System}, {Role: "user", Content: p.User}}
-	v, err := Ask(ctx, m, req.Model, msgs, req.Seed, &res.Usage, ParseVerdict)
+	v, err := AskN(ctx, m, req.Model, msgs, req.Seed, req.attempts(), &res.Usage, ParseVerdict)
 	res.Duration = time.Since(start)
 	if ctx.Err() != nil {
 		return res, p, ctx.Err()

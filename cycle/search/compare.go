@@ -12,12 +12,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/workflow"
 )
 
-// Outcomes of a comparison, from the candidate's side.
+// Outcomes of a comparison, from the candidate's side (mass's fields).
 const (
 	OutcomeWin     = "win"
 	OutcomeLoss    = "loss"
@@ -28,23 +29,89 @@ const (
 // ComparisonsDir holds one folder per judgment.
 const ComparisonsDir = "comparisons"
 
-// Comparison is one line of records/comparison_history.jsonl: a candidate
-// judged against an opponent, aggregated over its judgments.
+// Kinds of comparison (what the candidate is judged against).
+const (
+	AgainstReference = "reference" // v{k}_vs_no_harness
+	AgainstChampion  = "champion"  // champion_v{c}_vs_v{k}
+	AgainstPrevious  = "previous"  // v{k-1}_vs_v{k}
+)
+
+// CallMetrics are a comparison's judge calls.
+type CallMetrics struct {
+	Judgments        int   `json:"judgments"`
+	Attempts         int   `json:"attempts"`
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+}
+
+// Comparison is one line of records/comparison_history.jsonl (baseline or
+// adjacent rows) or records/champion_history.jsonl (arbitration rows): the
+// reference's fields first, in its orientation (A = the baseline, the
+// champion or the older version; B = the version judged), then mass's.
 type Comparison struct {
+	Key             string      `json:"key"`
+	Comparison      string      `json:"comparison"`
+	Kind            string      `json:"kind,omitempty"` // "champion_arbitration"
+	VersionA        *int        `json:"version_a,omitempty"`
+	VersionB        int         `json:"version_b"`
+	Baseline        string      `json:"baseline,omitempty"` // "no_harness"
+	RepoA           string      `json:"repo_a"`
+	RepoB           string      `json:"repo_b"`
+	Winner          string      `json:"winner"` // A | B | tie (an invalid comparison is a tie)
+	Rationale       string      `json:"rationale"`
+	JudgedAt        string      `json:"judged_at_utc"`
+	LLMBackend      string      `json:"llm_backend"`
+	Model           string      `json:"model"`
+	BaseURL         *string     `json:"base_url"`
+	ReasoningEffort *string     `json:"reasoning_effort"`
+	Temperature     *float64    `json:"temperature"`
+	CallMetrics     CallMetrics `json:"call_metrics"`
+
 	Iteration       int      `json:"iteration"`
-	Key             string   `json:"key"`
 	Candidate       string   `json:"candidate"` // "v3"
 	Opponent        string   `json:"opponent"`  // "reference" or "v1"
-	Against         string   `json:"against"`   // "reference" or "champion"
+	Against         string   `json:"against"`   // reference | champion | previous
 	Outcome         string   `json:"outcome"`   // win, loss, tie, invalid
 	Wins            int      `json:"wins"`
 	Losses          int      `json:"losses"`
 	Ties            int      `json:"ties"`
 	Invalid         int      `json:"invalid"`
 	Judgments       []string `json:"judgments"` // comparison folder keys
-	Rationale       string   `json:"rationale"` // of the first valid verdict agreeing with the outcome
 	ChampionBefore  int      `json:"champion_before"`
 	ChampionChanged bool     `json:"champion_changed"`
+}
+
+// Verdict is the row as a rule reads it.
+func (c Comparison) Verdict() Verdict { return Verdict{Key: c.Key, Winner: c.Winner} }
+
+// pair is one comparison to make: b (the version judged) against a.
+type pair struct {
+	key, against string
+	a, b         int // a is -1 for the baseline
+}
+
+func baselinePair(k int) pair {
+	return pair{key: BaselineKey(k), against: AgainstReference, a: -1, b: k}
+}
+func arbitrationPair(c, k int) pair {
+	return pair{key: ArbitrationKey(c, k), against: AgainstChampion, a: c, b: k}
+}
+func adjacentPair(p, k int) pair {
+	return pair{key: fmt.Sprintf("v%d_vs_v%d", p, k), against: AgainstPrevious, a: p, b: k}
+}
+
+func slotName(v int) string {
+	if v < 0 {
+		return "reference"
+	}
+	return fmt.Sprintf("v%d", v)
+}
+
+func designLabel(v int) string {
+	if v < 0 {
+		return "no-harness-single-agent-baseline"
+	}
+	return fmt.Sprintf("multi-agent-design-v%d", v)
 }
 
 // majority decides from valid verdicts: more than half wins or losses.
@@ -59,6 +126,17 @@ func majority(w, l, t int) string {
 		return OutcomeLoss
 	}
 	return OutcomeTie
+}
+
+// winnerOf maps the candidate's outcome to the reference's orientation.
+func winnerOf(outcome string) string {
+	switch outcome {
+	case OutcomeWin:
+		return WinB
+	case OutcomeLoss:
+		return WinA
+	}
+	return WinTie
 }
 
 func version(slot string) int {
@@ -84,33 +162,72 @@ func judgmentSeed(seed int64, key string) int64 {
 	return int64(h.Sum64() & 0x7fffffffffff)
 }
 
-// compare judges candidate against opponent Judgments times (each judgment
-// once: a stored result.json is reused) and aggregates.
-func (r *runner) compare(ctx context.Context, k int, cand, opp, against string, a, b EpisodeResult) (Comparison, error) {
-	c := Comparison{Iteration: k, Key: cand + "_vs_" + against, Candidate: cand, Opponent: opp, Against: against}
-	if against == "champion" {
-		c.Key = cand + "_vs_champion_" + opp
+// judgmentDir is the folder of judgment j of key: the key itself with one
+// judgment per comparison (as the reference), <key>_j{n} with several.
+func (r *runner) judgmentDir(key string, j int) string {
+	if r.cfg.Judgments == 1 {
+		return key
 	}
+	return fmt.Sprintf("%s_j%d", key, j)
+}
+
+// compare returns the row of p: a row already in the records is kept as
+// it is (a resumed or adopted search never asks again), else b is judged
+// against a Judgments times (a stored result.json is reused) and the
+// verdicts are aggregated.
+func (r *runner) compare(ctx context.Context, k int, p pair) (Comparison, error) {
+	if c, ok := r.prior[p.key]; ok {
+		return c, nil
+	}
+	epA, err := r.episodeOf(ctx, p.a)
+	if err != nil {
+		return Comparison{}, err
+	}
+	epB, err := r.episodeOf(ctx, p.b)
+	if err != nil {
+		return Comparison{}, err
+	}
+	c := Comparison{Key: p.key, Comparison: designLabel(p.a) + " vs " + designLabel(p.b), VersionB: p.b,
+		RepoA: epA.Dir, RepoB: epB.Dir, LLMBackend: "mass", Model: r.cfg.JudgeModel,
+		Iteration: k, Candidate: slotName(p.b), Opponent: slotName(p.a), Against: p.against}
+	if p.a >= 0 {
+		a := p.a
+		c.VersionA = &a
+	} else {
+		c.Baseline = "no_harness"
+	}
+	if p.against == AgainstChampion {
+		c.Kind = "champion_arbitration"
+	}
+	var valid []judge.Result
 	for j := 1; j <= r.cfg.Judgments; j++ {
-		key := fmt.Sprintf("%s_j%d", c.Key, j)
-		res, err := r.judgment(ctx, key, cand, opp, a, b)
+		key := r.judgmentDir(p.key, j)
+		res, err := r.judgment(ctx, key, c.Candidate, c.Opponent, epB, epA)
 		if err != nil {
 			return c, err
 		}
 		c.Judgments = append(c.Judgments, key)
+		c.CallMetrics.Judgments++
+		c.CallMetrics.Attempts += res.Attempts
+		c.CallMetrics.PromptTokens += res.PromptTokens
+		c.CallMetrics.CompletionTokens += res.CompletionTokens
+		c.JudgedAt = max(c.JudgedAt, res.JudgedAt)
 		switch {
 		case res.Status != judge.StatusValid:
 			c.Invalid++
-		case res.WinnerLabel == cand:
+			continue
+		case res.WinnerLabel == c.Candidate:
 			c.Wins++
-		case res.WinnerLabel == opp:
+		case res.WinnerLabel == c.Opponent:
 			c.Losses++
 		default:
 			c.Ties++
 		}
+		valid = append(valid, res)
 	}
 	c.Outcome = majority(c.Wins, c.Losses, c.Ties)
-	c.Rationale = r.rationale(c)
+	c.Winner = winnerOf(c.Outcome)
+	c.Rationale = rationale(c, valid)
 	return c, nil
 }
 
@@ -123,7 +240,8 @@ func (r *runner) judgment(ctx context.Context, key, cand, opp string, a, b Episo
 	}
 	r.progress(func(p *Progress) { p.Stage = "judging " + key })
 	req := judge.Request{Key: key, Task: r.cfg.Task, First: judge.Side{Label: cand, Tar: a.Export},
-		Second: judge.Side{Label: opp, Tar: b.Export}, Model: r.cfg.JudgeModel, Seed: judgmentSeed(r.cfg.Seed, key)}
+		Second: judge.Side{Label: opp, Tar: b.Export}, Model: r.cfg.JudgeModel, Seed: judgmentSeed(r.cfg.Seed, key),
+		Attempts: *r.cfg.JudgeRetries + 1}
 	var res judge.Result
 	var prompt judge.Prompt
 	var err error
@@ -141,6 +259,7 @@ func (r *runner) judgment(ctx context.Context, key, cand, opp string, a, b Episo
 			return res, fmt.Errorf("judgment %s: %w", key, err)
 		}
 	}
+	res.JudgedAt = time.Now().UTC().Format(time.RFC3339Nano)
 	r.tokens(res.PromptTokens + res.CompletionTokens)
 	r.countJudgment(res)
 	if err := os.MkdirAll(dir, 0o750); err != nil {
@@ -165,12 +284,9 @@ func readResult(dir string) (judge.Result, error) {
 	return res, nil
 }
 
-func (r *runner) rationale(c Comparison) string {
-	for _, key := range c.Judgments {
-		res, err := readResult(filepath.Join(r.cfg.Dir, ComparisonsDir, key))
-		if err != nil || res.Status != judge.StatusValid {
-			continue
-		}
+// rationale is that of the first valid verdict agreeing with the outcome.
+func rationale(c Comparison, valid []judge.Result) string {
+	for _, res := range valid {
 		agrees := (c.Outcome == OutcomeWin && res.WinnerLabel == c.Candidate) ||
 			(c.Outcome == OutcomeLoss && res.WinnerLabel == c.Opponent) || c.Outcome == OutcomeTie
 		if agrees {

@@ -65,7 +65,10 @@ type Config struct {
 	Iterations     int // 0: only the reference and v0
 	Seed           int64
 	Judgments      int // per comparison
+	JudgeRetries   *int // re-asks of an unparseable verdict; nil: judge.MaxAttempts-1
 	JudgeMode      string
+	Rule           string // judging rule: reference (default), paper, adjacent
+	ReferenceID    string // the task's reference query number (updated_queries names)
 	Dir            string // <data-dir>/search/<task>/<search_id>
 	TaskDir        string // <data-dir>/search/<task>: the champion pointer
 	Episodes       Episodes
@@ -89,6 +92,13 @@ func (c *Config) Defaults() {
 	if c.JudgeMode == "" {
 		c.JudgeMode = JudgeModeBundle
 	}
+	if c.Rule == "" {
+		c.Rule = DefaultRule
+	}
+	if c.JudgeRetries == nil {
+		n := judge.MaxAttempts - 1
+		c.JudgeRetries = &n
+	}
 	if c.Log == nil {
 		c.Log = slog.Default()
 	}
@@ -103,6 +113,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("search: iterations %d not in 0..%d", c.Iterations, MaxIterations)
 	case c.Judgments < 1 || c.Judgments > 9:
 		return fmt.Errorf("search: judgments per comparison %d not in 1..9", c.Judgments)
+	case *c.JudgeRetries < 0 || *c.JudgeRetries > 9:
+		return fmt.Errorf("search: judge retries %d not in 0..9", *c.JudgeRetries)
+	case CheckRule(c.Rule) != nil:
+		return fmt.Errorf("search: %w", CheckRule(c.Rule))
 	case c.JudgeMode == JudgeModeAgent && c.Judges == nil:
 		return errors.New("search: judge mode \"agent\" needs a judge-agent runner")
 	case c.JudgeMode != JudgeModeBundle && c.JudgeMode != JudgeModeAgent:

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/workflow"
@@ -15,22 +16,32 @@ import (
 
 // OptimizerResult is optimizer/v{k}/result.json.
 type OptimizerResult struct {
-	Version  int       `json:"version"`
-	Status   string    `json:"status"` // ok | failed
-	Model    string    `json:"model"`
-	Seed     int64     `json:"seed"`
-	Proposal *Proposal `json:"proposal,omitempty"`
+	Improvement string    `json:"improvement"` // "multi-agent-design-v2 -> multi-agent-design-v3"
+	Version     int       `json:"version"`
+	Status      string    `json:"status"` // ok | failed
+	Model       string    `json:"model"`
+	Seed        int64     `json:"seed"`
+	Proposal    *Proposal `json:"proposal,omitempty"`
 	judge.Usage
 }
 
+// PromptsDir holds the optimizer's prompt and result per step,
+// evaluation_prompts/v{c}_to_v{k}/ (the reference's names).
+const PromptsDir = "evaluation_prompts"
+
+// optimizerDir is the folder of the step from v(current) to v(k).
+func (r *runner) optimizerDir(current, k int) string {
+	return filepath.Join(r.cfg.Dir, PromptsDir, fmt.Sprintf("v%d_to_v%d", current, k))
+}
+
 // design returns v(k): the stored file when it exists, else a new proposal
-// from the optimizer. ok is false when the optimizer failed (recorded once,
-// never retried on resume).
-func (r *runner) design(ctx context.Context, k, current int, latest EpisodeResult) (workflow.Workflow, bool, error) {
+// from the optimizer shown v(current) and its episode. ok is false when
+// the optimizer failed (recorded once, never retried on resume).
+func (r *runner) design(ctx context.Context, k, current int) (workflow.Workflow, bool, error) {
 	if wf, err := r.vers.Get(k); err == nil {
 		return wf, true, nil
 	}
-	dir := filepath.Join(r.cfg.Dir, "optimizer", fmt.Sprintf("v%d", k))
+	dir := r.optimizerDir(current, k)
 	if b, err := os.ReadFile(filepath.Join(dir, "result.json")); err == nil {
 		var res OptimizerResult
 		if json.Unmarshal(b, &res) == nil && res.Status == "failed" {
@@ -39,6 +50,10 @@ func (r *runner) design(ctx context.Context, k, current int, latest EpisodeResul
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return workflow.Workflow{}, false, fmt.Errorf("read optimizer result v%d: %w", k, err)
+	}
+	latest, err := r.episodeOf(ctx, current)
+	if err != nil {
+		return workflow.Workflow{}, false, err
 	}
 	in, err := r.optimizerInput(current, latest)
 	if err != nil {
@@ -57,25 +72,14 @@ func (r *runner) design(ctx context.Context, k, current int, latest EpisodeResul
 	r.calls.OptimizerCalls += u.Attempts
 	r.mu.Unlock()
 	r.tokens(u.PromptTokens + u.CompletionTokens)
-	res := OptimizerResult{Version: k, Status: "ok", Model: r.cfg.OptimizerModel, Seed: seed, Usage: u}
+	res := OptimizerResult{Improvement: designLabel(current) + " -> " + designLabel(k), Version: k, Status: "ok",
+		Model: r.cfg.OptimizerModel, Seed: seed, Usage: u}
 	if err != nil {
 		res.Status = "failed"
 	} else {
 		res.Proposal = &prop
 	}
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return workflow.Workflow{}, false, fmt.Errorf("create %s: %w", dir, err)
-	}
-	if err := workflow.WriteFileAtomic(filepath.Join(dir, "full_prompt.txt"), []byte(p.Full())); err != nil {
-		return workflow.Workflow{}, false, err
-	}
-	if res.Status == "ok" {
-		if err := r.vers.Put(k, prop.Workflow); err != nil {
-			return workflow.Workflow{}, false, err
-		}
-	}
-	b, _ := json.MarshalIndent(res, "", "  ")
-	if err := workflow.WriteFileAtomic(filepath.Join(dir, "result.json"), append(b, '\n')); err != nil {
+	if err := r.writeStep(dir, p, res); err != nil {
 		return workflow.Workflow{}, false, err
 	}
 	if res.Status == "failed" {
@@ -84,6 +88,29 @@ func (r *runner) design(ctx context.Context, k, current int, latest EpisodeResul
 		return workflow.Workflow{}, false, nil
 	}
 	return prop.Workflow, true, nil
+}
+
+// writeStep stores a step's prompt, its design (before the result, so a
+// result.json says the design is there) and its result.
+func (r *runner) writeStep(dir string, p judge.Prompt, res OptimizerResult) error {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	if err := workflow.WriteFileAtomic(filepath.Join(dir, "full_prompt.txt"), []byte(referenceDump(p))); err != nil {
+		return err
+	}
+	if res.Proposal != nil {
+		if err := r.vers.Put(res.Version, res.Proposal.Workflow); err != nil {
+			return err
+		}
+	}
+	b, _ := json.MarshalIndent(res, "", "  ")
+	return workflow.WriteFileAtomic(filepath.Join(dir, "result.json"), append(b, '\n'))
+}
+
+// referenceDump is a prompt as the reference's full_prompt.txt holds it.
+func referenceDump(p judge.Prompt) string {
+	return "=== SYSTEM PROMPT ===\n\n" + strings.TrimSpace(p.System) + "\n\n=== USER PROMPT ===\n\n" + strings.TrimSpace(p.User) + "\n"
 }
 
 func (r *runner) countFailed() {

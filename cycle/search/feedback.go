@@ -16,8 +16,9 @@ const (
 )
 
 func (r *runner) optimizerInput(current int, latest EpisodeResult) (OptimizerInput, error) {
+	d := r.decide()
 	r.mu.Lock()
-	champ, hist := r.champion, append([]Comparison(nil), r.history...)
+	champ, hist := r.champion, append(append([]Comparison(nil), r.history...), r.arbitrations...)
 	r.mu.Unlock()
 	read := func(k int) (string, error) {
 		b, err := os.ReadFile(r.vers.Path(k))
@@ -27,7 +28,7 @@ func (r *runner) optimizerInput(current int, latest EpisodeResult) (OptimizerInp
 		return string(b), nil
 	}
 	in := OptimizerInput{Task: strings.TrimSpace(r.cfg.Task.Prompt), ChampionVersion: champ, CurrentVersion: current,
-		Status: RedactedStatus(latest), History: historyText(hist), Scoreboard: scoreboard(hist, champ)}
+		Status: RedactedStatus(latest), History: historyText(hist), Scoreboard: Scoreboard(verdicts(hist), d.Current, d.Retained)}
 	var err error
 	if in.V0, err = read(0); err != nil {
 		return in, err
@@ -68,13 +69,24 @@ func historyText(hist []Comparison) string {
 	return b.String()
 }
 
-func scoreboard(hist []Comparison, champ int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "champion: v%d\n", champ)
-	for _, c := range hist {
-		fmt.Fprintf(&b, "%s vs %s: %s\n", c.Candidate, c.Opponent, c.Outcome)
+// Scoreboard is the reference's one-line record against the baseline,
+// "Record vs no_harness: v0 W★ · v1 L · v2 T", versions 0..current, the
+// retained (proven) champion starred; ? marks a version without a verdict.
+func Scoreboard(rows []Verdict, current int, retained *int) string {
+	base, _, _ := verdictMaps(rows, nil)
+	marks := map[string]string{WinB: "W", WinA: "L", WinTie: "T"}
+	parts := make([]string, 0, current+1)
+	for k := 0; k <= current; k++ {
+		mark := "?"
+		if w, ok := base[k]; ok && marks[w] != "" {
+			mark = marks[w]
+		}
+		if retained != nil && *retained == k {
+			mark += "★"
+		}
+		parts = append(parts, fmt.Sprintf("v%d %s", k, mark))
 	}
-	return b.String()
+	return "Record vs no_harness: " + strings.Join(parts, " · ")
 }
 
 // diffs renders unified diffs between consecutive stored versions (the

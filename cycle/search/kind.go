@@ -14,6 +14,7 @@ import (
 	"github.com/mass-dev/mass/cycle/workflow"
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // KindName is the job kind of a workflow search.
@@ -29,8 +30,13 @@ type Params struct {
 	OptimizerModel string `json:"optimizer_model,omitempty"` // default: model
 	Iterations     *int   `json:"iterations,omitempty"`      // default 11
 	Seed           int64  `json:"seed,omitempty"`
-	Judgments      int    `json:"judgments,omitempty"`  // per comparison, default 1
-	JudgeMode      string `json:"judge_mode,omitempty"` // bundle (default) | agent
+	Judgments      int    `json:"judgments,omitempty"`     // per comparison, default 1
+	JudgeMode      string `json:"judge_mode,omitempty"`    // bundle (default) | agent
+	Judging        string `json:"judging,omitempty"`       // reference (default) | paper | adjacent
+	JudgeRetries   *int   `json:"judge_retries,omitempty"` // re-asks of an unparseable verdict, default 2
+	// Resume is the id of an existing search folder of the task
+	// (search/<task>/<resume>) to continue instead of a new one.
+	Resume string `json:"resume,omitempty"`
 }
 
 // ParseParams decodes and checks job params.
@@ -47,6 +53,9 @@ func ParseParams(raw json.RawMessage) (Params, error) {
 	c.SearchID, c.TaskID, c.Dir, c.TaskDir = "x", "x", "x", "x"
 	c.Episodes, c.Models, c.V0, c.Judges = noEpisodes{}, judge.Clients(nil), workflow.Generic(), noJudges{}
 	c.Defaults()
+	if p.Resume != "" && !datadir.ValidID(p.Resume) {
+		return p, fmt.Errorf("search params: resume %q is not a search id", p.Resume)
+	}
 	return p, c.Validate()
 }
 
@@ -65,7 +74,7 @@ func (noJudges) RunJudge(context.Context, judge.AgentRequest) (judge.AgentAnswer
 
 func (p Params) config() Config {
 	c := Config{Model: p.Model, JudgeModel: p.JudgeModel, OptimizerModel: p.OptimizerModel, Seed: p.Seed,
-		Judgments: p.Judgments, JudgeMode: p.JudgeMode}
+		Judgments: p.Judgments, JudgeMode: p.JudgeMode, Rule: p.Judging, JudgeRetries: p.JudgeRetries}
 	c.Iterations = DefaultIterations
 	if p.Iterations != nil {
 		c.Iterations = *p.Iterations
@@ -84,7 +93,7 @@ type Env interface {
 func NewKind(env Env) jobs.Kind {
 	return jobs.Kind{
 		Name:        KindName,
-		Description: "MASS workflow search on a task: reference, v0, then optimizer → v(k) → judged against reference and champion (params: model, judge_model, optimizer_model, iterations, seed, judgments, judge_mode)",
+		Description: "MASS workflow search on a task: reference, v0, then optimizer → v(k) → judged against reference and champion (params: model, judge_model, optimizer_model, iterations, seed, judgments, judge_mode, judging, judge_retries, resume)",
 		OnInterrupt: jobs.Resume,
 		Validate:    func(raw json.RawMessage) error { _, err := ParseParams(raw); return err },
 		Run:         func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error { return runKind(ctx, env, job, rep) },
@@ -115,7 +124,13 @@ func runKind(ctx context.Context, env Env, job jobs.Job, rep jobs.Reporter) erro
 	taskDir := job.Layout.Search(job.TaskID)
 	cfg.SearchID, cfg.TaskID, cfg.V0, cfg.Episodes, cfg.Models, cfg.Log = job.ID, job.TaskID, v0, eps, models, rep.Logger()
 	cfg.Task = judge.Task{ID: job.TaskID, Prompt: spec.Prompt, Domain: spec.Domain, Required: spec.RequiredOutputs}
-	cfg.Dir, cfg.TaskDir = filepath.Join(taskDir, job.ID), taskDir
+	cfg.Dir, cfg.TaskDir, cfg.ReferenceID = filepath.Join(taskDir, job.ID), taskDir, spec.ReferenceID
+	if p.Resume != "" {
+		cfg.SearchID, cfg.Dir = p.Resume, filepath.Join(taskDir, p.Resume)
+		if st, err := os.Stat(cfg.Dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("resume search %s of task %s: no such search folder %s", p.Resume, job.TaskID, cfg.Dir)
+		}
+	}
 	cfg.Observe = progressTo(rep)
 	if ar, ok := eps.(judge.AgentRunner); ok {
 		cfg.Judges = ar
@@ -127,7 +142,7 @@ func runKind(ctx context.Context, env Env, job jobs.Job, rep jobs.Reporter) erro
 		return fmt.Errorf("search %s: %w", job.ID, err)
 	}
 	rep.SetResult(sum)
-	rep.Event("search_finished", fmt.Sprintf("champion v%d, beats reference %v", sum.ChampionVersion, sum.BeatsReference), nil)
+	rep.Event("search_finished", fmt.Sprintf("retained %s, beats reference %v", versionText(sum.RetainedVersion), sum.BeatsReference), nil)
 	return nil
 }
 
@@ -167,4 +182,12 @@ func progressTo(rep jobs.Reporter) func(Progress) {
 			Counters: map[string]int64{"iteration": int64(p.Iteration), "iterations": int64(p.Iterations), "champion_version": int64(p.ChampionVersion),
 				"ref_wins": int64(p.RefWins), "ref_losses": int64(p.RefLosses), "tokens": p.Tokens}})
 	}
+}
+
+// versionText is "v3", or "none" for a null version.
+func versionText(v *int) string {
+	if v == nil {
+		return "none"
+	}
+	return fmt.Sprintf("v%d", *v)
 }

@@ -16,49 +16,76 @@ const (
 	RetainedFile          = "retained_workflow.json"
 )
 
-// ChampionEvent is one line of records/champion_history.jsonl.
-type ChampionEvent struct {
-	Iteration int    `json:"iteration"`
-	Version   int    `json:"version"`
-	Previous  int    `json:"previous"` // -1 for the first champion
-	Reason    string `json:"reason"`
-	Key       string `json:"key,omitempty"` // the comparison that made it champion
-}
-
-// Retained is retained_workflow.json.
+// Retained is retained_workflow.json: the reference's fields first, then
+// mass's.
 type Retained struct {
-	SearchID             string `json:"search_id"`
-	TaskID               string `json:"task_id"`
-	Version              int    `json:"version"`
+	// Version is the retained (proven) champion; null when no version
+	// beat the baseline under the reference rule.
+	Version              *int   `json:"version"`
 	BeatsReference       bool   `json:"beats_reference"`
 	Model                string `json:"model"`
 	LastEvaluatedVersion int    `json:"last_evaluated_version"`
-	Design               string `json:"design"` // versions/multi_agent_design_v{version}.txt
-	Finished             bool   `json:"finished"`
+
+	SearchID string `json:"search_id"`
+	TaskID   string `json:"task_id"`
+	Judging  string `json:"judging"`
+	Champion int    `json:"champion"` // the version holding the crown (v0 by default)
+	Design   string `json:"design"`   // versions/multi_agent_design_v{champion}.txt
+	Finished bool   `json:"finished"`
 }
 
-// record appends a comparison, moves the champion on a win against it, and
-// rewrites the history files from memory (so a resumed run never
-// duplicates a line).
+// verdicts of rows, for Decide.
+func verdicts(rows []Comparison) []Verdict {
+	out := make([]Verdict, len(rows))
+	for i, c := range rows {
+		out[i] = c.Verdict()
+	}
+	return out
+}
+
+// decide applies the search's rule to its records so far.
+func (r *runner) decideLocked() Decision {
+	return Decide(r.cfg.Rule, verdicts(r.history), verdicts(r.arbitrations))
+}
+
+func (r *runner) decide() Decision {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.decideLocked()
+}
+
+// record appends a row to its history (arbitration rows to the champion
+// history), re-decides the champion and rewrites the records from memory
+// (so a resumed run never duplicates a line).
 func (r *runner) record(c Comparison) error {
 	r.mu.Lock()
-	c.ChampionBefore = r.champion
-	if c.Against == "champion" && c.Outcome == OutcomeWin {
-		r.champion = version(c.Candidate)
-		c.ChampionChanged = true
+	before := r.decideLocked().Champion
+	if c.Against == AgainstChampion {
+		r.arbitrations = append(r.arbitrations, c)
+	} else {
+		r.history = append(r.history, c)
 	}
-	r.history = append(r.history, c)
-	hist := append([]Comparison(nil), r.history...)
+	d := r.decideLocked()
+	last := &r.history
+	if c.Against == AgainstChampion {
+		last = &r.arbitrations
+	}
+	row := &(*last)[len(*last)-1]
+	if row.Judgments != nil || row.Candidate != "" { // mass's fields; an adopted foreign row keeps its own
+		row.ChampionBefore, row.ChampionChanged = before, d.Champion != before
+	}
+	r.champion = d.Champion
+	hist, arb := append([]Comparison(nil), r.history...), append([]Comparison(nil), r.arbitrations...)
 	r.mu.Unlock()
 	r.progress(func(p *Progress) {
-		if c.Against == "reference" && c.Candidate == fmt.Sprintf("v%d", r.champion) {
-			p.RefWins, p.RefLosses = boolInt(c.Outcome == OutcomeWin), boolInt(c.Outcome == OutcomeLoss)
+		if c.Against == AgainstReference && c.Candidate == fmt.Sprintf("v%d", d.Champion) {
+			p.RefWins, p.RefLosses = boolInt(c.Winner == WinB), boolInt(c.Winner == WinA)
 		}
 	})
 	if err := writeJSONL(filepath.Join(r.cfg.Dir, ComparisonHistoryFile), hist); err != nil {
 		return err
 	}
-	if err := writeJSONL(filepath.Join(r.cfg.Dir, ChampionHistoryFile), championHistory(hist)); err != nil {
+	if err := writeJSONL(filepath.Join(r.cfg.Dir, ChampionHistoryFile), arb); err != nil {
 		return err
 	}
 	return r.writeRetained(false)
@@ -71,38 +98,11 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// championHistory derives the champion's changes from the comparisons.
-func championHistory(hist []Comparison) []ChampionEvent {
-	ev := []ChampionEvent{{Iteration: 0, Version: 0, Previous: -1, Reason: "initial design v0"}}
-	for _, c := range hist {
-		if c.ChampionChanged {
-			ev = append(ev, ChampionEvent{Iteration: c.Iteration, Version: version(c.Candidate), Previous: c.ChampionBefore,
-				Reason: fmt.Sprintf("%s won against champion %s", c.Candidate, c.Opponent), Key: c.Key})
-		}
-	}
-	return ev
-}
-
-// beatsReference reports whether version v won its comparison with the reference.
-func beatsReference(hist []Comparison, v int) bool {
-	for _, c := range hist {
-		if c.Against == "reference" && version(c.Candidate) == v {
-			return c.Outcome == OutcomeWin
-		}
-	}
-	return false
-}
-
 func (r *runner) writeRetained(finished bool) error {
-	r.mu.Lock()
-	champ, hist := r.champion, append([]Comparison(nil), r.history...)
-	r.mu.Unlock()
-	last := 0
-	for _, c := range hist {
-		last = max(last, version(c.Candidate))
-	}
-	ret := Retained{SearchID: r.cfg.SearchID, TaskID: r.cfg.TaskID, Version: champ, BeatsReference: beatsReference(hist, champ),
-		Model: r.cfg.Model, LastEvaluatedVersion: last, Design: filepath.Join(workflow.VersionsDir, workflow.VersionFile(champ)), Finished: finished}
+	d := r.decide()
+	ret := Retained{Version: d.Retained, BeatsReference: d.BeatsReference, Model: r.cfg.Model, LastEvaluatedVersion: d.Current,
+		SearchID: r.cfg.SearchID, TaskID: r.cfg.TaskID, Judging: r.cfg.Rule, Champion: d.Champion,
+		Design: filepath.Join(workflow.VersionsDir, workflow.VersionFile(d.Champion)), Finished: finished}
 	b, _ := json.MarshalIndent(ret, "", "  ")
 	if err := workflow.WriteFileAtomic(filepath.Join(r.cfg.Dir, RetainedFile), append(b, '\n')); err != nil {
 		return err
@@ -112,12 +112,13 @@ func (r *runner) writeRetained(finished bool) error {
 		rel = ret.Design
 	}
 	return workflow.WritePointer(r.cfg.TaskDir, workflow.Pointer{TaskID: r.cfg.TaskID, SearchID: r.cfg.SearchID,
-		Version: champ, BeatsReference: ret.BeatsReference, Design: rel})
+		Version: d.Champion, BeatsReference: ret.BeatsReference, Design: rel})
 }
 
 func writeJSONL[T any](path string, rows []T) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
 	for _, row := range rows {
 		if err := enc.Encode(row); err != nil {
 			return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
@@ -131,8 +132,10 @@ type Summary struct {
 	SearchID         string `json:"search_id"`
 	Task             string `json:"task"`
 	Dir              string `json:"dir"`
+	Judging          string `json:"judging"`
 	Iterations       int    `json:"iterations"`
-	ChampionVersion  int    `json:"champion_version"`
+	ChampionVersion  int    `json:"champion_version"` // the crown's holder (v0 by default)
+	RetainedVersion  *int   `json:"retained_version"` // null without a proven win (rule reference)
 	BeatsReference   bool   `json:"beats_reference"`
 	Comparisons      int    `json:"comparisons"` // valid verdicts
 	InvalidJudgments int    `json:"invalid_judgments"`
@@ -144,13 +147,16 @@ type Summary struct {
 }
 
 func (r *runner) summary() Summary {
+	d := r.decide()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := Summary{SearchID: r.cfg.SearchID, Task: r.cfg.TaskID, Dir: r.cfg.Dir, Iterations: r.cfg.Iterations,
-		ChampionVersion: r.champion, BeatsReference: beatsReference(r.history, r.champion), Calls: r.calls, Tokens: r.prog.Tokens}
-	for _, c := range r.history {
-		s.Comparisons += c.Wins + c.Losses + c.Ties
-		s.InvalidJudgments += c.Invalid
+	s := Summary{SearchID: r.cfg.SearchID, Task: r.cfg.TaskID, Dir: r.cfg.Dir, Judging: r.cfg.Rule, Iterations: r.cfg.Iterations,
+		ChampionVersion: d.Champion, RetainedVersion: d.Retained, BeatsReference: d.BeatsReference, Calls: r.calls, Tokens: r.prog.Tokens}
+	for _, rows := range [][]Comparison{r.history, r.arbitrations} {
+		for _, c := range rows {
+			s.Comparisons += c.Wins + c.Losses + c.Ties
+			s.InvalidJudgments += c.Invalid
+		}
 	}
 	r.slots.mu.Lock()
 	for _, sl := range r.slots.m {

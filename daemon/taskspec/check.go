@@ -3,6 +3,7 @@ package taskspec
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/mass-dev/mass/datadir"
@@ -13,6 +14,8 @@ const (
 	SplitTrain = "train"
 	SplitTest  = "test"
 )
+
+var referenceIDRE = regexp.MustCompile(`^[0-9]{1,9}$`)
 
 // ValidID reports whether id can name a task (it becomes a directory name):
 // the data dir's one id rule, datadir.ValidID, in lower case.
@@ -89,6 +92,14 @@ func (s *Spec) check() Errors {
 	}
 	if len(s.Domain) > 200 || strings.ContainsAny(s.Domain, "\r\n") {
 		bad("domain", "must be one line of at most 200 bytes")
+	}
+	if s.ReferenceID != "" && !referenceIDRE.MatchString(s.ReferenceID) {
+		bad("reference_id", "%q must be the reference's query number, 1-9 digits (e.g. reference_id: 51)", s.ReferenceID)
+	}
+	if s.Directive != "" {
+		if msg := relPathProblem(s.Directive); msg != "" {
+			bad("directive", "%q %s (the directive file is relative to the spec)", s.Directive, msg)
+		}
 	}
 	if s.Workflow != "" {
 		if msg := relPathProblem(s.Workflow); msg != "" {

@@ -74,6 +74,9 @@ func Validate(s *Spec) Errors {
 	if s.Workflow != "" {
 		exists("workflow", s.Workflow, true)
 	}
+	if s.Directive != "" {
+		exists("directive", s.Directive, true)
+	}
 	if len(errs) > 0 {
 		return errs
 	}
@@ -145,6 +148,13 @@ func (s *Spec) walk() ([]string, int64, error) {
 			return nil, 0, fmt.Errorf("workflow %s: %w", s.Workflow, err)
 		}
 		add(filepath.ToSlash(filepath.Clean(s.Workflow)), st.Size())
+	}
+	if s.Directive != "" {
+		st, err := lstatBeneath(s.Dir, s.Directive)
+		if err != nil {
+			return nil, 0, fmt.Errorf("directive %s: %w", s.Directive, err)
+		}
+		add(filepath.ToSlash(filepath.Clean(s.Directive)), st.Size())
 	}
 	return out, total, nil
 }

@@ -27,6 +27,14 @@ type Spec struct {
 	// Network, when set, lets the agents download from listed domains
 	// through the episode's egress proxy (see network.go); nil: no network.
 	Network *Network `json:"network,omitempty" yaml:"network,omitempty"`
+	// ReferenceID is the task's query number in the reference
+	// implementation (query{q}_ourTeam); a search then names its prompts
+	// updated_queries/query{q}_ourTeam-v{k}.txt as the reference does.
+	ReferenceID string `json:"reference_id,omitempty" yaml:"reference_id,omitempty"`
+	// Directive is a file, relative to the spec, whose text replaces mass's
+	// execution directive in collection episodes (e.g. the reference's
+	// tasks/teacher_directive.txt), verbatim.
+	Directive string `json:"directive,omitempty" yaml:"directive,omitempty"`
 
 	// Dir is the directory the spec was loaded from; relative paths resolve against it.
 	Dir string `json:"-" yaml:"-"`

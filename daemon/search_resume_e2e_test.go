@@ -1,0 +1,102 @@
+package daemon_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mass-dev/mass/cycle/generation"
+	"github.com/mass-dev/mass/cycle/search"
+)
+
+// TestSearchResumeReferenceFolder continues a search folder in the
+// reference's exact layout (no config, no episodes, no retained file;
+// v0 lost to the baseline, v1 tied): resumed to its own last version it
+// ends with version null and beats_reference false, runs no episode and
+// asks no judge; a generation then excludes the task for that reason.
+// Resumed with one more iteration the scripted v2 beats the baseline and
+// takes the crown outright; the folder's records replay to it, and a
+// resume with another judging rule is refused naming the key.
+func TestSearchResumeReferenceFolder(t *testing.T) {
+	r := newSearchRig(t, nil)
+	if _, err := r.massctl("task", "add", "../examples/tasks/sales-analysis/task.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(r.data, "search", "sales-analysis", "ref1")
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("cp", "-r", "../cycle/search/testdata/reference-search/query51_ourTeam", dir).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	run := func(args ...string) search.Summary {
+		t.Helper()
+		out, err := r.massctl(append([]string{"search", "--resume", dir, "--model", "scripted", "--judge-retries", "0", "--json"}, args...)...)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		var sum search.Summary
+		if err := json.Unmarshal(out, &sum); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return sum
+	}
+	sum := run("--iterations", "1")
+	if sum.RetainedVersion != nil || sum.BeatsReference || sum.Episodes != 0 || sum.Calls.Judgments != 0 || sum.SearchID != "ref1" {
+		t.Fatalf("resumed reference folder: %+v", sum)
+	}
+	ret := readJSON[search.Retained](t, filepath.Join(dir, search.RetainedFile))
+	raw, _ := os.ReadFile(filepath.Join(dir, search.RetainedFile))
+	if ret.Version != nil || ret.BeatsReference || !ret.Finished || !strings.Contains(string(raw), `"version": null`) {
+		t.Errorf("retained %s", raw)
+	}
+	frozen, ok, err := search.ReadFrozen(dir)
+	if err != nil || !ok || frozen.Judging != search.RuleReference || frozen.JudgeRetries != 0 || frozen.Judgments != 1 {
+		t.Errorf("adopted config %+v %v %v", frozen, ok, err)
+	}
+	build := exec.Command("go", "build", "-o", r.bin+"/", "./cmd/mass-train")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build mass-train: %v\n%s", err, out)
+	}
+	out, err := r.massctl("generation", "start", "--tasks", "sales-analysis", "--model", "scripted", "--episodes", "16",
+		"--min-success", "16", "--train-steps", "1", "--seed", "1", "--json")
+	plan, _ := os.ReadFile(filepath.Join(r.data, "generations", "1", generation.TasksFile))
+	if !strings.Contains(string(plan), `"sales-analysis"`) || !strings.Contains(string(plan), "never beat the bare-task reference") ||
+		!strings.Contains(fmtErr(err), "no task left to train on (1 excluded)") {
+		t.Errorf("generation did not exclude the task for its search: %v\n%s\n%s", err, out, plan)
+	}
+
+	sum = run("--iterations", "2")
+	if sum.RetainedVersion == nil || *sum.RetainedVersion != 2 || !sum.BeatsReference {
+		t.Fatalf("continued search: %+v", sum)
+	}
+	// Only v2's baseline comparison: no arbitration while no champion held a win.
+	if got := sum.Calls.JudgmentsPerIteration; len(got) != 3 || got[2] != 1 {
+		t.Errorf("judgments per iteration %v, want [0 0 1]", got)
+	}
+	rep, err := search.Replay(dir, "")
+	if err != nil || rep.RetainedVersion == nil || *rep.RetainedVersion != 2 || !rep.BeatsReference {
+		t.Errorf("replay %+v %v", rep, err)
+	}
+	if out, err := r.massctl("search", "replay", dir, "--json"); err != nil || !strings.Contains(string(out), `"retained_version": 2`) {
+		t.Errorf("massctl search replay: %s %v", out, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "updated_queries", "query51_ourTeam-v1.txt")); err != nil {
+		t.Errorf("reference query file: %v", err)
+	}
+	out, err = r.massctl("search", "--resume", dir, "--model", "scripted", "--judge-retries", "0", "--judging", "paper", "--iterations", "2", "--json")
+	if err == nil || !strings.Contains(fmtErr(err), "judging (folder reference, now paper)") {
+		t.Errorf("resume with another rule: %v\n%s", err, out)
+	}
+}
+
+func fmtErr(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
