@@ -17,11 +17,21 @@ import (
 // and never stored in Config, logged or recorded.
 type Config struct {
 	// Name is the key of the entry in massd.yaml, not a field of it.
-	Name       string `json:"name" yaml:"-"`
-	BaseURL    string `json:"base_url" yaml:"base_url"`
-	Model      string `json:"model" yaml:"model"` // the model id the endpoint serves
-	APIKeyEnv  string `json:"api_key_env,omitempty" yaml:"api_key_env"`
-	APIKeyFile string `json:"api_key_file,omitempty" yaml:"api_key_file"`
+	Name string `json:"name" yaml:"-"`
+	// Provider is the wire protocol: ProviderOpenAIChat (the default),
+	// ProviderOpenAIResponses or ProviderAnthropic (provider.go).
+	Provider string `json:"provider,omitempty" yaml:"provider"`
+	// ReasoningEffort is sent as the Responses API's reasoning.effort or
+	// the Messages API's output_config.effort (with adaptive thinking on).
+	ReasoningEffort string `json:"reasoning_effort,omitempty" yaml:"reasoning_effort"`
+	// Background runs a Responses API request in background mode
+	// (store: true), polled with GET /responses/{id} every PollInterval.
+	Background   bool          `json:"background,omitempty" yaml:"background"`
+	PollInterval time.Duration `json:"poll_interval,omitempty" yaml:"poll_interval"`
+	BaseURL      string        `json:"base_url" yaml:"base_url"`
+	Model        string        `json:"model" yaml:"model"` // the model id the endpoint serves
+	APIKeyEnv    string        `json:"api_key_env,omitempty" yaml:"api_key_env"`
+	APIKeyFile   string        `json:"api_key_file,omitempty" yaml:"api_key_file"`
 	// MaxConcurrency bounds requests in flight; 0 means DefaultConcurrency.
 	MaxConcurrency int `json:"max_concurrency,omitempty" yaml:"max_concurrency"`
 	// Timeout bounds one HTTP attempt; 0 means DefaultTimeout.
@@ -82,12 +92,19 @@ func (c Config) WithDefaults() Config {
 	if c.Backoff == 0 {
 		c.Backoff = DefaultBackoff
 	}
+	if c.Provider == "" {
+		c.Provider = ProviderOpenAIChat
+	}
+	if c.PollInterval == 0 {
+		c.PollInterval = DefaultPollInterval
+	}
 	return c
 }
 
 // LogValue keeps secrets out of logs: only the key's source is shown.
 func (c Config) LogValue() slog.Value {
 	return slog.GroupValue(
+		slog.String("provider", c.ProviderName()),
 		slog.String("base_url", c.BaseURL),
 		slog.String("model", c.Model),
 		slog.String("api_key_env", c.APIKeyEnv),
@@ -106,6 +123,9 @@ func (c Config) Validate() error {
 	}
 	if c.Model == "" {
 		return fmt.Errorf("model %s: model (the id the endpoint serves) is empty", c.Name)
+	}
+	if err := c.validateProvider(); err != nil {
+		return err
 	}
 	if c.MaxConcurrency < 0 || (c.MaxTokens != nil && *c.MaxTokens < 0) || c.MaxRetries < 0 || c.Timeout < 0 || c.Backoff < 0 || c.MaxResponseBytes < 0 {
 		return fmt.Errorf("model %s: max_concurrency, max_tokens, max_retries, timeout, backoff and max_response_bytes must not be negative", c.Name)
