@@ -124,7 +124,7 @@ func (c Config) Validate() error {
 	if c.Model == "" {
 		return fmt.Errorf("model %s: model (the id the endpoint serves) is empty", c.Name)
 	}
-	if err := c.validateProvider(); err != nil {
+	if err := c.CheckProvider(); err != nil {
 		return err
 	}
 	if c.MaxConcurrency < 0 || (c.MaxTokens != nil && *c.MaxTokens < 0) || c.MaxRetries < 0 || c.Timeout < 0 || c.Backoff < 0 || c.MaxResponseBytes < 0 {

@@ -121,3 +121,20 @@ func (c Config) ReplyLimit() int64 {
 	}
 	return MaxResponseBytes
 }
+
+// CapReader reads r until limit bytes have passed; then it fails with
+// ErrReplyCap (for streamed replies, read as they come).
+func CapReader(r io.Reader, limit int64) io.Reader { return &capReader{r: r, left: limit} }
+
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if c.left -= int64(n); c.left < 0 {
+		return 0, fmt.Errorf("streamed reply passes the MaxResponseBytes cap: %w", ErrReplyCap)
+	}
+	return n, err
+}

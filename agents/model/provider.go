@@ -41,7 +41,9 @@ func (c Config) ProviderName() string {
 	return c.Provider
 }
 
-func (c Config) validateProvider() error {
+// CheckProvider checks provider, reasoning_effort, background and the
+// base_url shape the provider expects.
+func (c Config) CheckProvider() error {
 	p := c.ProviderName()
 	allowed, ok := efforts[p]
 	if !ok {

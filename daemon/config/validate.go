@@ -144,6 +144,9 @@ func validateModel(name string, m *Model, bad badFunc) {
 		bad(f+".max_tokens", "%d must be positive", *m.MaxTokens)
 	}
 	m.Name = name
+	if err := m.CheckProvider(); err != nil {
+		bad(f+".provider", "%v", err)
+	}
 	*m = m.WithDefaults()
 	if sv := m.Serving; sv != nil {
 		switch {

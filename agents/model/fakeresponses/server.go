@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -113,6 +114,10 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	if !s.authorized(w, r) {
 		return
 	}
+	if p := unknownParam(body); p != "" {
+		writeError(w, http.StatusBadRequest, "Unknown parameter: '"+p+"'.", "invalid_request_error", "unknown_parameter")
+		return
+	}
 	var req responses.CreateRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -160,6 +165,25 @@ func check(req responses.CreateRequest) string {
 	for _, m := range req.Input {
 		if m.Type != "message" || (m.Role != "system" && m.Role != "developer" && m.Role != "user" && m.Role != "assistant") {
 			return fmt.Sprintf("Invalid input item: type %q role %q.", m.Type, m.Role)
+		}
+	}
+	return ""
+}
+
+// params are the create body's top-level fields in the API reference,
+// spelled independently of the client's struct tags.
+var params = []string{"model", "input", "instructions", "max_output_tokens", "reasoning", "temperature", "top_p",
+	"background", "store", "stream", "tools", "tool_choice", "text", "metadata", "previous_response_id", "truncation",
+	"include", "parallel_tool_calls", "service_tier", "user", "prompt_cache_key", "safety_identifier"}
+
+func unknownParam(body []byte) string {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return "(body)"
+	}
+	for k := range m {
+		if !slices.Contains(params, k) {
+			return k
 		}
 	}
 	return ""

@@ -22,7 +22,9 @@ const key = "sk-test-0123456789abcdef-secret"
 
 func setup(t *testing.T, background bool) (*fakeresponses.Server, *responses.Client, *bytes.Buffer) {
 	t.Helper()
-	fake := fakeresponses.New(key, func(r responses.CreateRequest) string { return `{"winner":"A","rationale":"` + r.Input[len(r.Input)-1].Content + `"}` })
+	fake := fakeresponses.New(key, func(r responses.CreateRequest) string {
+		return `{"winner":"A","rationale":"` + r.Input[len(r.Input)-1].Content + `"}`
+	})
 	srv := httptest.NewServer(fake.Handler())
 	t.Cleanup(srv.Close)
 	t.Setenv("FAKE_OPENAI_KEY", key)
