@@ -46,6 +46,7 @@ func (c *Config) Validate() error {
 		validateModel(name, c.Models[name], bad)
 	}
 	c.validateJudges(bad)
+	c.validatePrices(bad)
 	return errors.Join(errs...)
 }
 

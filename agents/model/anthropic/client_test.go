@@ -133,7 +133,7 @@ func TestAnthropicTruncatedGivesUp(t *testing.T) {
 // and key source, with the API's error type; the key is nowhere.
 func TestAnthropicBadKey(t *testing.T) {
 	fake, c, logs := setup(t, "max")
-	fake.Key = "sk-ant-other"
+	fake.SetKey("sk-ant-other")
 	_, err := ask(c)
 	if !errors.Is(err, model.ErrAuth) {
 		t.Fatalf("err %v, want ErrAuth", err)

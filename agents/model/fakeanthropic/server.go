@@ -25,12 +25,12 @@ const (
 )
 
 // Server is the fake. Reply makes the assistant's text from a request;
-// Key is the API key it accepts. Safe for concurrent use.
+// it accepts one API key (New, SetKey). Safe for concurrent use.
 type Server struct {
-	Key   string
 	Reply func(anthropic.Request) string
 
 	mu     sync.Mutex
+	key    string
 	faults []string
 	bodies [][]byte
 	n      int
@@ -38,7 +38,20 @@ type Server struct {
 
 // New is a server accepting key and answering with reply.
 func New(key string, reply func(anthropic.Request) string) *Server {
-	return &Server{Key: key, Reply: reply}
+	return &Server{key: key, Reply: reply}
+}
+
+// SetKey changes the API key the server accepts.
+func (s *Server) SetKey(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.key = key
+}
+
+func (s *Server) accepts(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return key == s.key
 }
 
 // Fail queues faults for the next requests.
@@ -84,7 +97,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	case r.Header.Get("X-Api-Key") == "":
 		writeError(w, http.StatusUnauthorized, "authentication_error", "x-api-key header is required")
 		return
-	case r.Header.Get("X-Api-Key") != s.Key:
+	case !s.accepts(r.Header.Get("X-Api-Key")):
 		writeError(w, http.StatusUnauthorized, "authentication_error", "invalid x-api-key")
 		return
 	case r.Header.Get("Anthropic-Version") == "":

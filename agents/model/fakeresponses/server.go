@@ -24,12 +24,12 @@ const (
 )
 
 // Server is the fake. Reply makes the assistant's text from a request;
-// Key is the API key it accepts. Safe for concurrent use.
+// it accepts one API key (New, SetKey). Safe for concurrent use.
 type Server struct {
-	Key   string
 	Reply func(responses.CreateRequest) string
 
 	mu     sync.Mutex
+	key    string
 	faults []string
 	bodies [][]byte
 	stored map[string]*storedResponse
@@ -43,7 +43,20 @@ type storedResponse struct {
 
 // New is a server accepting key and answering with reply.
 func New(key string, reply func(responses.CreateRequest) string) *Server {
-	return &Server{Key: key, Reply: reply, stored: map[string]*storedResponse{}}
+	return &Server{key: key, Reply: reply, stored: map[string]*storedResponse{}}
+}
+
+// SetKey changes the API key the server accepts.
+func (s *Server) SetKey(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.key = key
+}
+
+func (s *Server) accepts(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return key == s.key
 }
 
 // Fail queues faults for the next POSTs.
@@ -70,7 +83,7 @@ func (s *Server) Handler() http.Handler {
 
 func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if ok && got == s.Key {
+	if ok && s.accepts(got) {
 		return true
 	}
 	if !ok || got == "" {

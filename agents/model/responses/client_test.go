@@ -115,7 +115,7 @@ func TestResponsesBackground(t *testing.T) {
 // by provider and key source; the key is in no error and no log line.
 func TestResponsesBadKey(t *testing.T) {
 	fake, c, logs := setup(t, false)
-	fake.Key = "sk-the-right-one"
+	fake.SetKey("sk-the-right-one")
 	_, err := ask(t, c)
 	if !errors.Is(err, model.ErrAuth) || !errors.Is(err, model.ErrEndpoint) {
 		t.Fatalf("err %v, want ErrAuth", err)
