@@ -177,7 +177,7 @@ func TestEvalJudgeBadKey(t *testing.T) {
 	r := newJudgeRig(t)
 	for _, c := range []struct {
 		judge, provider, want string
-		refuse               func()
+		refuse                func()
 	}{
 		{"claude-judge", "anthropic", "authentication_error", func() { r.claude.SetKey("sk-ant-rotated") }},
 		{"gpt-judge", "openai-responses", "invalid_api_key", func() { r.gpt.SetKey("sk-proj-rotated") }},
