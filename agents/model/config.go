@@ -53,6 +53,9 @@ type Config struct {
 	// ContextWindow is the model's context length in tokens, for history
 	// compression; 0 means DefaultContextWindow.
 	ContextWindow int `json:"context_window,omitempty" yaml:"context_window"`
+	// Budget holds the optimizer's and judge's output budgets and the
+	// context safety margin (budget.go); nil means the defaults.
+	Budget *Budget `json:"budget,omitempty" yaml:"budget"`
 	// MaxResponseBytes caps one reply's HTTP body; 0 means MaxResponseBytes.
 	MaxResponseBytes int64 `json:"max_response_bytes,omitempty" yaml:"max_response_bytes"`
 	// DryRun marks the built-in scripted model; it is shown wherever the

@@ -91,7 +91,11 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 		return Response{}, ctx.Err()
 	}
 	defer func() { <-c.sem }()
-	creq := c.request(req)
+	maxOut, err := c.cfg.Guard(ctx, req)
+	if err != nil {
+		return Response{}, err
+	}
+	creq := c.request(req, maxOut)
 	resp, err := NewRetrier(c.cfg, c.log).Do(ctx, func(ctx context.Context) (Response, error) {
 		r, err := c.once(ctx, creq)
 		if err != nil && authStatus(err) {
@@ -103,7 +107,7 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 	return resp, err
 }
 
-func (c *OpenAI) request(req Request) openai.ChatCompletionRequest {
+func (c *OpenAI) request(req Request, maxTokens int) openai.ChatCompletionRequest {
 	r := openai.ChatCompletionRequest{
 		Model:       c.cfg.Model,
 		Messages:    req.Messages,
@@ -111,7 +115,7 @@ func (c *OpenAI) request(req Request) openai.ChatCompletionRequest {
 		Temperature: float32(c.sampling.Temperature),
 		TopP:        float32(c.sampling.TopP),
 		//lint:ignore SA1019 the open servers (vLLM, SGLang, llama.cpp, Ollama) all read max_tokens
-		MaxTokens:          c.sampling.MaxTokens,
+		MaxTokens:          maxTokens,
 		Seed:               c.sampling.Seed,
 		ChatTemplateKwargs: c.extra["chat_template_kwargs"].(map[string]any),
 		Stream:             c.cfg.Stream,

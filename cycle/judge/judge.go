@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/mass-dev/mass/agents/model"
 )
 
 // MaxAttempts is how many replies a judgment asks for before it is invalid.
@@ -115,7 +117,8 @@ func Run(ctx context.Context, m Model, req Request) (Result, Prompt, error) {
 		return res, p, nil
 	}
 	msgs := []Message{{Role: "system", Content: p.System}, {Role: "user", Content: p.User}}
-	v, err := Ask(ctx, m, req.Model, msgs, req.Seed, &res.Usage, ParseVerdict)
+	// The judge's output budget (agents/model.RoleJudge) applies.
+	v, err := Ask(model.WithRole(ctx, model.RoleJudge), m, req.Model, msgs, req.Seed, &res.Usage, ParseVerdict)
 	res.Duration = time.Since(start)
 	if ctx.Err() != nil {
 		return res, p, ctx.Err()

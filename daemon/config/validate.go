@@ -148,6 +148,11 @@ func validateModel(name string, m *Model, bad badFunc) {
 	if err := m.CheckProvider(); err != nil {
 		bad(f+".provider", "%v", err)
 	}
+	if b := m.Budget; b != nil && ((b.OptimizerMaxTokens != nil && *b.OptimizerMaxTokens <= 0) || (b.JudgeMaxTokens != nil && *b.JudgeMaxTokens <= 0)) {
+		bad(f+".budget", "optimizer_max_tokens and judge_max_tokens must be positive")
+	} else if err := m.CheckBudget(); err != nil {
+		bad(f+".budget", "%v", err)
+	}
 	*m = m.WithDefaults()
 	if sv := m.Serving; sv != nil {
 		switch {

@@ -46,10 +46,7 @@ func New(cfg model.Config, log *slog.Logger) (*Client, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := model.Sampling{MaxTokens: model.DefaultMaxTokens}
-	if cfg.MaxTokens != nil && *cfg.MaxTokens > 0 {
-		s.MaxTokens = *cfg.MaxTokens
-	}
+	s := model.Sampling{MaxTokens: cfg.MaxTokensFor(model.RoleAgent)}
 	if cfg.Temperature != nil && cfg.ReasoningEffort == "" {
 		s.Temperature = *cfg.Temperature
 	}
@@ -87,11 +84,11 @@ func (c *Client) ExtraBody() map[string]any {
 // Body is the JSON body of POST /v1/messages for req: system messages
 // become the system prompt; with a reasoning_effort, thinking is adaptive
 // and no temperature is sent (the API refuses one with thinking).
-func (c *Client) Body(req model.Request) ([]byte, error) {
+func (c *Client) Body(req model.Request, maxTokens int) ([]byte, error) {
 	if len(req.Tools) > 0 {
 		return nil, fmt.Errorf("%s model %s: tool calls are not supported by this client; use the model as a bundle-mode judge", model.ProviderAnthropic, c.cfg.Name)
 	}
-	r := Request{Model: c.cfg.Model, MaxTokens: c.sampling.MaxTokens, Stream: true}
+	r := Request{Model: c.cfg.Model, MaxTokens: maxTokens, Stream: true}
 	if c.cfg.ReasoningEffort != "" {
 		r.Thinking = &Thinking{Type: "adaptive"}
 		r.OutputConfig = &OutputConfig{Effort: c.cfg.ReasoningEffort}
@@ -119,8 +116,14 @@ func (c *Client) Body(req model.Request) ([]byte, error) {
 }
 
 // Chat implements model.Client. Every retry sends the same body.
+// A request that cannot fit the context window is refused unsent
+// (model.Config.Guard).
 func (c *Client) Chat(ctx context.Context, req model.Request) (model.Response, error) {
-	body, err := c.Body(req)
+	maxTokens, err := c.cfg.Guard(ctx, req)
+	if err != nil {
+		return model.Response{}, err
+	}
+	body, err := c.Body(req, maxTokens)
 	if err != nil {
 		return model.Response{}, err
 	}

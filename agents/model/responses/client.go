@@ -45,10 +45,7 @@ func New(cfg model.Config, log *slog.Logger) (*Client, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := model.Sampling{MaxTokens: model.DefaultMaxTokens}
-	if cfg.MaxTokens != nil && *cfg.MaxTokens > 0 {
-		s.MaxTokens = *cfg.MaxTokens
-	}
+	s := model.Sampling{MaxTokens: cfg.MaxTokensFor(model.RoleAgent)}
 	if cfg.Temperature != nil {
 		s.Temperature = *cfg.Temperature
 	}
@@ -86,11 +83,11 @@ func (c *Client) ExtraBody() map[string]any {
 }
 
 // Body is the JSON body of POST /responses for req.
-func (c *Client) Body(req model.Request) ([]byte, error) {
+func (c *Client) Body(req model.Request, maxTokens int) ([]byte, error) {
 	if len(req.Tools) > 0 {
 		return nil, fmt.Errorf("%s model %s: tool calls are not supported by this client; use the model as a bundle-mode judge", model.ProviderOpenAIResponses, c.cfg.Name)
 	}
-	r := CreateRequest{Model: c.cfg.Model, MaxOutputTokens: c.sampling.MaxTokens, Temperature: c.cfg.Temperature,
+	r := CreateRequest{Model: c.cfg.Model, MaxOutputTokens: maxTokens, Temperature: c.cfg.Temperature,
 		TopP: c.cfg.TopP, Background: c.cfg.Background, Store: c.cfg.Background}
 	if c.cfg.ReasoningEffort != "" {
 		r.Reasoning = &Reasoning{Effort: c.cfg.ReasoningEffort}
@@ -105,8 +102,14 @@ func (c *Client) Body(req model.Request) ([]byte, error) {
 }
 
 // Chat implements model.Client. Every retry sends the same body.
+// A request that cannot fit the context window is refused unsent
+// (model.Config.Guard).
 func (c *Client) Chat(ctx context.Context, req model.Request) (model.Response, error) {
-	body, err := c.Body(req)
+	maxTokens, err := c.cfg.Guard(ctx, req)
+	if err != nil {
+		return model.Response{}, err
+	}
+	body, err := c.Body(req, maxTokens)
 	if err != nil {
 		return model.Response{}, err
 	}
