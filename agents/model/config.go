@@ -79,6 +79,35 @@ type Serving struct {
 	// arguments becomes the generation's merged folder and "{name}" its
 	// name. It must answer on base_url.
 	Command []string `json:"command,omitempty" yaml:"command"`
+	// VLLM: massd composes the `vllm serve` command itself from these
+	// knobs (daemon/serving.Recipe) and runs it as Command would.
+	VLLM *VLLM `json:"vllm,omitempty" yaml:"vllm"`
+}
+
+// VLLM is the vLLM serving recipe of a models entry: the paper's serving
+// line (--enable-auto-tool-choice --tool-call-parser qwen3_coder
+// --reasoning-parser qwen3) is tool_call_parser: qwen3_coder,
+// reasoning_parser: qwen3.
+type VLLM struct {
+	// Model is the folder the base (g = 0) is served from (e.g. the FP8
+	// copy); default the entry's weights. Generations are served from
+	// their own folders.
+	Model string `json:"model,omitempty" yaml:"model"`
+	// Executable is the vllm program; default "vllm" on PATH.
+	Executable      string  `json:"executable,omitempty" yaml:"executable"`
+	ToolCallParser  string  `json:"tool_call_parser,omitempty" yaml:"tool_call_parser"`
+	ReasoningParser string  `json:"reasoning_parser,omitempty" yaml:"reasoning_parser"`
+	MaxModelLen     int     `json:"max_model_len,omitempty" yaml:"max_model_len"`
+	EnableLoRA      bool    `json:"enable_lora,omitempty" yaml:"enable_lora"`
+	MaxLoRARank     int     `json:"max_lora_rank,omitempty" yaml:"max_lora_rank"` // default 64 with enable_lora
+	TensorParallel  int     `json:"tensor_parallel_size,omitempty" yaml:"tensor_parallel_size"`
+	GPUMemory       float64 `json:"gpu_memory_utilization,omitempty" yaml:"gpu_memory_utilization"`
+	// GPU is CUDA_VISIBLE_DEVICES for the server ("0" or "0,1").
+	GPU string `json:"gpu,omitempty" yaml:"gpu"`
+	// ExtraArgs are appended to the composed command line.
+	ExtraArgs []string `json:"extra_args,omitempty" yaml:"extra_args"`
+	// ReadyTimeout bounds the wait for /v1/models; default 20m.
+	ReadyTimeout time.Duration `json:"ready_timeout,omitempty" yaml:"ready_timeout"`
 }
 
 // WithDefaults returns c with every zero knob set to its default.
