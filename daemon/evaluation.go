@@ -2,10 +2,12 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
 	"github.com/mass-dev/mass/agents/episode"
+	"github.com/mass-dev/mass/agents/model"
 	"github.com/mass-dev/mass/cycle/eval/judgepairs"
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/rollout"
@@ -91,6 +93,7 @@ func (e pairsEnv) Setup(ctx context.Context, job jobs.Job, rep jobs.Reporter, mo
 			return parts, fmt.Errorf("sandbox runtime (judge mode agent): %w", err)
 		}
 	}
+	parts.Prices = e.b.cfg.Prices
 	d := e.b.Env.Deps()
 	parts.Judger = pairJudge{m: judge.Clients(d.Models), d: d, job: job, rep: rep,
 		specs: &specCache{l: job.Layout, m: map[string]*taskspec.Spec{}}}
@@ -121,6 +124,25 @@ func (j pairJudge) Judge(ctx context.Context, r judgepairs.Request) (judge.Resul
 		res, _, err := judge.RunAgent(ctx, &searchEpisodes{d: j.d, job: j.job, rep: j.rep, spec: spec}, req)
 		return res, err
 	}
-	res, _, err := judge.Run(ctx, j.m, req)
+	kw := &keyWatch{Model: j.m}
+	res, _, err := judge.Run(ctx, kw, req)
+	if err == nil && kw.err != nil {
+		return res, kw.err // a refused key fails the job; retrying the pair cannot help
+	}
 	return res, err
+}
+
+// keyWatch notes a refused API key (model.ErrAuth) among one judgment's
+// calls, which judge.Run would record as an invalid verdict.
+type keyWatch struct {
+	judge.Model
+	err error
+}
+
+func (k *keyWatch) Chat(ctx context.Context, name string, msgs []judge.Message, seed int64) (judge.Reply, error) {
+	rep, err := k.Model.Chat(ctx, name, msgs, seed)
+	if errors.Is(err, model.ErrAuth) && k.err == nil {
+		k.err = err
+	}
+	return rep, err
 }

@@ -50,12 +50,13 @@ func (b *Builtins) AttachStore(ctx context.Context, st *store.Store) error {
 // under its model id (so the command passes {name} on).
 func (b *Builtins) serveRoots() {
 	for name, m := range b.cfg.Models {
-		if m.Serving == nil || len(m.Serving.Command) == 0 || m.Weights == "" {
+		folder := baseFolder(m)
+		if folder == "" {
 			continue
 		}
 		cmd := b.command(name, m)
 		go func() {
-			if err := cmd.StartIdle(context.Background(), m.Weights, m.Model); err != nil {
+			if err := cmd.StartIdle(context.Background(), folder, m.Model); err != nil {
 				b.log.Warn("serve base model", "model", name, "err", err)
 			}
 		}()
@@ -158,8 +159,29 @@ func (b *Builtins) command(name string, root *config.Model) *serving.Command {
 		b.gens.commands = map[string]*serving.Command{}
 	}
 	c := &serving.Command{Argv: root.Serving.Command, BaseURL: root.BaseURL}
+	if v := root.Serving.VLLM; v != nil {
+		// Validated with the configuration, so the recipe composes.
+		r, _ := serving.NewRecipe(*v, root.BaseURL, root.Weights)
+		c.Argv, c.Env, c.Ready = r.Argv, r.Env, r.Ready
+		c.LogFile, c.Supervise, c.Logger = b.Layout.ServingLog(name), true, b.log.With("serving", name)
+	}
 	b.gens.commands[name] = c
 	return c
+}
+
+// baseFolder is the folder massd serves an entry's base from itself: its
+// serve command's on its weights, its vLLM recipe's on vllm.model (else
+// the weights); "" when massd serves nothing for it.
+func baseFolder(m *config.Model) string {
+	switch {
+	case m.Serving == nil:
+		return ""
+	case m.Serving.VLLM != nil && m.Serving.VLLM.Model != "":
+		return m.Serving.VLLM.Model
+	case m.Serving.VLLM != nil || len(m.Serving.Command) > 0:
+		return m.Weights
+	}
+	return ""
 }
 
 // stopServing ends the serve commands massd started.

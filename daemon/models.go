@@ -3,6 +3,8 @@ package daemon
 import (
 	"net/url"
 
+	// The judges' providers (openai-responses, anthropic) for the registry.
+	_ "github.com/mass-dev/mass/agents/model/providers"
 	"github.com/mass-dev/mass/agents/model/scripted"
 	"github.com/mass-dev/mass/daemon/api"
 )

@@ -35,6 +35,7 @@ const (
 	SearchDir      = "search"
 	GenerationsDir = "generations"
 	EvalsDir       = "evals"
+	ServingDir     = "serving"
 )
 
 // DB is the SQLite database.
@@ -83,6 +84,11 @@ func (l Layout) Generation(id string) string { return filepath.Join(l.Root, Gene
 // Eval is the directory of one evaluation: a rollout's episodes book and
 // the judge-pairs verdicts on it.
 func (l Layout) Eval(name string) string { return filepath.Join(l.Root, EvalsDir, name) }
+
+// ServingLog is the log of the model server massd runs for a models entry.
+func (l Layout) ServingLog(entry string) string {
+	return filepath.Join(l.Root, ServingDir, entry+".log")
+}
 
 // Evals is the directory of evaluations.
 func (l Layout) Evals() string { return filepath.Join(l.Root, EvalsDir) }

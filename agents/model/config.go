@@ -19,11 +19,21 @@ import (
 // unexported field that no encoding carries.
 type Config struct {
 	// Name is the key of the entry in massd.yaml, not a field of it.
-	Name       string `json:"name" yaml:"-"`
-	BaseURL    string `json:"base_url" yaml:"base_url"`
-	Model      string `json:"model" yaml:"model"` // the model id the endpoint serves
-	APIKeyEnv  string `json:"api_key_env,omitempty" yaml:"api_key_env"`
-	APIKeyFile string `json:"api_key_file,omitempty" yaml:"api_key_file"`
+	Name string `json:"name" yaml:"-"`
+	// Provider is the wire protocol: ProviderOpenAIChat (the default),
+	// ProviderOpenAIResponses or ProviderAnthropic (provider.go).
+	Provider string `json:"provider,omitempty" yaml:"provider"`
+	// ReasoningEffort is sent as the Responses API's reasoning.effort or
+	// the Messages API's output_config.effort (with adaptive thinking on).
+	ReasoningEffort string `json:"reasoning_effort,omitempty" yaml:"reasoning_effort"`
+	// Background runs a Responses API request in background mode
+	// (store: true), polled with GET /responses/{id} every PollInterval.
+	Background   bool          `json:"background,omitempty" yaml:"background"`
+	PollInterval time.Duration `json:"poll_interval,omitempty" yaml:"poll_interval"`
+	BaseURL      string        `json:"base_url" yaml:"base_url"`
+	Model        string        `json:"model" yaml:"model"` // the model id the endpoint serves
+	APIKeyEnv    string        `json:"api_key_env,omitempty" yaml:"api_key_env"`
+	APIKeyFile   string        `json:"api_key_file,omitempty" yaml:"api_key_file"`
 	// MaxConcurrency bounds requests in flight; 0 means DefaultConcurrency.
 	MaxConcurrency int `json:"max_concurrency,omitempty" yaml:"max_concurrency"`
 	// Timeout bounds one HTTP attempt; 0 means DefaultTimeout.
@@ -45,6 +55,9 @@ type Config struct {
 	// ContextWindow is the model's context length in tokens, for history
 	// compression; 0 means DefaultContextWindow.
 	ContextWindow int `json:"context_window,omitempty" yaml:"context_window"`
+	// Budget holds the optimizer's and judge's output budgets and the
+	// context safety margin (budget.go); nil means the defaults.
+	Budget *Budget `json:"budget,omitempty" yaml:"budget"`
 	// MaxResponseBytes caps one reply's HTTP body; 0 means MaxResponseBytes.
 	MaxResponseBytes int64 `json:"max_response_bytes,omitempty" yaml:"max_response_bytes"`
 	// DryRun marks the built-in scripted model; it is shown wherever the
@@ -77,6 +90,35 @@ type Serving struct {
 	// arguments becomes the generation's merged folder and "{name}" its
 	// name. It must answer on base_url.
 	Command []string `json:"command,omitempty" yaml:"command"`
+	// VLLM: massd composes the `vllm serve` command itself from these
+	// knobs (daemon/serving.Recipe) and runs it as Command would.
+	VLLM *VLLM `json:"vllm,omitempty" yaml:"vllm"`
+}
+
+// VLLM is the vLLM serving recipe of a models entry: the paper's serving
+// line (--enable-auto-tool-choice --tool-call-parser qwen3_coder
+// --reasoning-parser qwen3) is tool_call_parser: qwen3_coder,
+// reasoning_parser: qwen3.
+type VLLM struct {
+	// Model is the folder the base (g = 0) is served from (e.g. the FP8
+	// copy); default the entry's weights. Generations are served from
+	// their own folders.
+	Model string `json:"model,omitempty" yaml:"model"`
+	// Executable is the vllm program; default "vllm" on PATH.
+	Executable      string  `json:"executable,omitempty" yaml:"executable"`
+	ToolCallParser  string  `json:"tool_call_parser,omitempty" yaml:"tool_call_parser"`
+	ReasoningParser string  `json:"reasoning_parser,omitempty" yaml:"reasoning_parser"`
+	MaxModelLen     int     `json:"max_model_len,omitempty" yaml:"max_model_len"`
+	EnableLoRA      bool    `json:"enable_lora,omitempty" yaml:"enable_lora"`
+	MaxLoRARank     int     `json:"max_lora_rank,omitempty" yaml:"max_lora_rank"` // default 64 with enable_lora
+	TensorParallel  int     `json:"tensor_parallel_size,omitempty" yaml:"tensor_parallel_size"`
+	GPUMemory       float64 `json:"gpu_memory_utilization,omitempty" yaml:"gpu_memory_utilization"`
+	// GPU is CUDA_VISIBLE_DEVICES for the server ("0" or "0,1").
+	GPU string `json:"gpu,omitempty" yaml:"gpu"`
+	// ExtraArgs are appended to the composed command line.
+	ExtraArgs []string `json:"extra_args,omitempty" yaml:"extra_args"`
+	// ReadyTimeout bounds the wait for /v1/models; default 20m.
+	ReadyTimeout time.Duration `json:"ready_timeout,omitempty" yaml:"ready_timeout"`
 }
 
 // WithDefaults returns c with every zero knob set to its default.
@@ -93,12 +135,19 @@ func (c Config) WithDefaults() Config {
 	if c.Backoff == 0 {
 		c.Backoff = DefaultBackoff
 	}
+	if c.Provider == "" {
+		c.Provider = ProviderOpenAIChat
+	}
+	if c.PollInterval == 0 {
+		c.PollInterval = DefaultPollInterval
+	}
 	return c
 }
 
 // LogValue keeps secrets out of logs: only the key's source is shown.
 func (c Config) LogValue() slog.Value {
 	return slog.GroupValue(
+		slog.String("provider", c.ProviderName()),
 		slog.String("base_url", c.BaseURL),
 		slog.String("model", c.Model),
 		slog.String("api_key_env", c.APIKeyEnv),
@@ -117,6 +166,9 @@ func (c Config) Validate() error {
 	}
 	if c.Model == "" {
 		return fmt.Errorf("model %s: model (the id the endpoint serves) is empty", c.Name)
+	}
+	if err := c.CheckProvider(); err != nil {
+		return err
 	}
 	if c.MaxConcurrency < 0 || (c.MaxTokens != nil && *c.MaxTokens < 0) || c.MaxRetries < 0 || c.Timeout < 0 || c.Backoff < 0 || c.MaxResponseBytes < 0 {
 		return fmt.Errorf("model %s: max_concurrency, max_tokens, max_retries, timeout, backoff and max_response_bytes must not be negative", c.Name)

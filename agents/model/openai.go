@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"time"
@@ -92,47 +91,23 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 		return Response{}, ctx.Err()
 	}
 	defer func() { <-c.sem }()
-
-	creq := c.request(req)
-	maxRetries := c.cfg.MaxRetries
-	if maxRetries == 0 {
-		maxRetries = DefaultMaxRetries
+	maxOut, err := c.cfg.Guard(ctx, req)
+	if err != nil {
+		return Response{}, err
 	}
-	backoff := c.cfg.Backoff
-	if backoff == 0 {
-		backoff = DefaultBackoff
-	}
-	var lastErr error
-	for attempt := 1; ; attempt++ {
-		resp, err := c.once(ctx, creq)
-		if err == nil {
-			resp.Attempts = attempt
-			resp.ModelTime = time.Since(start)
-			return resp, nil
+	creq := c.request(req, maxOut)
+	resp, err := NewRetrier(c.cfg, c.log).Do(ctx, func(ctx context.Context) (Response, error) {
+		r, err := c.once(ctx, creq)
+		if err != nil && authStatus(err) {
+			err = fmt.Errorf("%w: %w (check %s)", ErrAuth, err, c.cfg.KeySource())
 		}
-		if ctx.Err() != nil {
-			return Response{}, ctx.Err()
-		}
-		lastErr = err
-		if !retryable(err) || attempt > maxRetries {
-			return Response{Attempts: attempt, ModelTime: time.Since(start)},
-				fmt.Errorf("%w: %s after %d attempt(s): %v", ErrEndpoint, c.cfg.Name, attempt, lastErr)
-		}
-		d := backoff << (attempt - 1)
-		if d > 30*time.Second || d <= 0 {
-			d = 30 * time.Second
-		}
-		d = d/2 + rand.N(d/2+1)
-		c.log.Warn("model call retry", "attempt", attempt, "delay", d, "err", err)
-		select {
-		case <-time.After(d):
-		case <-ctx.Done():
-			return Response{}, ctx.Err()
-		}
-	}
+		return r, err
+	})
+	resp.ModelTime = time.Since(start)
+	return resp, err
 }
 
-func (c *OpenAI) request(req Request) openai.ChatCompletionRequest {
+func (c *OpenAI) request(req Request, maxTokens int) openai.ChatCompletionRequest {
 	r := openai.ChatCompletionRequest{
 		Model:       c.cfg.Model,
 		Messages:    req.Messages,
@@ -140,10 +115,11 @@ func (c *OpenAI) request(req Request) openai.ChatCompletionRequest {
 		Temperature: float32(c.sampling.Temperature),
 		TopP:        float32(c.sampling.TopP),
 		//lint:ignore SA1019 the open servers (vLLM, SGLang, llama.cpp, Ollama) all read max_tokens
-		MaxTokens:          c.sampling.MaxTokens,
+		MaxTokens:          maxTokens,
 		Seed:               c.sampling.Seed,
 		ChatTemplateKwargs: c.extra["chat_template_kwargs"].(map[string]any),
 		Stream:             c.cfg.Stream,
+		ReasoningEffort:    c.cfg.ReasoningEffort,
 	}
 	if req.Seed != nil {
 		r.Seed = req.Seed
@@ -165,7 +141,7 @@ func (c *OpenAI) once(ctx context.Context, creq openai.ChatCompletionRequest) (R
 	if creq.Stream {
 		r, err := c.stream(actx, creq)
 		if err == nil {
-			err = checkReply(r)
+			err = CheckReply(r)
 		}
 		return r, err
 	}
@@ -180,14 +156,14 @@ func (c *OpenAI) once(ctx context.Context, creq openai.ChatCompletionRequest) (R
 	msg := ch.Message
 	msg.Role = openai.ChatMessageRoleAssistant
 	r := Response{Message: msg, FinishReason: string(ch.FinishReason), Usage: out.Usage}
-	return r, checkReply(r)
+	return r, CheckReply(r)
 }
 
 var errNoChoices = errors.New("response has no choices")
 
 // stream assembles a streamed completion into one message.
 // A stream that ends before a finish_reason and the [DONE] line is
-// errTruncatedStream, never a partial success.
+// ErrTruncatedStream, never a partial success.
 func (c *OpenAI) stream(ctx context.Context, creq openai.ChatCompletionRequest) (Response, error) {
 	end := &streamEnd{}
 	ctx = context.WithValue(ctx, streamEndKey{}, end)
@@ -238,7 +214,7 @@ func (c *OpenAI) stream(ctx context.Context, creq openai.ChatCompletionRequest) 
 				}
 				calls[i].Function.Name += tc.Function.Name
 				if args[i] = append(args[i], tc.Function.Arguments...); len(args[i]) > MaxToolArgBytes {
-					return Response{}, fmt.Errorf("tool call %s passes %d bytes of arguments (MaxToolArgBytes): %w", calls[i].Function.Name, MaxToolArgBytes, errCap)
+					return Response{}, fmt.Errorf("tool call %s passes %d bytes of arguments (MaxToolArgBytes): %w", calls[i].Function.Name, MaxToolArgBytes, ErrReplyCap)
 				}
 			}
 			if ch.FinishReason != "" {
@@ -251,7 +227,7 @@ func (c *OpenAI) stream(ctx context.Context, creq openai.ChatCompletionRequest) 
 	}
 	if r.FinishReason == "" || !end.done.Load() {
 		return Response{}, fmt.Errorf("%w (finish_reason %q, [DONE] seen %v, %d content bytes so far)",
-			errTruncatedStream, r.FinishReason, end.done.Load(), len(content))
+			ErrTruncatedStream, r.FinishReason, end.done.Load(), len(content))
 	}
 	r.Message.Content = string(content)
 	r.Message.ReasoningContent = string(reason)
@@ -262,8 +238,29 @@ func (c *OpenAI) stream(ctx context.Context, creq openai.ChatCompletionRequest) 
 // maxStreamToolCalls bounds the tool-call index a streamed delta may carry.
 const maxStreamToolCalls = 1024
 
-// retryable reports transient failures: 429, 5xx, timeouts, broken connections.
-func retryable(err error) bool {
+// authStatus reports go-openai's error for a refused key (401, 403).
+func authStatus(err error) bool {
+	var ae *openai.APIError
+	var re *openai.RequestError
+	switch {
+	case errors.As(err, &ae):
+		return ae.HTTPStatusCode == http.StatusUnauthorized || ae.HTTPStatusCode == http.StatusForbidden
+	case errors.As(err, &re):
+		return re.HTTPStatusCode == http.StatusUnauthorized || re.HTTPStatusCode == http.StatusForbidden
+	}
+	return false
+}
+
+// Retryable reports transient failures: 429, 5xx, timeouts, broken
+// connections, truncated streams; never a refused key or a reply cap.
+func Retryable(err error) bool {
+	if errors.Is(err, ErrAuth) || errors.Is(err, ErrReplyCap) {
+		return false
+	}
+	var pe *APIError
+	if errors.As(err, &pe) {
+		return pe.Temporary()
+	}
 	var ae *openai.APIError
 	if errors.As(err, &ae) {
 		return ae.HTTPStatusCode == http.StatusTooManyRequests || ae.HTTPStatusCode >= 500
@@ -277,10 +274,7 @@ func retryable(err error) bool {
 			return false
 		}
 	}
-	if errors.Is(err, errCap) {
-		return false
-	}
-	if errors.Is(err, errTruncatedStream) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, errNoChoices) {
+	if errors.Is(err, ErrTruncatedStream) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, errNoChoices) || errors.Is(err, ErrBadReply) {
 		return true
 	}
 	var ne net.Error

@@ -25,7 +25,7 @@ type Registry struct {
 func NewRegistry(cfgs []Config, log *slog.Logger) *Registry {
 	r := &Registry{clients: map[string]Client{}, broken: map[string]error{}, dryRun: map[string]bool{}}
 	for _, c := range cfgs {
-		cl, err := New(c, log)
+		cl, err := Open(c, log)
 		if err != nil {
 			r.broken[c.Name] = err
 			continue

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/mass-dev/mass/agents/model"
 )
 
 // MaxAttempts is how many replies a judgment asks for before it is invalid.
@@ -127,7 +129,8 @@ func Run(ctx context.Context, m Model, req Request) (Result, Prompt, error) {
 		return res, p, nil
 	}
 	msgs := []Message{{Role: "system", Content: p.System}, {Role: "user", Content: p.User}}
-	v, err := AskN(ctx, m, req.Model, msgs, req.Seed, req.attempts(), &res.Usage, ParseVerdict)
+	// The judge's output budget (agents/model.RoleJudge) applies.
+	v, err := AskN(model.WithRole(ctx, model.RoleJudge), m, req.Model, msgs, req.Seed, req.attempts(), &res.Usage, ParseVerdict)
 	res.Duration = time.Since(start)
 	if ctx.Err() != nil {
 		return res, p, ctx.Err()

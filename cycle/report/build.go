@@ -64,7 +64,7 @@ func Build(ctx context.Context, l datadir.Layout, req Request) (*Report, error) 
 	if err != nil {
 		return nil, err
 	}
-	r.WinRates, r.Agreement = res.Models, res.Agreement
+	r.WinRates, r.Agreement, r.Costs, r.CostUSD = res.Models, res.Agreement, res.Costs, res.CostUSD
 	r.Generations = gens
 	r.Runs = runs(l, ro)
 	r.Audit = r.audit(ctx, l, ro)

@@ -27,6 +27,7 @@ type RenderOptions struct {
 
 var page = template.Must(template.New("report.tmpl").Funcs(template.FuncMap{
 	"pct": pct,
+	"usd": func(v float64) string { return fmt.Sprintf("%.4f", v) },
 	"f3": func(p *float64) string {
 		if p == nil {
 			return "–"

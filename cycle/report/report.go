@@ -21,6 +21,8 @@ type Report struct {
 	Verdicts    int                      `json:"verdicts"`
 	WinRates    []judgepairs.ModelResult `json:"win_rates"`
 	Agreement   []judgepairs.Agreement   `json:"agreement"`
+	Costs       []judgepairs.JudgeCost   `json:"costs"`    // per judge model, from the verdicts' cost_usd
+	CostUSD     float64                  `json:"cost_usd"` // every verdict
 	Statistics  []Stat                   `json:"statistics"`
 	Generations []Gen                    `json:"generations"`
 	Audit       []AuditRow               `json:"audit"`

@@ -403,3 +403,43 @@ func TestIntervalMethodBySize(t *testing.T) {
 		}
 	}
 }
+
+// TestReportCosts: the report's per-judge and total cost_usd are the sums
+// of the verdict files' cost_usd, each billed input × input price +
+// output × output price; unpriced self-judges are counted as such.
+func TestReportCosts(t *testing.T) {
+	r, l := build(t)
+	vs, err := judgepairs.ReadVerdicts(l.Eval(spec.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{}
+	total := 0.0
+	for _, v := range vs {
+		c := 0.0
+		if v.External {
+			c = (float64(v.PromptTokens)*reporttest.Price.InputPerMTok + float64(v.CompletionTokens)*reporttest.Price.OutputPerMTok) / 1e6
+		}
+		want[v.Model] += c
+		total += c
+	}
+	if math.Abs(r.CostUSD-total) > 1e-9 || total == 0 {
+		t.Errorf("cost_usd %v, want %v", r.CostUSD, total)
+	}
+	if len(r.Costs) != len(want) {
+		t.Fatalf("%d judges costed, want %d", len(r.Costs), len(want))
+	}
+	for _, c := range r.Costs {
+		if math.Abs(c.CostUSD-want[c.Judge]) > 1e-9 || (c.External && c.Unpriced != 0) || (!c.External && c.Unpriced != c.Verdicts) {
+			t.Errorf("judge %s: %+v, want cost %v", c.Judge, c, want[c.Judge])
+		}
+	}
+	var page bytes.Buffer
+	if err := report.Render(&page, r, report.RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), `id="cost-table"`) || !strings.Contains(page.String(), fmt.Sprintf("%.4f", total)) {
+		t.Error("the page has no cost table with the total")
+	}
+}
+

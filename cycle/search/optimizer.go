@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/mass-dev/mass/agents/model"
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/workflow"
 )
@@ -138,6 +139,7 @@ func RenderOptimizer(in OptimizerInput) (judge.Prompt, error) {
 func Optimize(ctx context.Context, m judge.Model, modelName string, seed int64, p judge.Prompt) (Proposal, judge.Usage, error) {
 	var u judge.Usage
 	msgs := []judge.Message{{Role: "system", Content: p.System}, {Role: "user", Content: p.User}}
-	prop, err := judge.Ask(ctx, m, modelName, msgs, seed, &u, ParseProposal)
+	// The optimizer's output budget (agents/model.RoleOptimizer) applies.
+	prop, err := judge.Ask(model.WithRole(ctx, model.RoleOptimizer), m, modelName, msgs, seed, &u, ParseProposal)
 	return prop, u, err
 }

@@ -33,6 +33,9 @@ type Config struct {
 	Sandbox Sandbox           `yaml:"sandbox"`
 	Trainer Trainer           `yaml:"trainer"`
 	Judges  []Judge           `yaml:"judges"` // external judges of the evaluation (judges.go)
+	// Prices are the models' API prices (USD per million tokens), by
+	// models entry; verdicts and the report carry their cost_usd.
+	Prices map[string]model.Price `yaml:"prices"`
 	// Retention prunes old episodes' exported workspaces (never records).
 	Retention Retention `yaml:"retention"`
 }

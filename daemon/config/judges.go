@@ -1,6 +1,8 @@
 package config
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -26,6 +28,20 @@ func (c *Config) JudgeModels() map[string]bool {
 		out[j.Model] = true
 	}
 	return out
+}
+
+// validatePrices checks the prices table: each key a models entry, each
+// price finite and not negative.
+func (c *Config) validatePrices(bad badFunc) {
+	for _, name := range slices.Sorted(maps.Keys(c.Prices)) {
+		f := "prices." + name
+		if _, ok := c.Models[name]; !ok {
+			bad(f, "names no entry of the models section; prices are keyed by models entry")
+		}
+		if err := c.Prices[name].Check(); err != nil {
+			bad(f, "%v", err)
+		}
+	}
 }
 
 // validateJudges checks the judges section and fills the default seeds.

@@ -34,3 +34,29 @@ func TestJudges(t *testing.T) {
 		}
 	}
 }
+
+// TestPaperJudgeEntriesValidate: the paper's judges as models entries
+// (Responses API with xhigh effort, Anthropic with max effort) and their
+// prices parse and validate; on e9e71d1 provider, reasoning_effort and
+// prices were unknown keys.
+func TestPaperJudgeEntriesValidate(t *testing.T) {
+	c := Default()
+	c.Socket, c.DataDir = "/tmp/x.sock", "/tmp/x"
+	doc := "models:\n" +
+		"  gpt-judge: {provider: openai-responses, base_url: https://api.openai.com/v1, model: gpt-5.5, reasoning_effort: xhigh, background: true}\n" +
+		"  claude-judge: {provider: anthropic, base_url: https://api.anthropic.com, model: claude-opus-4-8, reasoning_effort: max, max_tokens: 32768}\n" +
+		"judges: [{model: gpt-judge}, {model: claude-judge}]\n" +
+		"prices: {gpt-judge: {input_per_mtok: 5, output_per_mtok: 30}, claude-judge: {input_per_mtok: 5, output_per_mtok: 25}}\n"
+	if err := c.Parse([]byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Models["gpt-judge"].ProviderName(); got != "openai-responses" {
+		t.Errorf("provider %q", got)
+	}
+	if c.Prices["claude-judge"].OutputPerMTok != 25 {
+		t.Errorf("prices %+v", c.Prices)
+	}
+}

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/mass-dev/mass/daemon/serving"
+	"github.com/mass-dev/mass/datadir"
 )
 
 // FieldError is a configuration problem: the field, what is wrong, the fix.
@@ -46,6 +49,7 @@ func (c *Config) Validate() error {
 		validateModel(name, c.Models[name], bad)
 	}
 	c.validateJudges(bad)
+	c.validatePrices(bad)
 	return errors.Join(errs...)
 }
 
@@ -144,15 +148,35 @@ func validateModel(name string, m *Model, bad badFunc) {
 		bad(f+".max_tokens", "%d must be positive", *m.MaxTokens)
 	}
 	m.Name = name
+	if err := m.CheckProvider(); err != nil {
+		bad(f+".provider", "%v", err)
+	}
+	if b := m.Budget; b != nil && ((b.OptimizerMaxTokens != nil && *b.OptimizerMaxTokens <= 0) || (b.JudgeMaxTokens != nil && *b.JudgeMaxTokens <= 0)) {
+		bad(f+".budget", "optimizer_max_tokens and judge_max_tokens must be positive")
+	} else if err := m.CheckBudget(); err != nil {
+		bad(f+".budget", "%v", err)
+	}
 	*m = m.WithDefaults()
 	if sv := m.Serving; sv != nil {
+		ways := 0
+		for _, set := range []bool{sv.LoRA != "", len(sv.Command) > 0, sv.VLLM != nil} {
+			if set {
+				ways++
+			}
+		}
 		switch {
-		case sv.LoRA != "" && len(sv.Command) > 0:
-			bad(f+".serving", "set lora or command, not both")
+		case ways > 1:
+			bad(f+".serving", "set one of lora, command or vllm")
 		case sv.LoRA != "" && sv.LoRA != "runtime":
 			bad(f+".serving.lora", "%q: the only way is runtime (vLLM's /v1/load_lora_adapter)", sv.LoRA)
-		case sv.LoRA == "" && len(sv.Command) == 0:
-			bad(f+".serving", "is empty; give lora: runtime or command: [...]")
+		case ways == 0:
+			bad(f+".serving", "is empty; give lora: runtime, vllm: {...} or command: [...]")
+		case sv.VLLM != nil && !datadir.ValidID(name):
+			bad(f+".serving.vllm", "the entry's name %q names its log file (serving/<name>.log): use letters, digits, '.', '_' and '-'", name)
+		case sv.VLLM != nil:
+			if err := serving.CheckVLLM(*sv.VLLM, m.BaseURL); err != nil {
+				bad(f+".serving.vllm", "%v", err)
+			}
 		}
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -28,13 +30,23 @@ type Command struct {
 	Ready   time.Duration // how long it may take to answer /v1/models (default 10 min)
 	Grace   time.Duration // after SIGTERM, before SIGKILL (default 30 s)
 	Log     io.Writer     // the server's stdout and stderr (default: discarded)
+	// LogFile, when set, takes the server's stdout and stderr instead of
+	// Log: appended, each start headed by its command line.
+	LogFile string
+	Env     []string // added to massd's environment (CUDA_VISIBLE_DEVICES=…)
+	// Supervise restarts the server on its folder after an exit massd did
+	// not ask for (supervise.go); Logger hears of it.
+	Supervise bool
+	Logger    *slog.Logger
 
-	op     sync.Mutex // held through a (re)start
-	mu     sync.Mutex
-	closed bool
-	cmd    *exec.Cmd
-	done   chan struct{}
-	model  string
+	op       sync.Mutex // held through a (re)start
+	mu       sync.Mutex
+	closed   bool
+	cmd      *exec.Cmd
+	done     chan struct{}
+	model    string
+	name     string
+	restarts int // unrequested exits in a row (supervise.go)
 }
 
 // Serving is the model folder the running server was started on, "" if none.
@@ -86,7 +98,15 @@ func (c *Command) restart(ctx context.Context, model, name string) error {
 		argv[i] = strings.NewReplacer(ModelPlaceholder, model, NamePlaceholder, name).Replace(a)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr = c.Log, c.Log
+	out, closeLog, err := c.output(argv)
+	if err != nil {
+		return err
+	}
+	defer closeLog() // the child has its own descriptor once started
+	cmd.Stdout, cmd.Stderr = out, out
+	if len(c.Env) > 0 {
+		cmd.Env = append(os.Environ(), c.Env...)
+	}
 	// Its own process group, stopped as a whole; SIGTERM when massd dies,
 	// so that a restarted massd finds the port free.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
@@ -102,11 +122,14 @@ func (c *Command) restart(ctx context.Context, model, name string) error {
 		<-done
 		return errors.New("serve command closed")
 	}
-	c.cmd, c.done, c.model = cmd, done, model
+	c.cmd, c.done, c.model, c.name = cmd, done, model, name
 	c.mu.Unlock()
 	if err := c.waitReady(ctx, done); err != nil {
 		_ = c.Stop()
 		return err
+	}
+	if c.Supervise {
+		go c.watch(cmd, done)
 	}
 	return nil
 }

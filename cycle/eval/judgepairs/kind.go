@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mass-dev/mass/agents/model"
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/rollout"
 	"github.com/mass-dev/mass/daemon/jobs"
@@ -92,6 +93,9 @@ type Judger interface {
 type Parts struct {
 	Judges []JudgeSpec // massd's configured external judges
 	Judger Judger
+	// Prices are massd's prices table, by model name; a verdict's
+	// cost_usd is computed with its judge's.
+	Prices map[string]model.Price
 }
 
 // Env is massd's side of the kind.

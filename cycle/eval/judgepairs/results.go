@@ -61,6 +61,8 @@ type Results struct {
 	Verdicts   int           `json:"verdicts"`
 	Models     []ModelResult `json:"models"`
 	Agreement  []Agreement   `json:"agreement"`
+	Costs      []JudgeCost   `json:"costs"`    // per judge model, self-judges included
+	CostUSD    float64       `json:"cost_usd"` // all verdicts
 }
 
 // Summarize computes the results from verdict files: candidates in the
@@ -74,6 +76,7 @@ func Summarize(vs []Verdict, candidates, selfJudges []string) (Results, error) {
 		}
 		r.Models = append(r.Models, mr)
 	}
+	r.Costs, r.CostUSD = Costs(vs)
 	maj := Majorities(vs)
 	for _, j := range selfJudges {
 		r.Agreement = append(r.Agreement, agreement(vs, maj, j))

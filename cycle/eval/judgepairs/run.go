@@ -134,5 +134,6 @@ func (c Config) judgeOne(ctx context.Context, t task, i, n int) error {
 	}
 	v := Verdict{Task: t.req.Task, Index: t.req.Index, Candidate: t.req.Candidate, Baseline: t.req.Baseline,
 		CandidateEpisode: t.req.CandidateEp, BaselineEpisode: t.req.BaseEp, External: t.ext, Result: res}
+	priced(&v, c.Parts.Prices)
 	return generation.WriteJSON(t.path, v)
 }

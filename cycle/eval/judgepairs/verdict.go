@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mass-dev/mass/agents/model"
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/stats"
 )
@@ -32,6 +33,10 @@ type Verdict struct {
 	CandidateEpisode string `json:"candidate_episode"`
 	BaselineEpisode  string `json:"baseline_episode"`
 	External         bool   `json:"external"` // an external judge; false: a self-judge
+	// CostUSD is the billed prompt tokens × the judge's input price plus
+	// the completion tokens × its output price (Price; none: 0).
+	CostUSD float64      `json:"cost_usd"`
+	Price   *model.Price `json:"price,omitempty"`
 	judge.Result
 }
 
@@ -123,6 +128,8 @@ func ParseVerdict(b []byte) (Verdict, error) {
 		return v, fmt.Errorf("verdict compares %s with itself", v.Candidate)
 	case v.Index < 0:
 		return v, fmt.Errorf("verdict index %d is negative", v.Index)
+	case v.CostUSD < 0 || v.PromptTokens < 0 || v.CompletionTokens < 0:
+		return v, fmt.Errorf("verdict has a negative cost or token count")
 	}
 	return v, nil
 }

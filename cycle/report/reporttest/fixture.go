@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/agents/ledger"
+	"github.com/mass-dev/mass/agents/model"
 	"github.com/mass-dev/mass/cycle/eval/judgepairs"
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/cycle/judge"
@@ -69,6 +70,9 @@ func Write(root string, s Spec) (datadir.Layout, error) {
 	return l, nil
 }
 
+// Price is what the fixture's external judges cost (USD per million tokens).
+var Price = model.Price{InputPerMTok: 5, OutputPerMTok: 25}
+
 func writeVerdicts(l datadir.Layout, s Spec, ro rollout.Summary, rng *rand.Rand) error {
 	dir := l.Eval(s.Name)
 	for _, pr := range judgepairs.Pairs(ro, s.Models[0]) {
@@ -100,8 +104,13 @@ func writeVerdicts(l datadir.Layout, s Spec, ro rollout.Summary, rng *rand.Rand)
 				if res.WinnerLabel != "" {
 					res.Winner = map[bool]string{true: judge.WinnerA, false: judge.WinnerB}[res.WinnerLabel == res.A]
 				}
+				res.Attempts, res.PromptTokens, res.CompletionTokens = 1, int64(20000+1000*ji), 400+seed
 				v := judgepairs.Verdict{Task: pr.Task, Index: pr.Index, Candidate: pr.Candidate, Baseline: pr.Baseline,
 					CandidateEpisode: pr.CandidateEp, BaselineEpisode: pr.BaseEp, External: ji < len(s.Judges), Result: res}
+				if v.External { // the external judges are priced, the self-judges (local) are not
+					v.Price = &Price
+					v.CostUSD = Price.Cost(v.PromptTokens, v.CompletionTokens)
+				}
 				if err := generation.WriteJSON(judgepairs.Path(dir, pr.Task, pr.Index, pr.Candidate, j.Model, seed), v); err != nil {
 					return err
 				}
