@@ -75,8 +75,14 @@ func NewCycleKind(env CycleEnv) jobs.Kind {
 		Name:        CycleKindName,
 		Description: "MASS cycle: for each of `generations` rounds, a workflow search on every task with the current model, then a generation trained from it (params: a generation's, plus generations)",
 		OnInterrupt: jobs.Resume,
-		Validate:    func(raw json.RawMessage) error { _, err := ParseCycleParams(raw); return err },
-		Run:         func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error { return runCycle(ctx, env, job, rep) },
+		Validate: func(raw json.RawMessage) error {
+			p, err := ParseCycleParams(raw)
+			if err != nil {
+				return err
+			}
+			return CheckSplits(context.Background(), env.Splits(), p.Tasks)
+		},
+		Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error { return runCycle(ctx, env, job, rep) },
 	}
 }
 
@@ -87,6 +93,9 @@ func runCycle(ctx context.Context, env CycleEnv, job jobs.Job, rep jobs.Reporter
 	}
 	s, err := env.Searches(ctx, job, rep)
 	if err != nil {
+		return err
+	}
+	if err := CheckSplits(ctx, env.Splits(), p.Tasks); err != nil {
 		return err
 	}
 	path := filepath.Join(job.WorkDir, CycleFile)
@@ -112,7 +121,9 @@ func runCycle(ctx context.Context, env CycleEnv, job jobs.Job, rep jobs.Reporter
 			return err
 		}
 		parts.Workflows = stepWorkflows{st}
-		sum, err := runOwned(ctx, job, rep, p.config(parts, ""))
+		cfg := p.config(parts, "")
+		cfg.Splits = env.Splits()
+		sum, err := runOwned(ctx, job, rep, cfg)
 		if err != nil {
 			return fmt.Errorf("generation %d: %w", st.G, err)
 		}

@@ -182,3 +182,19 @@ func (w *world) config(tasks ...string) Config {
 		Workflows: w, Runner: w, Judge: w, Datasets: w, Trainer: w, Exporter: w, Models: w,
 	}
 }
+
+// Split answers by the task's name: "test-…" is held out, "excluded-…"
+// excluded, anything else train.
+func (w *world) Split(_ context.Context, task string) (string, error) {
+	switch {
+	case strings.HasPrefix(task, "test-"):
+		return "test", nil
+	case strings.HasPrefix(task, "excluded-"):
+		return "excluded", nil
+	case strings.HasPrefix(task, "ghost"):
+		return "", fmt.Errorf("no task %s", task)
+	}
+	return "train", nil
+}
+
+func (w *world) Splits() Splits { return w }

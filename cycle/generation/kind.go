@@ -62,6 +62,9 @@ type Env interface {
 	// Parts resolves the parent model by name ("" = the default) and
 	// returns the parts, with episodes recorded as the job's children.
 	Parts(ctx context.Context, job jobs.Job, rep jobs.Reporter, parent string) (Parts, error)
+	// Splits answers the tasks' splits from their specs, for the split
+	// guard at submission and in stage eligible.
+	Splits() Splits
 }
 
 func (p Params) config(parts Parts, dir string) Config {
@@ -79,7 +82,13 @@ func NewKind(env Env) jobs.Kind {
 		Name:        KindName,
 		Description: "MASS generation g from model g−1: eligible tasks, collect, rank, select, render, train, export, serve (params: tasks, model, episodes, opponents, min_success, cap, train, val, concurrency, seed, fp8)",
 		OnInterrupt: jobs.Resume,
-		Validate:    func(raw json.RawMessage) error { _, err := ParseParams(raw); return err },
+		Validate: func(raw json.RawMessage) error {
+			p, err := ParseParams(raw)
+			if err != nil {
+				return err
+			}
+			return CheckSplits(context.Background(), env.Splits(), p.Tasks)
+		},
 		Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
 			p, err := ParseParams(job.Params)
 			if err != nil {
@@ -89,7 +98,9 @@ func NewKind(env Env) jobs.Kind {
 			if err != nil {
 				return err
 			}
-			sum, err := runOwned(ctx, job, rep, p.config(parts, ""))
+			cfg := p.config(parts, "")
+			cfg.Splits = env.Splits()
+			sum, err := runOwned(ctx, job, rep, cfg)
 			if err != nil {
 				return err
 			}
