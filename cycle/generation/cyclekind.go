@@ -20,8 +20,9 @@ const CycleFile = "cycle.json"
 // CycleParams are a "cycle" job's parameters: a generation's, and how many.
 type CycleParams struct {
 	Params
-	Generations      int `json:"generations"`
-	SearchIterations int `json:"search_iterations,omitempty"` // per search; 0: the search kind's default (11)
+	Generations      int   `json:"generations"`
+	SearchIterations int   `json:"search_iterations,omitempty"` // per search; 0: the search kind's default (11)
+	SearchSeed       int64 `json:"search_seed,omitempty"`       // the searches' seed base (the reference's search.seed_base); 0: seed
 }
 
 // ParseCycleParams decodes and checks a cycle job's params.
@@ -147,7 +148,7 @@ func cycleSearches(ctx context.Context, s Searches, job jobs.Job, rep jobs.Repor
 		}
 		rep.Progress(jobs.Progress{Stage: fmt.Sprintf("search g%d", st.G), Message: task})
 		start := time.Now()
-		r, err := s.Search(ctx, fmt.Sprintf("%s-g%d-%d", job.ID, st.G, i), task, st.Parent, p.Seed, p.SearchIterations)
+		r, err := s.Search(ctx, fmt.Sprintf("%s-g%d-%d", job.ID, st.G, i), task, st.Parent, p.searchSeed(st.G, i), p.SearchIterations)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -165,6 +166,16 @@ func cycleSearches(ctx context.Context, s Searches, job jobs.Job, rep jobs.Repor
 		}
 	}
 	return nil
+}
+
+// searchSeed is the seed of generation g's search on the i-th task: the
+// search base moved to generation g, plus i (the reference adds the task).
+func (p CycleParams) searchSeed(g, i int) int64 {
+	base := p.SearchSeed
+	if base == 0 {
+		base = p.Seed
+	}
+	return GenerationSeed(base, g) + int64(i)
 }
 
 // stepWorkflows answers stage eligible from a cycle step's searches.

@@ -25,7 +25,8 @@ type Params struct {
 	Train       int      `json:"train,omitempty"`
 	Val         int      `json:"val,omitempty"`
 	Concurrency int      `json:"concurrency,omitempty"`
-	Seed        int64    `json:"seed,omitempty"`
+	Seed        int64    `json:"seed,omitempty"`      // the cycle's seed; generation g's base is GenerationSeed(seed, g)
+	RankSeed    int64    `json:"rank_seed,omitempty"` // ring and judge seeds' base (the reference's ranking.seed); 0: seed
 	FP8         bool     `json:"fp8,omitempty"`
 	TrainSteps  int      `json:"train_steps,omitempty"` // 0: mass-train's default
 }
@@ -68,7 +69,12 @@ type Env interface {
 }
 
 func (p Params) config(parts Parts, dir string) Config {
-	return Config{G: parts.Parent.G + 1, Dir: dir, Parent: parts.Parent, Tasks: p.Tasks, Seed: p.Seed,
+	g := parts.Parent.G + 1
+	rankSeed := p.RankSeed
+	if rankSeed == 0 {
+		rankSeed = p.Seed
+	}
+	return Config{G: g, Dir: dir, Parent: parts.Parent, Tasks: p.Tasks, Seed: GenerationSeed(p.Seed, g), RankSeed: GenerationSeed(rankSeed, g),
 		Episodes: p.Episodes, MinSuccess: p.MinSuccess, Cap: p.Cap, Opponents: p.Opponents, Train: p.Train, Val: p.Val,
 		Concurrency: p.Concurrency, FP8: p.FP8, TrainSteps: p.TrainSteps,
 		Workflows: parts.Workflows, Runner: parts.Runner, Judge: parts.Judge, Datasets: parts.Datasets,
