@@ -45,7 +45,7 @@ func (d genDatasets) Build(ctx context.Context, r generation.DatasetRequest) (ge
 	if err != nil {
 		return generation.Dataset{}, err
 	}
-	cfg := sft.BuildConfig{Tokenizer: tok, Template: tmpl, TokenizerDir: tdir, Force: true,
+	cfg := sft.BuildConfig{Tokenizer: tok, Template: tmpl, TokenizerDir: tdir, Force: true, Strict: !r.Lenient,
 		Window:  sft.WindowConfig{MaxTokens: sft.DefaultMaxTokens, ContextTokens: sft.DefaultContextTokens},
 		Dataset: eligibility.Dataset{DryRun: d.dry}}
 	out := generation.Dataset{Dir: d.l.Dataset(r.Name), ByTaskRole: map[string]int64{}}
@@ -65,6 +65,7 @@ func (d genDatasets) Build(ctx context.Context, r generation.DatasetRequest) (ge
 			return generation.Dataset{}, fmt.Errorf("build %s: %w", filepath.Base(set.dir), err)
 		}
 		out.StoredSupervised += m.Total.SupervisedTokens
+		out.Empty = append(out.Empty, m.EmptyEpisodes...)
 		for task, tc := range m.ByTask {
 			for role, c := range tc.ByRole {
 				out.ByTaskRole[task+"/"+role] += c.SupervisedTokens

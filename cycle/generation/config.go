@@ -35,6 +35,7 @@ type Config struct {
 	Attempts    int
 	FP8         bool
 	TrainSteps  int // 0: mass-train's default
+	Lenient     bool
 
 	Splits    Splits // the split guard's source; nil: not checked (tests of the pipeline alone)
 	Workflows Workflows

@@ -29,6 +29,9 @@ type Params struct {
 	RankSeed    int64    `json:"rank_seed,omitempty"` // ring and judge seeds' base (the reference's ranking.seed); 0: seed
 	FP8         bool     `json:"fp8,omitempty"`
 	TrainSteps  int      `json:"train_steps,omitempty"` // 0: mass-train's default
+	// Lenient lets render keep selected episodes that yield no window with
+	// supervised tokens (counted); by default render fails naming them.
+	Lenient bool `json:"lenient,omitempty"`
 }
 
 // ParseParams decodes and checks a generation job's params.
@@ -76,7 +79,7 @@ func (p Params) config(parts Parts, dir string) Config {
 	}
 	return Config{G: g, Dir: dir, Parent: parts.Parent, Tasks: p.Tasks, Seed: GenerationSeed(p.Seed, g), RankSeed: GenerationSeed(rankSeed, g),
 		Episodes: p.Episodes, MinSuccess: p.MinSuccess, Cap: p.Cap, Opponents: p.Opponents, Train: p.Train, Val: p.Val,
-		Concurrency: p.Concurrency, FP8: p.FP8, TrainSteps: p.TrainSteps,
+		Concurrency: p.Concurrency, FP8: p.FP8, TrainSteps: p.TrainSteps, Lenient: p.Lenient,
 		Workflows: parts.Workflows, Runner: parts.Runner, Judge: parts.Judge, Datasets: parts.Datasets,
 		Trainer: parts.Trainer, Exporter: parts.Exporter, Models: parts.Models}
 }

@@ -71,7 +71,7 @@ func (p *pipeline) run(ctx context.Context) error {
 // train runs the stages after selection: render, train, export, serve.
 func (p *pipeline) train(ctx context.Context, sel Selection) error {
 	ds, err := stage(ctx, p, "render", DatasetFile, func(ctx context.Context) (Dataset, error) {
-		return p.cfg.Datasets.Build(ctx, DatasetRequest{Name: p.cfg.NewModel, Train: sel.Train, Val: sel.Val, Tokenizer: p.cfg.Parent.Tokenizer})
+		return p.cfg.Datasets.Build(ctx, DatasetRequest{Name: p.cfg.NewModel, Train: sel.Train, Val: sel.Val, Tokenizer: p.cfg.Parent.Tokenizer, Lenient: p.cfg.Lenient})
 	})
 	if err != nil {
 		return err
