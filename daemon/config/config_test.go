@@ -79,7 +79,6 @@ func TestValidateNamesField(t *testing.T) {
 		{"model url", "models: {m: {base_url: ftp://x, model: q}}\n", nil, "models.m.base_url", "http(s) URL"},
 		{"model name", "models: {m: {base_url: http://x/v1}}\n", nil, "models.m.model", "required"},
 		{"top_p", "models: {m: {base_url: http://x/v1, model: q, top_p: 1.5}}\n", nil, "models.m.top_p", "(0, 1]"},
-		{"serving both", "models: {m: {base_url: http://x/v1, model: q, serving: {lora: runtime, command: [vllm]}}}\n", nil, "models.m.serving", "not both"},
 		{"serving lora", "models: {m: {base_url: http://x/v1, model: q, serving: {lora: boot}}}\n", nil, "models.m.serving.lora", "runtime"},
 		{"serving empty", "models: {m: {base_url: http://x/v1, model: q, serving: {}}}\n", nil, "models.m.serving", "is empty"},
 		{"relative socket", "socket: rel.sock\n", nil, "socket", "absolute"},

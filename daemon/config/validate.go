@@ -146,9 +146,10 @@ func validateModel(name string, m *Model, bad badFunc) {
 	m.Name = name
 	*m = m.WithDefaults()
 	if sv := m.Serving; sv != nil {
+		// lora and command together: adapters load at runtime onto the
+		// command's server while it holds their base, and a generation whose
+		// base it does not hold restarts it on its merged folder.
 		switch {
-		case sv.LoRA != "" && len(sv.Command) > 0:
-			bad(f+".serving", "set lora or command, not both")
 		case sv.LoRA != "" && sv.LoRA != "runtime":
 			bad(f+".serving.lora", "%q: the only way is runtime (vLLM's /v1/load_lora_adapter)", sv.LoRA)
 		case sv.LoRA == "" && len(sv.Command) == 0:
