@@ -145,6 +145,6 @@ type cycleParts struct{ *parts }
 func (c cycleParts) Searches(context.Context, jobs.Job, jobs.Reporter) (generation.Searches, error) {
 	return c, nil
 }
-func (c cycleParts) Search(ctx context.Context, _, task, _ string, _ int64, _ int) (generation.Retained, error) {
+func (c cycleParts) Search(ctx context.Context, _, task, _ string, _ int64, _ generation.SearchOptions) (generation.Retained, error) {
 	return c.Retained(ctx, task)
 }

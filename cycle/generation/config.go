@@ -36,6 +36,7 @@ type Config struct {
 	FP8         bool
 	TrainSteps  int // 0: mass-train's default
 	Lenient     bool
+	Recipe      *Recipe // nil: the defaults
 
 	Splits    Splits // the split guard's source; nil: not checked (tests of the pipeline alone)
 	Workflows Workflows

@@ -73,6 +73,8 @@ type DatasetRequest struct {
 	// supervised tokens (counted in Empty); by default the build fails
 	// naming it (the reference's --strict).
 	Lenient bool
+	// Window and ContextOverlap size the windows; 0: the renderer's defaults.
+	Window, ContextOverlap int
 }
 
 // Dataset is a built dataset.
@@ -95,7 +97,8 @@ type TrainRequest struct {
 	Val     string
 	Weights string // the parent's HF folder
 	Out     string
-	Steps   int // optimizer steps; 0: mass-train's default
+	Steps   int     // optimizer steps; 0: mass-train's default
+	Recipe  *Recipe // the other knobs; nil: mass-train's defaults
 }
 
 // Training is a finished run: the checkpoint with the lowest validation loss.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/mass-dev/mass/daemon/jobs"
 )
@@ -32,6 +33,11 @@ type Params struct {
 	// Lenient lets render keep selected episodes that yield no window with
 	// supervised tokens (counted); by default render fails naming them.
 	Lenient bool `json:"lenient,omitempty"`
+	// Training is the recipe (render windows and mass-train's knobs);
+	// nil or zero fields: the defaults, which are the paper's.
+	Training *Recipe `json:"training,omitempty"`
+	// ServedName is the new model's name, "{g}" replaced by g; default gen-{g}.
+	ServedName string `json:"served_name,omitempty"`
 }
 
 // ParseParams decodes and checks a generation job's params.
@@ -45,7 +51,10 @@ func ParseParams(raw json.RawMessage) (Params, error) {
 	c := p.config(Parts{Parent: Model{Name: "parent"}, Workflows: nothing{}, Runner: nothing{}, Judge: nothing{},
 		Datasets: nothing{}, Trainer: nothing{}, Exporter: nothing{}, Models: nothing{}}, "x")
 	c.Defaults()
-	return p, c.Validate()
+	if err := c.Validate(); err != nil {
+		return p, err
+	}
+	return p, p.Training.Validate()
 }
 
 // Parts are what a generation job gets from massd: the parent model
@@ -79,7 +88,8 @@ func (p Params) config(parts Parts, dir string) Config {
 	}
 	return Config{G: g, Dir: dir, Parent: parts.Parent, Tasks: p.Tasks, Seed: GenerationSeed(p.Seed, g), RankSeed: GenerationSeed(rankSeed, g),
 		Episodes: p.Episodes, MinSuccess: p.MinSuccess, Cap: p.Cap, Opponents: p.Opponents, Train: p.Train, Val: p.Val,
-		Concurrency: p.Concurrency, FP8: p.FP8, TrainSteps: p.TrainSteps, Lenient: p.Lenient,
+		Concurrency: p.Concurrency, FP8: p.FP8, TrainSteps: p.TrainSteps, Lenient: p.Lenient, Recipe: p.Training,
+		NewModel:  strings.ReplaceAll(p.ServedName, "{g}", strconv.Itoa(g)),
 		Workflows: parts.Workflows, Runner: parts.Runner, Judge: parts.Judge, Datasets: parts.Datasets,
 		Trainer: parts.Trainer, Exporter: parts.Exporter, Models: parts.Models}
 }
