@@ -31,6 +31,7 @@ func evalCommand() *cli.Command {
 				&cli.StringFlag{Name: "name", Usage: "evaluation `NAME` (default: the job id)"},
 				&cli.Int64Flag{Name: "seed", Usage: "seed of the paired episodes"},
 				&cli.IntFlag{Name: "concurrency", Usage: "episodes at once", DefaultText: "4"},
+				&cli.BoolFlag{Name: "allow-train-tasks", Usage: "also roll out split: train tasks (the paper's train-task rollouts); excluded tasks never run"},
 				jsonFlag(),
 			}},
 			{Name: "judge", Usage: "start a judge-pairs job on a rollout; --json waits and prints judgement.json", Action: evalJudge, Flags: []cli.Flag{
@@ -47,7 +48,8 @@ func evalCommand() *cli.Command {
 
 func evalRollout(c *cli.Context) error {
 	return submitAndWait(c, rollout.KindName, rollout.Params{Name: c.String("name"), Tasks: splitList(c.String("tasks")),
-		Models: splitList(c.String("models")), Episodes: c.Int("episodes"), Seed: c.Int64("seed"), Concurrency: c.Int("concurrency")})
+		Models: splitList(c.String("models")), Episodes: c.Int("episodes"), Seed: c.Int64("seed"), Concurrency: c.Int("concurrency"),
+		AllowTrainTasks: c.Bool("allow-train-tasks")})
 }
 
 func evalJudge(c *cli.Context) error {

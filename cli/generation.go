@@ -28,6 +28,7 @@ func generationFlags() []cli.Flag {
 		&cli.IntFlag{Name: "val", Usage: "episodes per task that validate", DefaultText: "1"},
 		&cli.Int64Flag{Name: "seed", Usage: "seed of episodes, ring and judgments"},
 		&cli.IntFlag{Name: "train-steps", Usage: "optimizer steps of the LoRA run", DefaultText: "mass-train's"},
+		&cli.BoolFlag{Name: "lenient", Usage: "render keeps selected episodes that yield no supervised window (counted) instead of failing"},
 		jsonFlag(),
 	}
 }
@@ -40,7 +41,8 @@ func generationParams(c *cli.Context) generation.Params {
 		}
 	}
 	return generation.Params{Tasks: tasks, Model: c.String("model"), Episodes: c.Int("episodes"), Opponents: c.Int("opponents"),
-		MinSuccess: c.Int("min-success"), Cap: c.Int("cap"), Train: c.Int("train"), Val: c.Int("val"), Seed: c.Int64("seed"), TrainSteps: c.Int("train-steps")}
+		MinSuccess: c.Int("min-success"), Cap: c.Int("cap"), Train: c.Int("train"), Val: c.Int("val"), Seed: c.Int64("seed"), TrainSteps: c.Int("train-steps"),
+		Lenient: c.Bool("lenient")}
 }
 
 func generationCommand() *cli.Command {

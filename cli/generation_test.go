@@ -31,6 +31,13 @@ func (p *parts) Parts(_ context.Context, _ jobs.Job, _ jobs.Reporter, parent str
 	return generation.Parts{Parent: generation.Model{Name: parent, G: g, Weights: p.root, Tokenizer: p.root},
 		Workflows: p, Runner: p, Judge: p, Datasets: p, Trainer: p, Exporter: p, Models: p}, nil
 }
+func (p *parts) Splits() generation.Splits { return p }
+func (p *parts) Split(_ context.Context, task string) (string, error) {
+	if strings.HasPrefix(task, "held") {
+		return "test", nil
+	}
+	return "train", nil
+}
 func (p *parts) Retained(context.Context, string) (generation.Retained, error) {
 	return generation.Retained{Workflow: "w", BeatsReference: true}, nil
 }
@@ -111,4 +118,33 @@ func TestGenerationCommands(t *testing.T) {
 	if out, err := run(t, sock, "model", "list", "--json"); err != nil || strings.TrimSpace(out) != "[]" {
 		t.Errorf("model list: %v %s", err, out)
 	}
+}
+
+// TestGenerationRefusesHeldOutTask: generation start and cycle run with a
+// split: test task fail (massctl exits non-zero) with massd's 400 naming
+// the task and its split, and no job is queued.
+func TestGenerationRefusesHeldOutTask(t *testing.T) {
+	p := &parts{root: t.TempDir()}
+	cfg := startDaemon(t, generation.NewKind(p), generation.NewCycleKind(cycleParts{p}))
+	sock := "--socket=" + cfg.Socket
+	for _, args := range [][]string{{"generation", "start"}, {"cycle", "run", "--generations", "2"}} {
+		out, err := run(t, append(append([]string{sock}, args...), "--tasks", "a,held-1")...)
+		if err == nil || !strings.Contains(err.Error(), "task held-1") || !strings.Contains(err.Error(), `split "test"`) ||
+			!strings.Contains(err.Error(), "invalid") {
+			t.Errorf("%v: %v\n%s", args, err, out)
+		}
+	}
+	out, err := run(t, sock, "job", "list", "--json")
+	if err != nil || strings.Contains(out, `"id"`) {
+		t.Errorf("jobs after refusals: %v %s", err, out)
+	}
+}
+
+type cycleParts struct{ *parts }
+
+func (c cycleParts) Searches(context.Context, jobs.Job, jobs.Reporter) (generation.Searches, error) {
+	return c, nil
+}
+func (c cycleParts) Search(ctx context.Context, _, task, _ string, _ int64, _ generation.SearchOptions) (generation.Retained, error) {
+	return c.Retained(ctx, task)
 }

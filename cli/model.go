@@ -27,7 +27,7 @@ func modelList(c *cli.Context) error {
 		return printJSON(c, ms)
 	}
 	tw := newTable(c.App.Writer)
-	fmt.Fprintln(tw, "NAME\tMODEL\tENDPOINT\tDEFAULT\tSTATE")
+	fmt.Fprintln(tw, "NAME\tMODEL\tENDPOINT\tDEFAULT\tSTATE\tSERVES")
 	for _, m := range ms {
 		state := "ok"
 		switch {
@@ -40,7 +40,7 @@ func modelList(c *cli.Context) error {
 		if m.Default {
 			def = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Name, dash(m.Model), dash(m.BaseURL), def, state)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, dash(m.Model), dash(m.BaseURL), def, state, dash(plainText(m.Serves)))
 	}
 	return tw.Flush()
 }

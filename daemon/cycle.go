@@ -29,10 +29,10 @@ type cycleSearches struct {
 	rep  jobs.Reporter
 }
 
-func (s cycleSearches) Search(ctx context.Context, id, task, model string, seed int64, iterations int) (generation.Retained, error) {
-	sp := search.Params{Model: model, Seed: seed}
-	if iterations > 0 {
-		sp.Iterations = &iterations
+func (s cycleSearches) Search(ctx context.Context, id, task, model string, seed int64, opts generation.SearchOptions) (generation.Retained, error) {
+	sp := search.Params{Model: model, Seed: seed, Judgments: opts.Judgments, JudgeMode: opts.JudgeMode}
+	if opts.Iterations > 0 {
+		sp.Iterations = &opts.Iterations
 	}
 	params, err := json.Marshal(sp)
 	if err != nil {

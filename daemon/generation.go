@@ -22,6 +22,7 @@ type generations struct {
 	mu       sync.Mutex
 	st       *store.Store
 	commands map[string]*serving.Command // root entry name → its serve command
+	serves   map[string]served           // model name → what its calls reach (model list)
 }
 
 // AttachStore gives the builtins massd's store once it is open and puts
@@ -122,22 +123,12 @@ func (b *Builtins) serveModel(ctx context.Context, m store.Model, fresh bool) er
 		b.Models.Add(m.Name, c, true)
 		return nil
 	}
-	served := m.Name
-	switch sv := root.Serving; {
-	case sv == nil:
+	if root.Serving == nil {
 		return fmt.Errorf("model %s: its root entry %s declares no serving; add serving: {lora: runtime} or {command: [...]}", m.Name, rootName)
-	case sv.LoRA != "":
-		if err := (serving.LoRA{BaseURL: root.BaseURL}).Load(ctx, m.Name, m.Adapter); err != nil {
-			return err
-		}
-	default:
-		cmd := b.command(rootName, root)
-		served = cmd.ServedName(m.Weights, m.Name)
-		if fresh || cmd.Serving() == "" {
-			if err := cmd.Restart(ctx, m.Weights, m.Name); err != nil {
-				return err
-			}
-		}
+	}
+	served, err := b.serveOn(ctx, m, rootName, root, fresh)
+	if err != nil {
+		return err
 	}
 	mc := *root
 	mc.Model = served

@@ -45,8 +45,8 @@ func (d genDatasets) Build(ctx context.Context, r generation.DatasetRequest) (ge
 	if err != nil {
 		return generation.Dataset{}, err
 	}
-	cfg := sft.BuildConfig{Tokenizer: tok, Template: tmpl, TokenizerDir: tdir, Force: true,
-		Window:  sft.WindowConfig{MaxTokens: sft.DefaultMaxTokens, ContextTokens: sft.DefaultContextTokens},
+	cfg := sft.BuildConfig{Tokenizer: tok, Template: tmpl, TokenizerDir: tdir, Force: true, Strict: !r.Lenient,
+		Window:  renderWindow(r),
 		Dataset: eligibility.Dataset{DryRun: d.dry}}
 	out := generation.Dataset{Dir: d.l.Dataset(r.Name), ByTaskRole: map[string]int64{}}
 	for _, set := range []struct {
@@ -65,6 +65,7 @@ func (d genDatasets) Build(ctx context.Context, r generation.DatasetRequest) (ge
 			return generation.Dataset{}, fmt.Errorf("build %s: %w", filepath.Base(set.dir), err)
 		}
 		out.StoredSupervised += m.Total.SupervisedTokens
+		out.Empty = append(out.Empty, m.EmptyEpisodes...)
 		for task, tc := range m.ByTask {
 			for role, c := range tc.ByRole {
 				out.ByTaskRole[task+"/"+role] += c.SupervisedTokens
@@ -75,6 +76,18 @@ func (d genDatasets) Build(ctx context.Context, r generation.DatasetRequest) (ge
 		}
 	}
 	return out, nil
+}
+
+// renderWindow is the request's window, the defaults where it sets none.
+func renderWindow(r generation.DatasetRequest) sft.WindowConfig {
+	w := sft.DefaultWindowConfig()
+	if r.Window > 0 {
+		w.MaxTokens = r.Window
+	}
+	if r.ContextOverlap > 0 {
+		w.ContextTokens = r.ContextOverlap
+	}
+	return w
 }
 
 // genTrainer runs mass-train on the dataset with the recipe's defaults.
@@ -101,6 +114,7 @@ func (t genTrainer) Train(ctx context.Context, r generation.TrainRequest) (gener
 	if r.Steps > 0 {
 		args = append(args, "--steps", strconv.Itoa(r.Steps))
 	}
+	args = append(args, r.Recipe.Args()...)
 	if err := massTrain(ctx, t.b, r.Out, args...); err != nil {
 		return generation.Training{}, err
 	}

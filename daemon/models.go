@@ -18,9 +18,12 @@ func (b *Builtins) ModelList() []api.Model {
 		m := api.Model{Name: name, Default: name == b.Env.DefaultModel, DryRun: b.Models.DryRun(name)}
 		if c, ok := b.cfg.Models[name]; ok {
 			mc := ModelConfig(name, c)
-			m.Model, m.BaseURL = mc.Model, publicURL(mc.BaseURL)
+			m.Model, m.BaseURL, m.Serves = mc.Model, publicURL(mc.BaseURL), c.Weights
 		} else if name == scripted.Name {
 			m.Model = scripted.Name
+		}
+		if s := b.servesOf(name); s != "" {
+			m.Serves = s
 		}
 		if _, err := b.Models.Client(name); err != nil {
 			m.Error = err.Error()

@@ -40,6 +40,9 @@ type Collected struct {
 
 func (p *pipeline) eligible(ctx context.Context) (Plan, error) {
 	plan := Plan{Eligible: []TaskPlan{}, Excluded: []Excluded{}}
+	if err := CheckSplits(ctx, p.cfg.Splits, p.cfg.Tasks); err != nil {
+		return plan, err
+	}
 	for _, id := range p.cfg.Tasks {
 		r, err := p.cfg.Workflows.Retained(ctx, id)
 		switch {

@@ -23,7 +23,8 @@ type Config struct {
 	Parent   Model  // model g−1: executor, judge and the weights trained from
 	NewModel string // name model g is registered under; default "gen-<g>"
 	Tasks    []string
-	Seed     int64
+	Seed     int64 // collection seeds derive from it (seedOf)
+	RankSeed int64 // ring and judge seeds derive from it; 0: Seed
 
 	Episodes    int // per task (DefaultEpisodes)
 	MinSuccess  int // eligible episodes needed (DefaultMinSuccess)
@@ -34,7 +35,10 @@ type Config struct {
 	Attempts    int
 	FP8         bool
 	TrainSteps  int // 0: mass-train's default
+	Lenient     bool
+	Recipe      *Recipe // nil: the defaults
 
+	Splits    Splits // the split guard's source; nil: not checked (tests of the pipeline alone)
 	Workflows Workflows
 	Runner    Episodes
 	Judge     Judge
@@ -62,6 +66,9 @@ func (c *Config) Defaults() {
 	def(&c.Val, rank.DefaultVal)
 	def(&c.Concurrency, DefaultConcurrency)
 	def(&c.Attempts, DefaultAttempts)
+	if c.RankSeed == 0 {
+		c.RankSeed = c.Seed
+	}
 	if c.NewModel == "" {
 		c.NewModel = fmt.Sprintf("gen-%d", c.G)
 	}

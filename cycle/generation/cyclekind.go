@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/mass-dev/mass/daemon/jobs"
@@ -20,8 +21,18 @@ const CycleFile = "cycle.json"
 // CycleParams are a "cycle" job's parameters: a generation's, and how many.
 type CycleParams struct {
 	Params
-	Generations      int `json:"generations"`
-	SearchIterations int `json:"search_iterations,omitempty"` // per search; 0: the search kind's default (11)
+	Generations      int   `json:"generations"`
+	SearchIterations int   `json:"search_iterations,omitempty"` // per search; 0: the search kind's default (11)
+	SearchSeed       int64 `json:"search_seed,omitempty"`       // the searches' seed base (the reference's search.seed_base); 0: seed
+	// SearchJudgments and SearchJudgeMode are the searches' judging rule
+	// (judgments per comparison, bundle or agent); 0 and "": the search's.
+	SearchJudgments int    `json:"search_judgments,omitempty"`
+	SearchJudgeMode string `json:"search_judge_mode,omitempty"`
+	// PerGeneration overrides a generation's params, keyed by g ("2":
+	// {"episodes": 20, "training": {"lr": 2e-5}}): the cycle2.json case.
+	// A key set there replaces the cycle's value (training merges by key);
+	// tasks and model are the cycle's own and cannot be overridden.
+	PerGeneration map[string]json.RawMessage `json:"per_generation,omitempty"`
 }
 
 // ParseCycleParams decodes and checks a cycle job's params.
@@ -35,19 +46,82 @@ func ParseCycleParams(raw json.RawMessage) (CycleParams, error) {
 	if p.Generations < 1 {
 		return p, fmt.Errorf("cycle params: generations %d must be at least 1", p.Generations)
 	}
-	if p.SearchIterations < 0 {
-		return p, fmt.Errorf("cycle params: search_iterations %d must not be negative", p.SearchIterations)
+	if p.SearchIterations < 0 || p.SearchJudgments < 0 {
+		return p, fmt.Errorf("cycle params: search_iterations %d and search_judgments %d must not be negative", p.SearchIterations, p.SearchJudgments)
 	}
 	b, _ := json.Marshal(p.Params)
-	_, err := ParseParams(b)
-	return p, err
+	if _, err := ParseParams(b); err != nil {
+		return p, err
+	}
+	for k := range p.PerGeneration {
+		g, err := strconv.Atoi(k)
+		if err != nil || g < 1 || g > p.Generations {
+			return p, fmt.Errorf("cycle params: per_generation key %q must be a generation 1..%d", k, p.Generations)
+		}
+		if _, err := p.ForGeneration(g); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// ForGeneration is generation g's params: the cycle's, with g's overrides.
+func (p CycleParams) ForGeneration(g int) (Params, error) {
+	raw, ok := p.PerGeneration[strconv.Itoa(g)]
+	if !ok {
+		return p.Params, nil
+	}
+	var over map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &over); err != nil {
+		return p.Params, fmt.Errorf("per_generation %d: %w", g, err)
+	}
+	for _, k := range []string{"tasks", "model"} {
+		if _, ok := over[k]; ok {
+			return p.Params, fmt.Errorf("per_generation %d: %s is the cycle's and cannot change per generation", g, k)
+		}
+	}
+	var base map[string]json.RawMessage
+	b, _ := json.Marshal(p.Params)
+	_ = json.Unmarshal(b, &base)
+	for k, v := range over {
+		if k == "training" && base[k] != nil {
+			v = mergeObjects(base[k], v)
+		}
+		base[k] = v
+	}
+	b, _ = json.Marshal(base)
+	out, err := ParseParams(b)
+	if err != nil {
+		return p.Params, fmt.Errorf("per_generation %d: %w", g, err)
+	}
+	return out, nil
+}
+
+// mergeObjects overlays JSON object b's keys on a's.
+func mergeObjects(a, b json.RawMessage) json.RawMessage {
+	var ma, mb map[string]json.RawMessage
+	if json.Unmarshal(a, &ma) != nil || json.Unmarshal(b, &mb) != nil {
+		return b
+	}
+	for k, v := range mb {
+		ma[k] = v
+	}
+	out, _ := json.Marshal(ma)
+	return out
 }
 
 // Searches runs workflow searches for the cycle.
 type Searches interface {
 	// Search runs, or resumes, the search named id on task with model
-	// (iterations 0: the search's default) and returns its retained workflow.
-	Search(ctx context.Context, id, task, model string, seed int64, iterations int) (Retained, error)
+	// and returns its retained workflow.
+	Search(ctx context.Context, id, task, model string, seed int64, opts SearchOptions) (Retained, error)
+}
+
+// SearchOptions are a cycle's search settings; zero values: the search's defaults.
+type SearchOptions struct {
+	Iterations int    // optimizer iterations (default 11)
+	Judgments  int    // judgments per comparison (default 1)
+	JudgeMode  string // bundle (default) or agent
 }
 
 // CycleEnv is massd's side of the cycle kind.
@@ -75,8 +149,14 @@ func NewCycleKind(env CycleEnv) jobs.Kind {
 		Name:        CycleKindName,
 		Description: "MASS cycle: for each of `generations` rounds, a workflow search on every task with the current model, then a generation trained from it (params: a generation's, plus generations)",
 		OnInterrupt: jobs.Resume,
-		Validate:    func(raw json.RawMessage) error { _, err := ParseCycleParams(raw); return err },
-		Run:         func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error { return runCycle(ctx, env, job, rep) },
+		Validate: func(raw json.RawMessage) error {
+			p, err := ParseCycleParams(raw)
+			if err != nil {
+				return err
+			}
+			return CheckSplits(context.Background(), env.Splits(), p.Tasks)
+		},
+		Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error { return runCycle(ctx, env, job, rep) },
 	}
 }
 
@@ -87,6 +167,9 @@ func runCycle(ctx context.Context, env CycleEnv, job jobs.Job, rep jobs.Reporter
 	}
 	s, err := env.Searches(ctx, job, rep)
 	if err != nil {
+		return err
+	}
+	if err := CheckSplits(ctx, env.Splits(), p.Tasks); err != nil {
 		return err
 	}
 	path := filepath.Join(job.WorkDir, CycleFile)
@@ -112,7 +195,13 @@ func runCycle(ctx context.Context, env CycleEnv, job jobs.Job, rep jobs.Reporter
 			return err
 		}
 		parts.Workflows = stepWorkflows{st}
-		sum, err := runOwned(ctx, job, rep, p.config(parts, ""))
+		gp, err := p.ForGeneration(st.G)
+		if err != nil {
+			return err
+		}
+		cfg := gp.config(parts, "")
+		cfg.Splits = env.Splits()
+		sum, err := runOwned(ctx, job, rep, cfg)
 		if err != nil {
 			return fmt.Errorf("generation %d: %w", st.G, err)
 		}
@@ -136,7 +225,8 @@ func cycleSearches(ctx context.Context, s Searches, job jobs.Job, rep jobs.Repor
 		}
 		rep.Progress(jobs.Progress{Stage: fmt.Sprintf("search g%d", st.G), Message: task})
 		start := time.Now()
-		r, err := s.Search(ctx, fmt.Sprintf("%s-g%d-%d", job.ID, st.G, i), task, st.Parent, p.Seed, p.SearchIterations)
+		r, err := s.Search(ctx, fmt.Sprintf("%s-g%d-%d", job.ID, st.G, i), task, st.Parent, p.searchSeed(st.G, i),
+			SearchOptions{Iterations: p.SearchIterations, Judgments: p.SearchJudgments, JudgeMode: p.SearchJudgeMode})
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -154,6 +244,16 @@ func cycleSearches(ctx context.Context, s Searches, job jobs.Job, rep jobs.Repor
 		}
 	}
 	return nil
+}
+
+// searchSeed is the seed of generation g's search on the i-th task: the
+// search base moved to generation g, plus i (the reference adds the task).
+func (p CycleParams) searchSeed(g, i int) int64 {
+	base := p.SearchSeed
+	if base == 0 {
+		base = p.Seed
+	}
+	return GenerationSeed(base, g) + int64(i)
 }
 
 // stepWorkflows answers stage eligible from a cycle step's searches.

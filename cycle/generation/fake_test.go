@@ -77,7 +77,7 @@ func (w *world) Retained(_ context.Context, task string) (Retained, error) {
 }
 
 func (w *world) Run(ctx context.Context, r EpisodeRequest) (EpisodeResult, error) {
-	w.log("episode %s %s %d start %s model=%s", r.Task, r.Slot, r.Attempt, r.ID, r.Model)
+	w.log("episode %s %s %d start %s seed=%d model=%s", r.Task, r.Slot, r.Attempt, r.ID, r.Seed, r.Model)
 	if err := sleep(ctx, w.delay); err != nil {
 		return EpisodeResult{}, err
 	}
@@ -109,7 +109,7 @@ func (w *world) quality(id string) (float64, error) {
 }
 
 func (w *world) Judge(ctx context.Context, r JudgeRequest) (Verdict, error) {
-	w.log("judge %s %s %d start model=%s", r.Task, r.Key, r.Attempt, r.Model)
+	w.log("judge %s %s %d start seed=%d model=%s", r.Task, r.Key, r.Attempt, r.Seed, r.Model)
 	if err := sleep(ctx, w.delay); err != nil {
 		return Verdict{}, err
 	}
@@ -182,3 +182,19 @@ func (w *world) config(tasks ...string) Config {
 		Workflows: w, Runner: w, Judge: w, Datasets: w, Trainer: w, Exporter: w, Models: w,
 	}
 }
+
+// Split answers by the task's name: "test-…" is held out, "excluded-…"
+// excluded, anything else train.
+func (w *world) Split(_ context.Context, task string) (string, error) {
+	switch {
+	case strings.HasPrefix(task, "test-"):
+		return "test", nil
+	case strings.HasPrefix(task, "excluded-"):
+		return "excluded", nil
+	case strings.HasPrefix(task, "ghost"):
+		return "", fmt.Errorf("no task %s", task)
+	}
+	return "train", nil
+}
+
+func (w *world) Splits() Splits { return w }

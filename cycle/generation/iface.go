@@ -69,6 +69,12 @@ type DatasetRequest struct {
 	Name       string
 	Train, Val []string // episode ids
 	Tokenizer  string
+	// Lenient keeps a selected episode that yields no window with
+	// supervised tokens (counted in Empty); by default the build fails
+	// naming it (the reference's --strict).
+	Lenient bool
+	// Window and ContextOverlap size the windows; 0: the renderer's defaults.
+	Window, ContextOverlap int
 }
 
 // Dataset is a built dataset.
@@ -76,7 +82,8 @@ type Dataset struct {
 	Dir              string           `json:"dir"`           // the train set
 	Val              string           `json:"val,omitempty"` // the validation set
 	StoredSupervised int64            `json:"stored_supervised"`
-	ByTaskRole       map[string]int64 `json:"by_task_role,omitempty"` // "task/role" → stored supervised tokens
+	ByTaskRole       map[string]int64 `json:"by_task_role,omitempty"`   // "task/role" → stored supervised tokens
+	Empty            []string         `json:"empty_episodes,omitempty"` // lenient: selected episodes without a supervised window
 }
 
 // Datasets renders selected episodes into an SFT dataset.
@@ -90,7 +97,8 @@ type TrainRequest struct {
 	Val     string
 	Weights string // the parent's HF folder
 	Out     string
-	Steps   int // optimizer steps; 0: mass-train's default
+	Steps   int     // optimizer steps; 0: mass-train's default
+	Recipe  *Recipe // the other knobs; nil: mass-train's defaults
 }
 
 // Training is a finished run: the checkpoint with the lowest validation loss.

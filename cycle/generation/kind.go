@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/mass-dev/mass/daemon/jobs"
 )
@@ -25,9 +26,18 @@ type Params struct {
 	Train       int      `json:"train,omitempty"`
 	Val         int      `json:"val,omitempty"`
 	Concurrency int      `json:"concurrency,omitempty"`
-	Seed        int64    `json:"seed,omitempty"`
+	Seed        int64    `json:"seed,omitempty"`      // the cycle's seed; generation g's base is GenerationSeed(seed, g)
+	RankSeed    int64    `json:"rank_seed,omitempty"` // ring and judge seeds' base (the reference's ranking.seed); 0: seed
 	FP8         bool     `json:"fp8,omitempty"`
 	TrainSteps  int      `json:"train_steps,omitempty"` // 0: mass-train's default
+	// Lenient lets render keep selected episodes that yield no window with
+	// supervised tokens (counted); by default render fails naming them.
+	Lenient bool `json:"lenient,omitempty"`
+	// Training is the recipe (render windows and mass-train's knobs);
+	// nil or zero fields: the defaults, which are the paper's.
+	Training *Recipe `json:"training,omitempty"`
+	// ServedName is the new model's name, "{g}" replaced by g; default gen-{g}.
+	ServedName string `json:"served_name,omitempty"`
 }
 
 // ParseParams decodes and checks a generation job's params.
@@ -41,7 +51,10 @@ func ParseParams(raw json.RawMessage) (Params, error) {
 	c := p.config(Parts{Parent: Model{Name: "parent"}, Workflows: nothing{}, Runner: nothing{}, Judge: nothing{},
 		Datasets: nothing{}, Trainer: nothing{}, Exporter: nothing{}, Models: nothing{}}, "x")
 	c.Defaults()
-	return p, c.Validate()
+	if err := c.Validate(); err != nil {
+		return p, err
+	}
+	return p, p.Training.Validate()
 }
 
 // Parts are what a generation job gets from massd: the parent model
@@ -62,12 +75,21 @@ type Env interface {
 	// Parts resolves the parent model by name ("" = the default) and
 	// returns the parts, with episodes recorded as the job's children.
 	Parts(ctx context.Context, job jobs.Job, rep jobs.Reporter, parent string) (Parts, error)
+	// Splits answers the tasks' splits from their specs, for the split
+	// guard at submission and in stage eligible.
+	Splits() Splits
 }
 
 func (p Params) config(parts Parts, dir string) Config {
-	return Config{G: parts.Parent.G + 1, Dir: dir, Parent: parts.Parent, Tasks: p.Tasks, Seed: p.Seed,
+	g := parts.Parent.G + 1
+	rankSeed := p.RankSeed
+	if rankSeed == 0 {
+		rankSeed = p.Seed
+	}
+	return Config{G: g, Dir: dir, Parent: parts.Parent, Tasks: p.Tasks, Seed: GenerationSeed(p.Seed, g), RankSeed: GenerationSeed(rankSeed, g),
 		Episodes: p.Episodes, MinSuccess: p.MinSuccess, Cap: p.Cap, Opponents: p.Opponents, Train: p.Train, Val: p.Val,
-		Concurrency: p.Concurrency, FP8: p.FP8, TrainSteps: p.TrainSteps,
+		Concurrency: p.Concurrency, FP8: p.FP8, TrainSteps: p.TrainSteps, Lenient: p.Lenient, Recipe: p.Training,
+		NewModel:  strings.ReplaceAll(p.ServedName, "{g}", strconv.Itoa(g)),
 		Workflows: parts.Workflows, Runner: parts.Runner, Judge: parts.Judge, Datasets: parts.Datasets,
 		Trainer: parts.Trainer, Exporter: parts.Exporter, Models: parts.Models}
 }
@@ -79,7 +101,13 @@ func NewKind(env Env) jobs.Kind {
 		Name:        KindName,
 		Description: "MASS generation g from model g−1: eligible tasks, collect, rank, select, render, train, export, serve (params: tasks, model, episodes, opponents, min_success, cap, train, val, concurrency, seed, fp8)",
 		OnInterrupt: jobs.Resume,
-		Validate:    func(raw json.RawMessage) error { _, err := ParseParams(raw); return err },
+		Validate: func(raw json.RawMessage) error {
+			p, err := ParseParams(raw)
+			if err != nil {
+				return err
+			}
+			return CheckSplits(context.Background(), env.Splits(), p.Tasks)
+		},
 		Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
 			p, err := ParseParams(job.Params)
 			if err != nil {
@@ -89,7 +117,9 @@ func NewKind(env Env) jobs.Kind {
 			if err != nil {
 				return err
 			}
-			sum, err := runOwned(ctx, job, rep, p.config(parts, ""))
+			cfg := p.config(parts, "")
+			cfg.Splits = env.Splits()
+			sum, err := runOwned(ctx, job, rep, cfg)
 			if err != nil {
 				return err
 			}

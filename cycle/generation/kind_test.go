@@ -42,8 +42,8 @@ func (w *world) Parts(_ context.Context, _ jobs.Job, _ jobs.Reporter, parent str
 
 func (w *world) Searches(context.Context, jobs.Job, jobs.Reporter) (Searches, error) { return w, nil }
 
-func (w *world) Search(ctx context.Context, id, task, model string, _ int64, _ int) (Retained, error) {
-	w.log("search %s %s %s", id, task, model)
+func (w *world) Search(ctx context.Context, id, task, model string, seed int64, _ SearchOptions) (Retained, error) {
+	w.log("search %s %s %s seed=%d", id, task, model, seed)
 	return w.Retained(ctx, task)
 }
 

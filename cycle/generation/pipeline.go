@@ -24,6 +24,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return Summary{}, err
 	}
+	if err := freeze(cfg.Dir, cfg.resolved()); err != nil {
+		return Summary{}, fmt.Errorf("generation %d: %w", cfg.G, err)
+	}
 	p := &pipeline{cfg: cfg}
 	if _, err := readJSON(filepath.Join(cfg.Dir, SummaryFile), &p.sum); err != nil {
 		return Summary{}, err
@@ -71,7 +74,8 @@ func (p *pipeline) run(ctx context.Context) error {
 // train runs the stages after selection: render, train, export, serve.
 func (p *pipeline) train(ctx context.Context, sel Selection) error {
 	ds, err := stage(ctx, p, "render", DatasetFile, func(ctx context.Context) (Dataset, error) {
-		return p.cfg.Datasets.Build(ctx, DatasetRequest{Name: p.cfg.NewModel, Train: sel.Train, Val: sel.Val, Tokenizer: p.cfg.Parent.Tokenizer})
+		return p.cfg.Datasets.Build(ctx, DatasetRequest{Name: p.cfg.NewModel, Train: sel.Train, Val: sel.Val, Tokenizer: p.cfg.Parent.Tokenizer, Lenient: p.cfg.Lenient,
+			Window: p.cfg.Recipe.window(), ContextOverlap: p.cfg.Recipe.overlap()})
 	})
 	if err != nil {
 		return err
@@ -79,7 +83,7 @@ func (p *pipeline) train(ctx context.Context, sel Selection) error {
 	p.sum.Dataset, p.sum.Tokens.StoredSupervised = ds.Dir, ds.StoredSupervised
 	tr, err := stage(ctx, p, "train", TrainFile, func(ctx context.Context) (Training, error) {
 		return p.cfg.Trainer.Train(ctx, TrainRequest{Dataset: ds.Dir, Val: ds.Val, Weights: p.cfg.Parent.Weights,
-			Out: filepath.Join(p.cfg.Dir, "train"), Steps: p.cfg.TrainSteps})
+			Out: filepath.Join(p.cfg.Dir, "train"), Steps: p.cfg.TrainSteps, Recipe: p.cfg.Recipe})
 	})
 	if err != nil {
 		return err

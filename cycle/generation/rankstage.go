@@ -13,6 +13,7 @@ import (
 // Ranked is rank/<task>/ranking.json: the fit and the task's selection.
 type Ranked struct {
 	Task      string         `json:"task"`
+	RingSeed  int64          `json:"ring_seed"`
 	Judgments int            `json:"judgments"` // valid verdicts
 	Invalid   int            `json:"invalid_judgments"`
 	Tokens    int64          `json:"tokens"`
@@ -40,7 +41,8 @@ func (p *pipeline) rankTask(ctx context.Context, c Collected) (Ranked, error) {
 	if ok, err := readJSON(filepath.Join(dir, "ranking.json"), &out); ok || err != nil {
 		return out, err
 	}
-	pairs, err := rank.Ring(c.Eligible, p.cfg.Opponents, uint64(seedOf(p.cfg.Seed, "ring", c.Task)))
+	ringSeed := seedOf(p.cfg.RankSeed, "ring", c.Task)
+	pairs, err := rank.Ring(c.Eligible, p.cfg.Opponents, uint64(ringSeed))
 	if err != nil {
 		return out, fmt.Errorf("ring of %s: %w", c.Task, err)
 	}
@@ -58,6 +60,7 @@ func (p *pipeline) rankTask(ctx context.Context, c Collected) (Ranked, error) {
 		return out, err
 	}
 	out, lines := p.fit(c, pairs, verdicts)
+	out.RingSeed = ringSeed
 	if err := writeMatches(filepath.Join(dir, "matches.jsonl"), lines); err != nil {
 		return out, err
 	}
@@ -66,7 +69,7 @@ func (p *pipeline) rankTask(ctx context.Context, c Collected) (Ranked, error) {
 
 func (p *pipeline) judge(ctx context.Context, b *book[Verdict], task string, pr rank.Pair) (Verdict, error) {
 	key := pr.A + "|" + pr.B
-	seed := seedOf(p.cfg.Seed, "judge", task, key)
+	seed := seedOf(p.cfg.RankSeed, "judge", task, key)
 	return b.run(ctx, key, seed, work[Verdict]{
 		attempts: p.cfg.Attempts,
 		newID:    func(n int) string { return fmt.Sprintf("%s#%d", key, n) },
@@ -89,7 +92,7 @@ func (p *pipeline) fit(c Collected, pairs []rank.Pair, verdicts []Verdict) (Rank
 		v := verdicts[i]
 		out.Tokens += v.Tokens
 		lines[i] = matchLine{A: pr.A, B: pr.B, Winner: "invalid", Rationale: v.Rationale, Model: p.cfg.Parent.Name,
-			Seed: seedOf(p.cfg.Seed, "judge", c.Task, pr.A+"|"+pr.B)}
+			Seed: seedOf(p.cfg.RankSeed, "judge", c.Task, pr.A+"|"+pr.B)}
 		o, ok := rank.ParseWinner(pr.A, pr.B, v.Winner)
 		if !ok {
 			out.Invalid++

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/trainer/train"
 )
 
 // MaxMetricsBytes caps the training metrics a report reads.
@@ -27,8 +28,32 @@ func genOf(l datadir.Layout, s generation.Summary) Gen {
 		}
 		g.Ranking = append(g.Ranking, bt)
 	}
-	g.Loss = readLoss(filepath.Join(l.Generation(itoa(s.Generation)), "train", metricsFile))
+	run := filepath.Join(l.Generation(itoa(s.Generation)), "train")
+	g.Loss = readLoss(filepath.Join(run, metricsFile))
+	if s.Training != nil {
+		g.ExposureStep = s.Training.BestStep
+	}
+	g.Exposure = train.SummarizeExposure(readExposure(filepath.Join(run, train.ExposureFile)), g.ExposureStep)
 	return g
+}
+
+// readExposure reads exposure.jsonl like readLoss: what parsed, capped.
+func readExposure(p string) []train.Exposure {
+	var out []train.Exposure
+	f, err := os.Open(p)
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, MaxMetricsBytes))
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		var e train.Exposure
+		if json.Unmarshal(sc.Bytes(), &e) == nil {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // readLoss reads the loss curves; a missing or damaged log gives what

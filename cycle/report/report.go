@@ -5,6 +5,7 @@ import (
 
 	"github.com/mass-dev/mass/cycle/eval/judgepairs"
 	"github.com/mass-dev/mass/cycle/generation"
+	"github.com/mass-dev/mass/trainer/train"
 )
 
 // Report is everything the page shows; `massctl report --json` prints it.
@@ -42,6 +43,10 @@ type Gen struct {
 	Training *generation.Training `json:"training,omitempty"`
 	Loss     []LossPoint          `json:"loss"`
 	Ranking  []BTTask             `json:"ranking"`
+	// Exposure is what training drew by task and role up to the kept
+	// checkpoint (exposure.jsonl; the paper's exposure audit).
+	Exposure     []train.ExposureCount `json:"exposure"`
+	ExposureStep int                   `json:"exposure_step,omitempty"`
 }
 
 // LossPoint is one step of the training metrics: the training loss, the

@@ -279,6 +279,17 @@ func TestAuditTokensBlindSpots(t *testing.T) {
 	if len(r.Generations) != 2 || len(r.Generations[0].Loss) == 0 || len(r.Generations[0].Ranking) != 2 {
 		t.Errorf("generations %+v", r.Generations)
 	}
+	for _, g := range r.Generations {
+		draws := 0
+		var tokens int64
+		for _, c := range g.Exposure {
+			draws, tokens = draws+c.Draws, tokens+c.Tokens
+		}
+		// Up to the kept checkpoint, step 45, of 3 windows of 1000 tokens.
+		if g.ExposureStep != 45 || draws != 45*3 || tokens != 45*3*1000 || len(g.Exposure) < 2 {
+			t.Errorf("generation %d exposure up to step %d: %+v", g.G, g.ExposureStep, g.Exposure)
+		}
+	}
 	for _, s := range r.Statistics {
 		if s.Unit == "" || (s.P == nil && !strings.HasPrefix(s.Detail, "undefined")) {
 			t.Errorf("statistic %+v has no unit or p", s)
@@ -308,7 +319,7 @@ func TestRenderSelfContained(t *testing.T) {
 	if got, want := strings.Count(page, `<svg `), 1+2*2+2; got != want {
 		t.Errorf("%d plots, want %d", got, want)
 	}
-	for _, id := range []string{"win-rates", "agreement", "statistics", "generations", "audit", "tokens", "blind-spots", "episodes"} {
+	for _, id := range []string{"win-rates", "agreement", "statistics", "generations", "exposure-1", "audit", "tokens", "blind-spots", "episodes"} {
 		if !strings.Contains(page, `id="`+id+`"`) {
 			t.Errorf("no section %s", id)
 		}

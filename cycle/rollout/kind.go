@@ -25,6 +25,9 @@ type Params struct {
 	Episodes    int      `json:"episodes,omitempty"`
 	Seed        int64    `json:"seed,omitempty"`
 	Concurrency int      `json:"concurrency,omitempty"`
+	// AllowTrainTasks lets split: train tasks roll out too (the paper's
+	// train-task rollouts, its Table 5); excluded tasks never run.
+	AllowTrainTasks bool `json:"allow_train_tasks,omitempty"`
 }
 
 // ParseParams decodes, defaults and checks a rollout job's params.
@@ -92,8 +95,8 @@ func NewKind(env Env) jobs.Kind {
 				if err != nil {
 					return err
 				}
-				if split != taskspec.SplitTest {
-					return fmt.Errorf("task %s has split %q: a rollout runs only held-out tasks (split: test)", t, split)
+				if split != taskspec.SplitTest && !(p.AllowTrainTasks && split == taskspec.SplitTrain) {
+					return fmt.Errorf("task %s has split %q: a rollout runs only held-out tasks (split: test), and train tasks with allow_train_tasks (--allow-train-tasks)", t, split)
 				}
 			}
 			if p.Name == "" {

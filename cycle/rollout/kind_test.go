@@ -35,7 +35,7 @@ func (*reporter) Logger() *slog.Logger                 { return slog.New(slog.Di
 // before any episode; a test task runs, in evals/<job id> by default.
 func TestKindRunsHeldOutTasksOnly(t *testing.T) {
 	r := &runner{failAt: -1}
-	k := NewKind(env{r, splits{"held": "test", "seen": "train"}})
+	k := NewKind(env{r, splits{"held": "test", "seen": "train", "out": "excluded"}})
 	l := datadir.New(t.TempDir())
 	job := jobs.Job{ID: "job-1", Layout: l, Params: []byte(`{"tasks":["held","seen"],"models":["base","gen-1"],"episodes":1}`)}
 	if err := k.Run(context.Background(), job, &reporter{}); err == nil || !strings.Contains(err.Error(), "split: test") || len(r.runs) != 0 {
@@ -51,6 +51,14 @@ func TestKindRunsHeldOutTasksOnly(t *testing.T) {
 	}
 	if _, err := Load(l, "job-1"); err != nil {
 		t.Error(err)
+	}
+	allowed := jobs.Job{ID: "job-3", Layout: l, Params: []byte(`{"name":"train-run","tasks":["held","seen"],"models":["base","gen-1"],"episodes":1,"allow_train_tasks":true}`)}
+	if err := k.Run(context.Background(), allowed, &reporter{}); err != nil {
+		t.Errorf("train task with allow_train_tasks: %v", err)
+	}
+	excluded := jobs.Job{ID: "job-4", Layout: l, Params: []byte(`{"name":"ex","tasks":["out"],"models":["base","gen-1"],"episodes":1,"allow_train_tasks":true}`)}
+	if err := k.Run(context.Background(), excluded, &reporter{}); err == nil || !strings.Contains(err.Error(), `task out has split "excluded"`) {
+		t.Errorf("excluded task with allow_train_tasks: %v", err)
 	}
 	other := jobs.Job{ID: "job-2", Layout: l, Params: []byte(`{"name":"job-1","tasks":["held"],"models":["base","gen-1"]}`)}
 	if err := k.Run(context.Background(), other, &reporter{}); err == nil || !strings.Contains(err.Error(), "belongs to job job-1") {

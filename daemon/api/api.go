@@ -172,6 +172,9 @@ type Model struct {
 	Tokenizer string `json:"tokenizer,omitempty"`
 	Adapter   string `json:"adapter,omitempty"`
 	JobID     string `json:"job_id,omitempty"` // the generation job that registered it
+	// Serves is the weights calls to Name reach: a folder (a base or a
+	// merged generation), or "<folder> + adapter <path>" for runtime LoRA.
+	Serves string `json:"serves,omitempty"`
 }
 
 // ModelTest is POST /v1/models/{name}/test: one small chat completion

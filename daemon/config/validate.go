@@ -158,6 +158,10 @@ func validateModel(name string, m *Model, bad badFunc) {
 	}
 	*m = m.WithDefaults()
 	if sv := m.Serving; sv != nil {
+		// lora goes with command or vllm: adapters load at runtime onto the
+		// server while it holds their base, and a generation whose base it
+		// does not hold restarts it on its merged folder. command and vllm
+		// are two ways of giving the one serve command.
 		ways := 0
 		for _, set := range []bool{sv.LoRA != "", len(sv.Command) > 0, sv.VLLM != nil} {
 			if set {
@@ -165,8 +169,8 @@ func validateModel(name string, m *Model, bad badFunc) {
 			}
 		}
 		switch {
-		case ways > 1:
-			bad(f+".serving", "set one of lora, command or vllm")
+		case len(sv.Command) > 0 && sv.VLLM != nil:
+			bad(f+".serving", "set one of command or vllm (lora: runtime may go with either)")
 		case sv.LoRA != "" && sv.LoRA != "runtime":
 			bad(f+".serving.lora", "%q: the only way is runtime (vLLM's /v1/load_lora_adapter)", sv.LoRA)
 		case ways == 0:

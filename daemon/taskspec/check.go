@@ -13,6 +13,9 @@ import (
 const (
 	SplitTrain = "train"
 	SplitTest  = "test"
+	// SplitExcluded is a task kept out of training and of the held-out
+	// evaluation alike (the reference's "excluded" list).
+	SplitExcluded = "excluded"
 )
 
 var referenceIDRE = regexp.MustCompile(`^[0-9]{1,9}$`)
@@ -86,9 +89,9 @@ func (s *Spec) check() Errors {
 		}
 	}
 	switch s.Split {
-	case "", SplitTrain, SplitTest:
+	case "", SplitTrain, SplitTest, SplitExcluded:
 	default:
-		bad("split", "%q must be %q or %q", s.Split, SplitTrain, SplitTest)
+		bad("split", "%q must be %q, %q or %q", s.Split, SplitTrain, SplitTest, SplitExcluded)
 	}
 	if len(s.Domain) > 200 || strings.ContainsAny(s.Domain, "\r\n") {
 		bad("domain", "must be one line of at most 200 bytes")

@@ -79,7 +79,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad duration", strings.Replace(base, "1m", "soon", 1), 4, "limits.episode_wall_time", "duration"},
 		{"abs input", base + "inputs: [/etc/passwd]\n", 6, "inputs[0].path", "relative"},
 		{"dotdot protected", base + "protected_paths: [../x]\n", 6, "protected_paths[0]", "'..'"},
-		{"bad split", base + "split: dev\n", 6, "split", `"train" or "test"`},
+		{"bad split", base + "split: dev\n", 6, "split", `"train", "test" or "excluded"`},
 		{"bad glob", base + "required_outputs: ['a[']\n", 6, "required_outputs[0]", "glob"},
 		{"inputs not list", base + "inputs: data\n", 6, "inputs", "must be a list"},
 		{"duplicate", base + "id: t2\n", 6, "id", "twice"},

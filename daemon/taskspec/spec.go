@@ -15,7 +15,7 @@ type Spec struct {
 	Inputs          []Input  `json:"inputs,omitempty" yaml:"inputs,omitempty"`
 	RequiredOutputs []string `json:"required_outputs,omitempty" yaml:"required_outputs,omitempty"` // globs, workspace-relative
 	ProtectedPaths  []string `json:"protected_paths,omitempty" yaml:"protected_paths,omitempty"`   // workspace-relative, read-only for agents
-	Split           string   `json:"split,omitempty" yaml:"split,omitempty"`                       // "train" (default) or "test"
+	Split           string   `json:"split,omitempty" yaml:"split,omitempty"`                       // "train" (default), "test" or "excluded"
 	Limits          Limits   `json:"limits" yaml:"limits"`
 	Workflow        string   `json:"workflow,omitempty" yaml:"workflow,omitempty"` // path of the initial workflow file, relative to the spec
 	// HiddenPaths are inputs no agent container ever sees: they are left

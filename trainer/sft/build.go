@@ -35,6 +35,11 @@ type BuildConfig struct {
 	Excluded          func(x Exclusion, included bool)
 	// Force replaces an existing dataset in the output directory.
 	Force bool
+	// Strict fails the build when an episode given yields no window with
+	// supervised tokens, or the predicate excludes it, naming the episode
+	// and why (the reference's --strict). Without it such episodes are
+	// only counted (manifest empty_episodes).
+	Strict bool
 }
 
 // FindEpisodes expands paths into episode directories: a path holding episode.json is an
@@ -97,6 +102,9 @@ func Build(ctx context.Context, cfg BuildConfig, episodeDirs []string, outDir st
 		keep, m.Excluded, m.IncludedIneligible = episodeDirs, []Exclusion{}, excluded
 	}
 	for _, x := range excluded {
+		if cfg.Strict && !cfg.IncludeIneligible {
+			return nil, fmt.Errorf("build (strict): episode %s was selected but the eligibility predicate excludes it: %s", x.Episode, x.Reason)
+		}
 		if cfg.Excluded != nil {
 			cfg.Excluded(x, cfg.IncludeIneligible)
 		}
@@ -171,6 +179,12 @@ func collect(ctx context.Context, cfg *BuildConfig, dirs []string, o *outputs, m
 			return fmt.Errorf("episode %s: %w", dir, res.err) // cancel ends the producer
 		}
 		<-sem // a slot frees only when its rows are written: memory stays bounded
+		if !res.supervised() {
+			if cfg.Strict {
+				return fmt.Errorf("episode %s (strict): %s", dir, res.why())
+			}
+			m.EmptyEpisodes = append(m.EmptyEpisodes, dir)
+		}
 		for k := range res.rows {
 			if err := o.jw.write(&res.rows[k]); err != nil {
 				return err

@@ -43,8 +43,11 @@ type Manifest struct {
 	ByTask        map[string]*TaskCounts `json:"by_task"`
 	Stats         Stats                  `json:"reconstruction"`
 	// Dropped counts segments left out, by reason.
-	Dropped map[string]int    `json:"dropped,omitempty"`
-	Files   map[string]string `json:"files"`
+	Dropped map[string]int `json:"dropped,omitempty"`
+	// EmptyEpisodes are episodes that yielded no window with supervised
+	// tokens (a lenient build only; a strict one fails on the first).
+	EmptyEpisodes []string          `json:"empty_episodes,omitempty"`
+	Files         map[string]string `json:"files"`
 	// DryRun labels a dataset of dry-run (scripted) episodes.
 	DryRun bool `json:"dry_run,omitempty"`
 	// Excluded are the episodes the eligibility predicate kept out;

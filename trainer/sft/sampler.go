@@ -56,6 +56,13 @@ func (s *Sampler) Tasks() []string { return s.tasks }
 
 // Next draws one window. It panics when the sampler holds no rows.
 func (s *Sampler) Next() Row {
+	_, r := s.NextIndexed()
+	return r
+}
+
+// NextIndexed draws one window as Next does and also returns its index in
+// the rows the sampler was built on (for the exposure record).
+func (s *Sampler) NextIndexed() (int, Row) {
 	if len(s.tasks) == 0 {
 		panic("sft: Next on an empty sampler")
 	}
@@ -70,10 +77,11 @@ func (s *Sampler) Next() Row {
 			pool = g.others
 		}
 	}
-	r := s.rows[pool[s.rng.IntN(len(pool))]]
+	i := pool[s.rng.IntN(len(pool))]
+	r := s.rows[i]
 	s.drawn++
 	s.processed += int64(r.NLossTokens)
-	return r
+	return i, r
 }
 
 // Drawn returns how many windows Next has returned.

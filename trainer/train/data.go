@@ -49,6 +49,11 @@ type EvalResult struct {
 	Windows          int     `json:"windows"`
 	// Skipped counts windows without a supervised position (no loss defined).
 	Skipped int `json:"skipped,omitempty"`
+	// The token-weighted loss of each role, task and episode's supervised
+	// tokens (the reference's val_by_role, val_by_task, val_per_episode).
+	ByRole     map[string]float64 `json:"by_role,omitempty"`
+	ByTask     map[string]float64 `json:"by_task,omitempty"`
+	PerEpisode map[string]float64 `json:"per_episode,omitempty"`
 }
 
 // Evaluate returns the mean over windows of each window's mean
@@ -56,6 +61,7 @@ type EvalResult struct {
 func Evaluate(ctx context.Context, be trainer.Backend, rows []sft.Row) (EvalResult, error) {
 	var res EvalResult
 	var sum float64
+	groups := newValGroups()
 	for i, r := range rows {
 		w := Window(r)
 		if w.Supervised() == 0 {
@@ -69,10 +75,41 @@ func Evaluate(ctx context.Context, be trainer.Backend, rows []sft.Row) (EvalResu
 		sum += l[0].Loss
 		res.SupervisedTokens += l[0].Tokens
 		res.Windows++
+		groups.add(r, l[0].Loss, l[0].Tokens)
 	}
 	if res.Windows == 0 {
 		return res, fmt.Errorf("no window has a supervised token")
 	}
 	res.Loss = sum / float64(res.Windows)
+	res.ByRole, res.ByTask, res.PerEpisode = groups.means()
 	return res, nil
+}
+
+// valGroups sums loss × tokens and tokens by role, task and episode.
+type valGroups struct{ sums, toks [3]map[string]float64 }
+
+func newValGroups() *valGroups {
+	g := &valGroups{}
+	for i := range g.sums {
+		g.sums[i], g.toks[i] = map[string]float64{}, map[string]float64{}
+	}
+	return g
+}
+
+func (g *valGroups) add(r sft.Row, loss float64, tokens int) {
+	for i, k := range [3]string{r.Role, r.Task, r.Episode} {
+		g.sums[i][k] += loss * float64(tokens)
+		g.toks[i][k] += float64(tokens)
+	}
+}
+
+func (g *valGroups) means() (byRole, byTask, perEpisode map[string]float64) {
+	var out [3]map[string]float64
+	for i := range out {
+		out[i] = map[string]float64{}
+		for k, s := range g.sums[i] {
+			out[i][k] = s / g.toks[i][k]
+		}
+	}
+	return out[0], out[1], out[2]
 }

@@ -88,6 +88,7 @@ type run struct {
 	upd       *updater // host or device optimizer step
 	sampler   *sft.Sampler
 	ml        *metricsLog
+	expo      *metricsLog // exposure.jsonl
 	st        State
 	res       Result
 	start     time.Time
@@ -148,6 +149,11 @@ func openRun(cfg Config, o Options) (*run, error) {
 		r.be.Close()
 		return nil, err
 	}
+	if r.expo, err = openStepLog(filepath.Join(cfg.Out, ExposureFile), r.st.Step); err != nil {
+		r.ml.Close()
+		r.be.Close()
+		return nil, err
+	}
 	r.start, r.base, r.startStep = time.Now(), r.st.ElapsedSec, r.st.Step
 	return r, nil
 }
@@ -184,6 +190,7 @@ func (r *run) resume() error {
 
 func (r *run) close() {
 	r.ml.Close()
+	r.expo.Close()
 	r.be.Close()
 }
 
@@ -219,10 +226,13 @@ func (r *run) step(ctx context.Context) (float64, error) {
 	var sum float64
 	var seen, sup int64
 	counted := 0
+	expo := Exposure{Step: r.st.Step + 1, Rows: make([]Drawn, 0, cfg.Batch*cfg.Accum)}
 	for micro := 0; micro < cfg.Accum; micro++ {
 		ws := make([]trainer.Window, cfg.Batch)
 		for i := range ws {
-			ws[i] = Window(r.sampler.Next())
+			k, row := r.sampler.NextIndexed()
+			ws[i] = Window(row)
+			expo.Rows = append(expo.Rows, drawn(k, row))
 			seen += int64(len(ws[i].InputIDs))
 		}
 		seed := cfg.Seed*0x9e3779b97f4a7c15 + uint64(r.st.Step*cfg.Accum+micro)
@@ -253,6 +263,9 @@ func (r *run) step(ctx context.Context) (float64, error) {
 	r.st.Drawn = r.sampler.Drawn()
 	r.st.ProcessedTokens += sup
 	r.st.SeenTokens += seen
+	if err := r.expo.write(expo); err != nil {
+		return 0, fmt.Errorf("write exposure: %w", err)
+	}
 	return loss, r.logStep(loss, lr, norm, seen)
 }
 
@@ -299,7 +312,8 @@ func (r *run) validate(ctx context.Context) error {
 		return fmt.Errorf("validate at step %d: %w", r.st.Step, err)
 	}
 	vl := ev.Loss
-	if err := r.emit(Record{Step: r.st.Step, Steps: r.cfg.Steps, ValLoss: &vl, ProcessedTokens: r.st.ProcessedTokens, ElapsedSec: r.elapsed()}); err != nil {
+	if err := r.emit(Record{Step: r.st.Step, Steps: r.cfg.Steps, ValLoss: &vl, ProcessedTokens: r.st.ProcessedTokens, ElapsedSec: r.elapsed(),
+		ValTokens: ev.SupervisedTokens, ValByRole: ev.ByRole, ValByTask: ev.ByTask, ValPerEpisode: ev.PerEpisode}); err != nil {
 		return err
 	}
 	if r.st.BestStep == 0 || vl < r.st.BestVal {

@@ -13,16 +13,23 @@ import (
 // Record is one line of metrics.jsonl: a training step, or a validation
 // (ValLoss set) at a step.
 type Record struct {
-	Step            int      `json:"step"`
-	Loss            *float64 `json:"loss,omitempty"`
-	ValLoss         *float64 `json:"val_loss,omitempty"`
-	LR              float64  `json:"lr,omitempty"`
-	GradNorm        float64  `json:"grad_norm,omitempty"`
-	ProcessedTokens int64    `json:"processed_supervised_tokens"`
-	TokensPerSec    float64  `json:"tok_s,omitempty"`
-	ElapsedSec      float64  `json:"elapsed_s"`
-	ETASec          float64  `json:"eta_s,omitempty"`
-	Steps           int      `json:"steps"`
+	Step    int      `json:"step"`
+	Loss    *float64 `json:"loss,omitempty"`
+	ValLoss *float64 `json:"val_loss,omitempty"`
+	// A validation's split (the reference's train_log.jsonl keys): the
+	// token-weighted loss of the supervised tokens of each role, task and
+	// validation episode, and how many tokens it covers.
+	ValTokens       int                `json:"val_tokens,omitempty"`
+	ValByRole       map[string]float64 `json:"val_by_role,omitempty"`
+	ValByTask       map[string]float64 `json:"val_by_task,omitempty"`
+	ValPerEpisode   map[string]float64 `json:"val_per_episode,omitempty"`
+	LR              float64            `json:"lr,omitempty"`
+	GradNorm        float64            `json:"grad_norm,omitempty"`
+	ProcessedTokens int64              `json:"processed_supervised_tokens"`
+	TokensPerSec    float64            `json:"tok_s,omitempty"`
+	ElapsedSec      float64            `json:"elapsed_s"`
+	ETASec          float64            `json:"eta_s,omitempty"`
+	Steps           int                `json:"steps"`
 }
 
 type metricsLog struct {
@@ -32,16 +39,23 @@ type metricsLog struct {
 // openMetrics opens metrics.jsonl for appending after dropping records past
 // step keep (those of steps a resumed run will redo).
 func openMetrics(out string, keep int) (*metricsLog, error) {
-	p := filepath.Join(out, "metrics.jsonl")
+	return openStepLog(filepath.Join(out, "metrics.jsonl"), keep)
+}
+
+// openStepLog opens a JSONL file of {"step",…} rows for appending after
+// dropping the rows past step keep.
+func openStepLog(p string, keep int) (*metricsLog, error) {
 	old, err := os.ReadFile(p)
 	if err != nil && !os.IsNotExist(err) {
-		return nil, fmt.Errorf("read metrics: %w", err)
+		return nil, fmt.Errorf("read %s: %w", filepath.Base(p), err)
 	}
 	var kept bytes.Buffer
 	sc := bufio.NewScanner(bytes.NewReader(old))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
-		var r Record
+		var r struct {
+			Step int `json:"step"`
+		}
 		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Step <= keep {
 			kept.Write(sc.Bytes())
 			kept.WriteByte('\n')
@@ -52,12 +66,12 @@ func openMetrics(out string, keep int) (*metricsLog, error) {
 	}
 	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("open metrics: %w", err)
+		return nil, fmt.Errorf("open %s: %w", filepath.Base(p), err)
 	}
 	return &metricsLog{f: f}, nil
 }
 
-func (m *metricsLog) write(r Record) error {
+func (m *metricsLog) write(r any) error {
 	b, _ := json.Marshal(r)
 	_, err := m.f.Write(append(b, '\n'))
 	return err

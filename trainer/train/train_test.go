@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -216,6 +217,13 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
 			t.Errorf("step %d loss %.17g, uninterrupted %.17g", i+1, got[i], want[i])
 		}
+	}
+	// The exposure record of the resumed run equals the uninterrupted one's:
+	// the redone steps' rows were dropped, never duplicated.
+	ge, err1 := ReadExposure(cfg.Out)
+	we, err2 := ReadExposure(ref.Out)
+	if err1 != nil || err2 != nil || !reflect.DeepEqual(ge, we) {
+		t.Errorf("exposure after resume (%d rows, %v) differs from the uninterrupted run's (%d rows, %v)", len(ge), err1, len(we), err2)
 	}
 }
 

@@ -210,5 +210,27 @@ func writeGeneration(l datadir.Layout, g int, model, parent string, tasks []stri
 	if err := os.MkdirAll(filepath.Join(dir, "train"), 0o750); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "train", "metrics.jsonl"), b, 0o640)
+	if err := os.WriteFile(filepath.Join(dir, "train", "metrics.jsonl"), b, 0o640); err != nil {
+		return err
+	}
+	return writeExposure(filepath.Join(dir, "train", "exposure.jsonl"), tasks, rng)
+}
+
+// writeExposure writes mass-train's exposure.jsonl of 60 steps of 3
+// windows each, drawn over the tasks and two roles.
+func writeExposure(p string, tasks []string, rng *rand.Rand) error {
+	var b []byte
+	for step := 1; step <= 60; step++ {
+		b = fmt.Appendf(b, `{"step":%d,"rows":[`, step)
+		for i := 0; i < 3; i++ {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			role := []string{"orchestrator", "worker"}[rng.IntN(2)]
+			b = fmt.Appendf(b, `{"index":%d,"task":%q,"role":%q,"episode":"ep","thread":"t","segment":0,"window":0,"tokens":1000}`,
+				rng.IntN(40), tasks[rng.IntN(len(tasks))], role)
+		}
+		b = append(b, "]}\n"...)
+	}
+	return os.WriteFile(p, b, 0o640)
 }
