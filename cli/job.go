@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mass-dev/mass/cli/console"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
 )
@@ -137,7 +138,7 @@ func jobShow(c *cli.Context) error {
 		fmt.Fprintf(w, "params:   %s\n", j.Params)
 	}
 	if j.Progress != nil {
-		fmt.Fprintf(w, "stage:    %s %s\n", j.Progress.Stage, strings.Join(humanCounters(j.Progress.Counters), ", "))
+		fmt.Fprintf(w, "stage:    %s %s\n", j.Progress.Stage, strings.Join(console.Counters(j.Progress.Counters), ", "))
 	}
 	if j.Error != "" {
 		fmt.Fprintf(w, "error:    %s\n", j.Error)

@@ -2,57 +2,14 @@ package cli
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mass-dev/mass/cli/console"
 	"github.com/mass-dev/mass/daemon/api"
 )
-
-// counterNames are the human names of the counters the builtin kinds
-// report; others are shown with underscores as spaces.
-var counterNames = map[string]string{
-	"agents":                      "agents",
-	"running_agents":              "running",
-	"turns":                       "turns",
-	"tool_calls":                  "tool calls",
-	"prompt_tokens":               "prompt tok",
-	"completion_tokens":           "output tok",
-	"processed_supervised_tokens": "trained tok",
-	"tick":                        "tick",
-}
-
-// counterLabel is the human name of a progress counter.
-func counterLabel(k string) string {
-	if n, ok := counterNames[k]; ok {
-		return n
-	}
-	return strings.ReplaceAll(k, "_", " ")
-}
-
-// humanCounters renders counters as "label value" pairs in a stable order;
-// a pair X and Xs (step/steps, tick/ticks) is shown as "X a/b".
-func humanCounters(m map[string]int64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		if _, isTotal := m[strings.TrimSuffix(k, "s")]; isTotal && strings.HasSuffix(k, "s") && k != "s" {
-			continue
-		}
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]string, 0, len(keys))
-	for _, k := range keys {
-		if total, ok := m[k+"s"]; ok {
-			out = append(out, fmt.Sprintf("%s %d/%d", counterLabel(k), m[k], total))
-			continue
-		}
-		out = append(out, fmt.Sprintf("%s %d", counterLabel(k), m[k]))
-	}
-	return out
-}
 
 // humanField renames the key of a "key value" field of a structured
 // progress message the way counters are named.
@@ -64,7 +21,7 @@ func humanField(f string) string {
 	if k == "sup_tok" {
 		k = "processed_supervised_tokens"
 	}
-	return counterLabel(k) + " " + v
+	return console.CounterLabel(k) + " " + v
 }
 
 // segment is one piece of the status line; lower rank is dropped last.
@@ -111,7 +68,7 @@ func statusSegments(j api.Job, last string) []segment {
 		seen[f] = true
 		msg = append(msg, segment{f, rank})
 	}
-	for _, c := range humanCounters(p.Counters) {
+	for _, c := range console.Counters(p.Counters) {
 		if seen[c] {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mass-dev/mass/cli/console"
 	"github.com/mass-dev/mass/daemon/api"
 )
 
@@ -37,7 +38,7 @@ func TestFitLineKeepsLossAndETA(t *testing.T) {
 }
 
 func TestHumanCounters(t *testing.T) {
-	got := strings.Join(humanCounters(map[string]int64{"tick": 3, "ticks": 10, "tool_calls": 4, "running_agents": 2}), ", ")
+	got := strings.Join(console.Counters(map[string]int64{"tick": 3, "ticks": 10, "tool_calls": 4, "running_agents": 2}), ", ")
 	if want := "running 2, tick 3/10, tool calls 4"; got != want {
 		t.Errorf("humanCounters = %q, want %q", got, want)
 	}

@@ -55,12 +55,14 @@ type Tick struct {
 func NewChart(xlabel string, series ...Series) Chart {
 	c := Chart{W: chartW, H: chartH, XLabel: xlabel}
 	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	whole := true // every x is an integer (steps): x ticks are too
 	for _, s := range series {
 		for _, p := range s.Points {
 			if !finite(p.X) || !finite(p.Y) {
 				continue
 			}
 			x0, x1, y0, y1 = math.Min(x0, p.X), math.Max(x1, p.X), math.Min(y0, p.Y), math.Max(y1, p.Y)
+			whole = whole && p.X == math.Trunc(p.X)
 		}
 	}
 	if x0 > x1 {
@@ -91,8 +93,14 @@ func NewChart(xlabel string, series ...Series) Chart {
 	for i := 0; i <= 4; i++ {
 		x := x0 + (x1-x0)*float64(i)/4
 		y := y0 + (y1-y0)*float64(i)/4
-		c.XTicks = append(c.XTicks, Tick{Pos: sx(x), Label: short(x)})
 		c.YTicks = append(c.YTicks, Tick{Pos: sy(y), Label: short(y)})
+		if whole {
+			x = math.Round(x)
+			if n := len(c.XTicks); x < x0 || x > x1 || (n > 0 && c.XTicks[n-1].Pos == sx(x)) {
+				continue // a centred single step, or two ticks on one step
+			}
+		}
+		c.XTicks = append(c.XTicks, Tick{Pos: sx(x), Label: short(x)})
 	}
 	return c
 }

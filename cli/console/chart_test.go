@@ -15,7 +15,7 @@ func TestNewChart(t *testing.T) {
 	if got, want := c.Lines[0].Points, "56.0,16.0 624.0,224.0"; got != want {
 		t.Errorf("points %q, want %q", got, want)
 	}
-	if c.XTicks[0].Label != "1" || c.XTicks[4].Label != "3" || c.YTicks[4].Label != "2.5" {
+	if c.XTicks[0].Label != "1" || c.XTicks[len(c.XTicks)-1].Label != "3" || len(c.XTicks) != 3 || c.YTicks[4].Label != "2.5" {
 		t.Errorf("ticks %+v %+v", c.XTicks, c.YTicks)
 	}
 	if e := NewChart("step", Series{Points: []Point{{math.Inf(1), 1}}}); !e.Empty {
@@ -46,4 +46,27 @@ func FuzzDiffLines(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Loss-curve ticks were fractional steps (2.5, 3.75) on a 10-step run.
+func TestChartStepTicksAreIntegers(t *testing.T) {
+	for _, steps := range [][]float64{{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {1, 2, 3}, {5}, {0, 150, 300, 450, 600, 750, 900, 1050, 1200, 1350, 1500, 1624}} {
+		var pts []Point
+		for i, s := range steps {
+			pts = append(pts, Point{X: s, Y: 2.5 - 0.1*float64(i)})
+		}
+		c := NewChart("step", Series{Name: "loss", Points: pts})
+		if len(c.XTicks) == 0 {
+			t.Fatalf("%v: no x ticks", steps)
+		}
+		for _, tk := range c.XTicks {
+			if strings.ContainsAny(tk.Label, ".e") {
+				t.Errorf("%v: tick %q is not a whole step", steps, tk.Label)
+			}
+		}
+	}
+	c := NewChart("x", Series{Name: "f", Points: []Point{{X: 0.1, Y: 1}, {X: 0.7, Y: 2}}})
+	if len(c.XTicks) != 5 {
+		t.Errorf("fractional x: %d ticks, want 5", len(c.XTicks))
+	}
 }

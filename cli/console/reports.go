@@ -3,9 +3,14 @@ package console
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/mass-dev/mass/cycle/rollout"
+	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/daemon/client"
 )
 
 // ReportFunc renders the evaluation report of evaluation eval ("" = the
@@ -21,7 +26,40 @@ func (c *Console) SetReport(fn ReportFunc) { c.report = fn }
 // reports is the reports index: where the report page is and how to ask
 // for one evaluation or generation.
 func (c *Console) reports(ctx context.Context, r *http.Request) (view, error) {
-	return view{name: "reports", title: "reports", data: map[string]any{"Available": c.report != nil}}, nil
+	data := map[string]any{"Available": c.report != nil}
+	if c.report == nil {
+		return view{name: "reports", title: "reports", data: data}, nil
+	}
+	// The index still says how to ask for a report when massd cannot list
+	// the evaluations.
+	js, err := c.cl.Jobs(ctx, client.JobFilter{Kind: rollout.KindName, Limit: 100})
+	if err != nil {
+		data["ListError"] = err.Error()
+	}
+	evals := make([]evaluation, 0, len(js))
+	for _, j := range js {
+		evals = append(evals, evaluation{Name: evalName(j), Job: j})
+	}
+	data["Evals"] = evals
+	return view{name: "reports", title: "reports", data: data}, nil
+}
+
+// evaluation is one rollout job on the reports index: its report is
+// /report?eval=Name.
+type evaluation struct {
+	Name string
+	Job  api.Job
+}
+
+// evalName is a rollout's evaluation name: its name param, else its job id.
+func evalName(j api.Job) string {
+	var p struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(j.Params, &p) == nil && p.Name != "" {
+		return p.Name
+	}
+	return j.ID
 }
 
 // reportPage serves the report page itself (?eval=NAME&gen=G…), rendered
