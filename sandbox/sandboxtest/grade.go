@@ -17,7 +17,7 @@ import (
 // included).
 const gradeScript = `[ ! -e link ] || { echo "a symlink from the export came through"; exit 5; }
 if touch /workspace/probe 2>/dev/null; then echo "the workspace is writable"; exit 6; fi
-[ "$PATH" = "`+sandbox.GraderPath+`" ] || { echo "PATH is $PATH"; exit 7; }
+[ "$PATH" = "` + sandbox.GraderPath + `" ] || { echo "PATH is $PATH"; exit 7; }
 [ "$PYTHONSAFEPATH" = 1 ] && [ "$PYTHONNOUSERSITE" = 1 ] || { echo "python may import from the workspace"; exit 8; }
 read -r want < secret/labels.txt
 read -r got < answer.txt
