@@ -56,7 +56,8 @@ func uiServe(c *cli.Context) error {
 		ln.Close()
 		return err
 	}
-	gate, err := console.NewGate(con, token, ln.Addr().String())
+	name, _, _ := net.SplitHostPort(c.String("listen"))
+	gate, err := console.NewGate(con, token, ln.Addr().String(), name)
 	if err != nil {
 		ln.Close()
 		return err

@@ -255,7 +255,7 @@ func GraderEnv() map[string]string {
 // link must not point the grader at a hidden file); then Inputs (the task's
 // protected and hidden paths as shipped) are copied over it. The grader
 // sees that workspace read-only at /workspace and runs `sh -c Command`
-// there under Policy, which must keep the network off.
+// there, in GraderEnv, under Policy, which must keep the network off.
 type GradeSpec struct {
 	Workspace string
 	Export    io.Reader

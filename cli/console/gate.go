@@ -40,11 +40,13 @@ type Gate struct {
 	token string
 	host  string // the listen host, lower case; "" for a wildcard
 	port  string
+	names []string // host names the console was asked to listen on
 }
 
 // NewGate guards next with token; addr is the address the console
-// listens on (the listener's, so that port 0 is resolved).
-func NewGate(next http.Handler, token, addr string) (*Gate, error) {
+// listens on (the listener's, so that port 0 is resolved), names the host
+// names it may also be reached by (the name --listen gave).
+func NewGate(next http.Handler, token, addr string, names ...string) (*Gate, error) {
 	if len(token) < 16 {
 		return nil, fmt.Errorf("console token: want at least 16 characters")
 	}
@@ -56,7 +58,13 @@ func NewGate(next http.Handler, token, addr string) (*Gate, error) {
 	if a, err := netip.ParseAddr(host); err == nil && a.IsUnspecified() {
 		host = ""
 	}
-	return &Gate{next: next, token: token, host: host, port: port}, nil
+	g := &Gate{next: next, token: token, host: host, port: port}
+	for _, n := range names {
+		if n != "" {
+			g.names = append(g.names, strings.ToLower(n))
+		}
+	}
+	return g, nil
 }
 
 // ServeHTTP checks Host, Origin and the token, in that order.
@@ -118,6 +126,11 @@ func (g *Gate) ownHost(hostport string) bool {
 	if host == "localhost" {
 		a, err := netip.ParseAddr(g.host)
 		return g.host == "" || g.host == "localhost" || err == nil && a.IsLoopback()
+	}
+	for _, n := range g.names {
+		if host == n {
+			return true
+		}
 	}
 	return g.host != "" && host == g.host
 }

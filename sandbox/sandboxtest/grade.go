@@ -13,9 +13,12 @@ import (
 )
 
 // gradeScript is the shipped grader: it fails loudly when the grader's
-// world is not the one Runtime.Grade promises.
+// world is not the one Runtime.Grade promises (sandbox.GraderEnv
+// included).
 const gradeScript = `[ ! -e link ] || { echo "a symlink from the export came through"; exit 5; }
 if touch /workspace/probe 2>/dev/null; then echo "the workspace is writable"; exit 6; fi
+[ "$PATH" = "` + sandbox.GraderPath + `" ] || { echo "PATH is $PATH"; exit 7; }
+[ "$PYTHONSAFEPATH" = 1 ] && [ "$PYTHONNOUSERSITE" = 1 ] || { echo "python may import from the workspace"; exit 8; }
 read -r want < secret/labels.txt
 read -r got < answer.txt
 if [ "$want" = "$got" ]; then p=true; else p=false; fi
