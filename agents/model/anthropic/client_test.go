@@ -37,7 +37,7 @@ func setup(t *testing.T, effort string) (*fakeanthropic.Server, model.Client, *b
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	mt, temp := 64000, 0.6
-	cfg := model.Config{Name: "claude", Provider: model.ProviderAnthropic, BaseURL: srv.URL, Model: "claude-opus-4-7",
+	cfg := model.Config{Name: "claude", Provider: model.ProviderAnthropic, BaseURL: srv.URL, Model: "claude-opus-4-8",
 		APIKeyFile: kf, ReasoningEffort: effort, MaxTokens: &mt, Temperature: &temp, Backoff: time.Millisecond}
 	c, err := model.Open(cfg, log)
 	if err != nil {
