@@ -162,3 +162,21 @@ func TestAnthropicConfigRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestAnthropicRefusesWhatItCannotSay: tools, tool messages and a
+// conversation that does not start with the user are refused unsent.
+func TestAnthropicRefusesWhatItCannotSay(t *testing.T) {
+	fake, c, _ := setup(t, "max")
+	for name, req := range map[string]model.Request{
+		"tools":       {Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "x"}}, Tools: []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "ls"}}}},
+		"tool role":   {Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "x"}, {Role: "tool", Content: "y"}}},
+		"system only": {Messages: []openai.ChatCompletionMessage{{Role: "system", Content: "x"}}},
+	} {
+		if _, err := c.Chat(context.Background(), req); err == nil || !strings.Contains(err.Error(), "anthropic") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if n := len(fake.Bodies()); n != 0 {
+		t.Errorf("%d refused requests were sent", n)
+	}
+}
