@@ -3,6 +3,7 @@ package cli
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io/fs"
 	"log/slog"
@@ -63,7 +64,7 @@ func newJudgeRig(t *testing.T) *judgeRig {
 	cfg.Models = map[string]*config.Model{
 		"gpt-judge": {Provider: model.ProviderOpenAIResponses, BaseURL: gs.URL + "/v1", Model: "gpt-5.5", APIKeyEnv: "E2E_OPENAI_KEY",
 			ReasoningEffort: "xhigh", Background: true, PollInterval: time.Millisecond, Backoff: time.Millisecond},
-		"claude-judge": {Provider: model.ProviderAnthropic, BaseURL: cs.URL, Model: "claude-opus-4-7", APIKeyFile: kf,
+		"claude-judge": {Provider: model.ProviderAnthropic, BaseURL: cs.URL, Model: "claude-opus-4-8", APIKeyFile: kf,
 			ReasoningEffort: "max", MaxTokens: &mt, Backoff: time.Millisecond},
 	}
 	cfg.Judges = []config.Judge{{Model: "gpt-judge", Seeds: []int64{42, 43}}, {Model: "claude-judge", Seeds: []int64{42}}}
@@ -77,8 +78,9 @@ func newJudgeRig(t *testing.T) *judgeRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { b.Close() })
-	r.sock = daemontest.Start(t, daemon.Options{Config: cfg, Version: "t", Kinds: b.Kinds(), Logger: log}).Config.Socket
+	// massd closes the builtins; no sandbox is needed (bundle-mode judging), so none is reaped.
+	r.sock = daemontest.Start(t, daemon.Options{Config: cfg, Version: "t", Builtins: b, Logger: log,
+		ReapOrphans: func(context.Context) error { return nil }}).Config.Socket
 	r.data, r.layout = cfg.DataDir, datadir.New(cfg.DataDir)
 	return r
 }
@@ -166,6 +168,10 @@ func TestEvalJudgeProvidersThroughMassd(t *testing.T) {
 	if math.Abs(res.CostUSD-total) > 1e-12 || len(res.Costs) != 2 || res.Costs[0].Judge != "claude-judge" || res.Costs[0].Verdicts != 2 ||
 		res.Costs[1].Verdicts != 4 || res.Costs[0].Unpriced != 0 {
 		t.Errorf("costs %+v total %v, want the verdicts' sum %v", res.Costs, res.CostUSD, total)
+	}
+	out, err = run(t, "--socket", r.sock, "model", "list", "--json")
+	if err != nil || !strings.Contains(out, `"provider": "openai-responses"`) || !strings.Contains(out, `"provider": "anthropic"`) {
+		t.Errorf("model list does not name the providers: %v %s", err, out)
 	}
 	r.noKeyLeaked(t)
 }

@@ -18,7 +18,7 @@ func (b *Builtins) ModelList() []api.Model {
 		m := api.Model{Name: name, Default: name == b.Env.DefaultModel, DryRun: b.Models.DryRun(name)}
 		if c, ok := b.cfg.Models[name]; ok {
 			mc := ModelConfig(name, c)
-			m.Model, m.BaseURL, m.Serves = mc.Model, publicURL(mc.BaseURL), c.Weights
+			m.Model, m.BaseURL, m.Serves, m.Provider = mc.Model, publicURL(mc.BaseURL), c.Weights, mc.ProviderName()
 		} else if name == scripted.Name {
 			m.Model = scripted.Name
 		}

@@ -24,6 +24,22 @@ type APIError struct {
 	RequestID  string
 	RetryAfter time.Duration // retry-after-ms or retry-after; 0 when absent
 	KeySource  string        // "api_key_env ANTHROPIC_API_KEY", for the hint on ErrAuth
+	// ShouldRetry is the server's x-should-retry header when it sent one;
+	// it overrides the status (both vendors' SDKs honour it).
+	ShouldRetry *bool
+}
+
+// ShouldRetryHeader reads x-should-retry: "true" or "false", else nil.
+func ShouldRetryHeader(h http.Header) *bool {
+	switch h.Get("X-Should-Retry") {
+	case "true":
+		t := true
+		return &t
+	case "false":
+		f := false
+		return &f
+	}
+	return nil
 }
 
 func (e *APIError) Error() string {
@@ -56,8 +72,12 @@ func (e *APIError) auth() bool {
 func (e *APIError) Is(target error) bool { return target == ErrAuth && e.auth() }
 
 // Temporary reports the statuses worth a retry: 408, 409, 429 and 5xx
-// (Anthropic's 529 overloaded among them).
+// (Anthropic's 529 overloaded among them), unless x-should-retry says
+// otherwise; a refused key is never retried.
 func (e *APIError) Temporary() bool {
+	if e.ShouldRetry != nil && !e.auth() {
+		return *e.ShouldRetry
+	}
 	switch e.Status {
 	case http.StatusRequestTimeout, http.StatusConflict, http.StatusTooManyRequests:
 		return true

@@ -42,3 +42,23 @@ func FuzzRetryAfter(f *testing.F) {
 		}
 	})
 }
+
+// TestShouldRetryHeader: x-should-retry overrides the status either way,
+// but never makes a refused key retried.
+func TestShouldRetryHeader(t *testing.T) {
+	h := http.Header{}
+	h.Set("X-Should-Retry", "false")
+	if (&APIError{Status: 503, ShouldRetry: ShouldRetryHeader(h)}).Temporary() {
+		t.Error("503 with x-should-retry: false is retried")
+	}
+	h.Set("X-Should-Retry", "true")
+	if !(&APIError{Status: 400, ShouldRetry: ShouldRetryHeader(h)}).Temporary() {
+		t.Error("400 with x-should-retry: true is not retried")
+	}
+	if (&APIError{Status: 401, ShouldRetry: ShouldRetryHeader(h)}).Temporary() {
+		t.Error("a refused key is retried")
+	}
+	if ShouldRetryHeader(http.Header{}) != nil {
+		t.Error("no header read as one")
+	}
+}

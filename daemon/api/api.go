@@ -164,6 +164,10 @@ type Model struct {
 	DryRun  bool   `json:"dry_run,omitempty"`  // the built-in scripted model
 	Error   string `json:"error,omitempty"`    // why a configured model cannot be used
 
+	// Provider is the wire protocol of a configured entry (openai-chat,
+	// openai-responses, anthropic).
+	Provider string `json:"provider,omitempty"`
+
 	// A model a generation registered (docs/formats.md "Generations") also
 	// carries its lineage: generation G trained from Parent.
 	G         int    `json:"g,omitempty"`

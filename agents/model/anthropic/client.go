@@ -176,7 +176,8 @@ func (c *Client) once(ctx context.Context, body []byte) (model.Response, error) 
 
 func (c *Client) apiError(resp *http.Response, b []byte) *model.APIError {
 	e := &model.APIError{Provider: model.ProviderAnthropic, Model: c.cfg.Name, Status: resp.StatusCode,
-		RequestID: resp.Header.Get("Request-Id"), RetryAfter: model.RetryAfter(resp.Header, time.Now()), KeySource: c.cfg.KeySource()}
+		RequestID: resp.Header.Get("Request-Id"), RetryAfter: model.RetryAfter(resp.Header, time.Now()), KeySource: c.cfg.KeySource(),
+		ShouldRetry: model.ShouldRetryHeader(resp.Header)}
 	var er ErrorReply
 	if json.Unmarshal(b, &er) == nil && er.Error.Type != "" {
 		e.Type, e.Message = er.Error.Type, model.Redact(er.Error.Message, c.key)

@@ -37,7 +37,7 @@ func setup(t *testing.T, effort string) (*fakeanthropic.Server, model.Client, *b
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	mt, temp := 64000, 0.6
-	cfg := model.Config{Name: "claude", Provider: model.ProviderAnthropic, BaseURL: srv.URL, Model: "claude-opus-4-7",
+	cfg := model.Config{Name: "claude", Provider: model.ProviderAnthropic, BaseURL: srv.URL, Model: "claude-opus-4-8",
 		APIKeyFile: kf, ReasoningEffort: effort, MaxTokens: &mt, Temperature: &temp, Backoff: time.Millisecond}
 	c, err := model.Open(cfg, log)
 	if err != nil {
@@ -160,5 +160,23 @@ func TestAnthropicConfigRefused(t *testing.T) {
 		if _, err := model.Open(cfg, nil); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestAnthropicRefusesWhatItCannotSay: tools, tool messages and a
+// conversation that does not start with the user are refused unsent.
+func TestAnthropicRefusesWhatItCannotSay(t *testing.T) {
+	fake, c, _ := setup(t, "max")
+	for name, req := range map[string]model.Request{
+		"tools":       {Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "x"}}, Tools: []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "ls"}}}},
+		"tool role":   {Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "x"}, {Role: "tool", Content: "y"}}},
+		"system only": {Messages: []openai.ChatCompletionMessage{{Role: "system", Content: "x"}}},
+	} {
+		if _, err := c.Chat(context.Background(), req); err == nil || !strings.Contains(err.Error(), "anthropic") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if n := len(fake.Bodies()); n != 0 {
+		t.Errorf("%d refused requests were sent", n)
 	}
 }

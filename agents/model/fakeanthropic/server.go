@@ -121,6 +121,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	}
 	if fault == FaultRateLimit {
 		w.Header().Set("Retry-After", "1")
+		w.Header().Set("X-Should-Retry", "true")
 		writeError(w, http.StatusTooManyRequests, "rate_limit_error", "This request would exceed the rate limit for your organization of 50 requests per minute.")
 		return
 	}

@@ -45,7 +45,7 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 	if ok {
 		st.polls++
 		resp = st.final
-		if st.polls == 1 {
+		if st.polls == 1 || st.stuck {
 			resp = responses.Response{ID: id, Object: "response", Status: responses.StatusInProgress, Model: st.final.Model, Output: []responses.Item{}}
 		}
 	}

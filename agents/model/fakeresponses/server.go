@@ -21,6 +21,7 @@ const (
 	FaultRateLimit = "429"      // 429 rate_limit_exceeded with retry-after-ms
 	FaultTruncate  = "truncate" // 200 whose body stops halfway
 	FaultServer    = "500"      // 500 server_error
+	FaultStuck     = "stuck"    // a background response that stays in_progress
 )
 
 // Server is the fake. Reply makes the assistant's text from a request;
@@ -38,6 +39,7 @@ type Server struct {
 
 type storedResponse struct {
 	polls int
+	stuck bool
 	final responses.Response
 }
 
@@ -158,7 +160,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	s.stored[id] = &storedResponse{final: final}
+	s.stored[id] = &storedResponse{final: final, stuck: fault == FaultStuck}
 	s.mu.Unlock()
 	writeResponse(w, responses.Response{ID: id, Object: "response", Status: responses.StatusQueued, Model: req.Model, Output: []responses.Item{}}, fault == FaultTruncate)
 }

@@ -130,9 +130,16 @@ func (c *Client) once(ctx context.Context, body []byte) (model.Response, error) 
 	if err := c.call(ctx, http.MethodPost, c.base+"/responses", body, &r); err != nil {
 		return model.Response{}, err
 	}
+	// The polls together get the per-attempt timeout, as one long request
+	// would; a response still running then is an error not retried (a new
+	// request would start, and bill, another response).
+	deadline := time.Now().Add(c.cfg.Timeout)
 	for r.Status == StatusQueued || r.Status == StatusInProgress {
 		if !c.cfg.Background {
 			return model.Response{}, fmt.Errorf("response %s is %s though background mode is off: %w", r.ID, r.Status, model.ErrBadReply)
+		}
+		if time.Now().After(deadline) {
+			return model.Response{}, fmt.Errorf("background response %s still %s after the %s timeout", r.ID, r.Status, c.cfg.Timeout)
 		}
 		if err := c.poll(ctx, &r); err != nil {
 			return model.Response{}, err

@@ -20,7 +20,7 @@ import (
 
 const key = "sk-test-0123456789abcdef-secret"
 
-func setup(t *testing.T, background bool) (*fakeresponses.Server, *responses.Client, *bytes.Buffer) {
+func setup(t *testing.T, background bool, tweak ...func(*model.Config)) (*fakeresponses.Server, *responses.Client, *bytes.Buffer) {
 	t.Helper()
 	fake := fakeresponses.New(key, func(r responses.CreateRequest) string {
 		return `{"winner":"A","rationale":"` + r.Input[len(r.Input)-1].Content + `"}`
@@ -34,6 +34,9 @@ func setup(t *testing.T, background bool) (*fakeresponses.Server, *responses.Cli
 	cfg := model.Config{Name: "gpt", Provider: model.ProviderOpenAIResponses, BaseURL: srv.URL + "/v1", Model: "gpt-5.5",
 		APIKeyEnv: "FAKE_OPENAI_KEY", ReasoningEffort: "xhigh", MaxTokens: &mt, Backoff: time.Millisecond,
 		Background: background, PollInterval: time.Millisecond}
+	for _, f := range tweak {
+		f(&cfg)
+	}
 	c, err := model.Open(cfg, log)
 	if err != nil {
 		t.Fatal(err)
@@ -142,5 +145,19 @@ func TestResponsesConfigRefused(t *testing.T) {
 		if _, err := model.Open(cfg, nil); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestResponsesBackgroundTimeout: a background response still running
+// after the timeout is an error, and no second response is created.
+func TestResponsesBackgroundTimeout(t *testing.T) {
+	fake, c, _ := setup(t, true, func(c *model.Config) { c.Timeout = 50 * time.Millisecond })
+	fake.Fail(fakeresponses.FaultStuck)
+	_, err := ask(t, c)
+	if err == nil || !strings.Contains(err.Error(), "still in_progress") {
+		t.Fatalf("err %v", err)
+	}
+	if n := len(fake.Bodies()); n != 1 {
+		t.Errorf("%d responses created, want 1", n)
 	}
 }

@@ -56,7 +56,8 @@ func (c *Client) call(ctx context.Context, method, url string, body []byte, out 
 
 func (c *Client) apiError(resp *http.Response, b []byte) *model.APIError {
 	e := &model.APIError{Provider: model.ProviderOpenAIResponses, Model: c.cfg.Name, Status: resp.StatusCode,
-		RequestID: resp.Header.Get("X-Request-Id"), RetryAfter: model.RetryAfter(resp.Header, time.Now()), KeySource: c.cfg.KeySource()}
+		RequestID: resp.Header.Get("X-Request-Id"), RetryAfter: model.RetryAfter(resp.Header, time.Now()), KeySource: c.cfg.KeySource(),
+		ShouldRetry: model.ShouldRetryHeader(resp.Header)}
 	var er ErrorReply
 	if json.Unmarshal(b, &er) == nil && er.Error.Message != "" {
 		e.Type = er.Error.Type
