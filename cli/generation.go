@@ -18,7 +18,8 @@ import (
 
 func generationFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "tasks", Required: true, Usage: "train tasks `ID,…`"},
+		&cli.StringFlag{Name: "config", Usage: "cycle configuration `FILE` (examples/cycle-paper.yaml); flags given override it"},
+		&cli.StringFlag{Name: "tasks", Usage: "train tasks `ID,…` (required without --config)"},
 		&cli.StringFlag{Name: "model", Usage: "the parent model (default: massd's default model)"},
 		&cli.IntFlag{Name: "episodes", Usage: "teacher episodes per task", DefaultText: fmt.Sprint(generation.DefaultEpisodes)},
 		&cli.IntFlag{Name: "opponents", Usage: "ring neighbours each episode meets", DefaultText: "6"},
@@ -59,7 +60,8 @@ func generationCommand() *cli.Command {
 
 func cycleCommand() *cli.Command {
 	flags := append(generationFlags(), &cli.IntFlag{Name: "generations", Value: 1, Usage: "how many generations `G`"},
-		&cli.IntFlag{Name: "search-iterations", Usage: "optimizer iterations of each search", DefaultText: "the search's, 11"})
+		&cli.IntFlag{Name: "search-iterations", Usage: "optimizer iterations of each search", DefaultText: "the search's, 11"},
+		&cli.BoolFlag{Name: "dry-run", Usage: "with --config: print the resolved plan and submit nothing"})
 	return &cli.Command{
 		Name:  "cycle",
 		Usage: "run the MASS cycle: for g = 1..G, search on every task, then generation g",
@@ -70,10 +72,25 @@ func cycleCommand() *cli.Command {
 }
 
 func generationStart(c *cli.Context) error {
+	if c.String("config") != "" {
+		return submitConfig(c, false)
+	}
+	if c.String("tasks") == "" {
+		return fmt.Errorf("give --tasks ID,… or --config FILE")
+	}
 	return submitAndWait(c, generation.KindName, generationParams(c))
 }
 
 func cycleRun(c *cli.Context) error {
+	if c.String("config") != "" {
+		return submitConfig(c, true)
+	}
+	if c.String("tasks") == "" {
+		return fmt.Errorf("give --tasks ID,… or --config FILE")
+	}
+	if c.Bool("dry-run") {
+		return fmt.Errorf("--dry-run prints the plan of a --config FILE")
+	}
 	return submitAndWait(c, generation.CycleKindName, generation.CycleParams{Params: generationParams(c), Generations: c.Int("generations"),
 		SearchIterations: c.Int("search-iterations")})
 }

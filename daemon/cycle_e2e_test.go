@@ -92,8 +92,21 @@ func TestCycleTwoGenerationsServedByCommand(t *testing.T) {
 	if out, err := r.massctl("task", "add", "../examples/tasks/sales-analysis/task.yaml"); err != nil {
 		t.Fatalf("task add: %v %s", err, out)
 	}
-	out, err := r.massctl("cycle", "run", "--tasks", "sales-analysis", "--model", "base", "--generations", "2", "--search-iterations", "3",
-		"--episodes", "4", "--min-success", "4", "--cap", "6", "--opponents", "2", "--train", "3", "--val", "1", "--train-steps", "2", "--seed", "4", "--json")
+	// The cycle runs from a config file at tiny sizes: a recipe that reaches
+	// mass-train and a generation-2 override of the learning rate.
+	conf := filepath.Join(t.TempDir(), "cycle.yaml")
+	if err := os.WriteFile(conf, []byte(`count: 2
+models: {parent: base}
+tasks: {train: [sales-analysis]}
+search: {iterations: 3}
+collection: {candidates: 4, train_ranks: 3, validation_rank: 4, cap: 6, seed_base: 4}
+ranking: {opponents: 2}
+training: {steps: 2, lora_r: 4, lora_alpha: 8, windows_per_step: 2, lr: 0.001}
+generations: {2: {training: {lr: 0.0005}}}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.massctl("cycle", "run", "--config", conf, "--json")
 	if err != nil {
 		show, _ := r.massctl("generation", "list")
 		t.Fatalf("%v\n%s", err, show)
@@ -126,6 +139,47 @@ func TestCycleTwoGenerationsServedByCommand(t *testing.T) {
 		}
 	}
 	checkGen2Registered(t, r, port, g1, g2)
+	checkCycleSeedsAndRecipe(t, g1, g2)
+}
+
+// checkCycleSeedsAndRecipe wants the two generations' collection and ring
+// seeds disjoint and each generation's mass-train run on the config's
+// recipe (generation 2 with its own learning rate).
+func checkCycleSeedsAndRecipe(t *testing.T, g1, g2 generation.Summary) {
+	t.Helper()
+	seeds := map[int64]int{}
+	for g, s := range []generation.Summary{g1, g2} {
+		slots := readJSON[[]generation.Slot[generation.EpisodeResult]](t, filepath.Join(s.Dir, "collect", "sales-analysis", "episodes.json"))
+		rk := readJSON[generation.Ranked](t, filepath.Join(s.Dir, "rank", "sales-analysis", "ranking.json"))
+		for _, sl := range slots {
+			seeds[sl.Seed] |= 1 << g
+		}
+		seeds[rk.RingSeed] |= 1 << g
+		t.Logf("generation %d: %d collection seeds from %d, ring seed %d", g+1, len(slots), slots[0].Seed, rk.RingSeed)
+	}
+	for s, gens := range seeds {
+		if gens == 3 {
+			t.Errorf("seed %d is used by both generations", s)
+		}
+	}
+	for i, s := range []generation.Summary{g1, g2} {
+		run := readJSON[struct {
+			Batch int `json:"batch"`
+			Accum int `json:"accum"`
+			Steps int `json:"steps"`
+			LoRA  struct {
+				R     int     `json:"r"`
+				Alpha float64 `json:"lora_alpha"`
+			} `json:"lora"`
+			Optim struct {
+				LR float64 `json:"lr"`
+			} `json:"optim"`
+		}](t, filepath.Join(s.Dir, "train", "run.json"))
+		lr := []float64{0.001, 0.0005}[i]
+		if run.Batch != 1 || run.Accum != 2 || run.Steps != 2 || run.LoRA.R != 4 || run.LoRA.Alpha != 8 || run.Optim.LR != lr {
+			t.Errorf("generation %d trained with %+v, want the config's recipe (lr %g)", i+1, run, lr)
+		}
+	}
 }
 
 // servedCalls counts the serve log's chat requests by "folder name";

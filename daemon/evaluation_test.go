@@ -2,6 +2,8 @@ package daemon_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,6 +50,14 @@ func TestLoopKindsRefuseJudges(t *testing.T) {
 	}
 	if err := kinds["search"].Validate(json.RawMessage(`{"model":"scripted"}`)); err != nil {
 		t.Errorf("search with the scripted model: %v", err)
+	}
+	// The split guard reads task a's spec at submission.
+	spec := filepath.Join(cfg.DataDir, "tasks", "a", "spec.yaml")
+	if err := os.MkdirAll(filepath.Dir(spec), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(spec, []byte("id: a\nprompt: p\nlimits: {episode_wall_time: 1m, agent_turns: 3}\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	if err := kinds["generation"].Validate(json.RawMessage(`{"tasks":["a"],"model":"scripted"}`)); err != nil {
 		t.Errorf("generation with the scripted model: %v", err)

@@ -220,5 +220,15 @@ func (b *Builtins) tinyModel(ctx context.Context) (string, error) {
 // Splits reads each task's split from its stored spec, fresh on every call
 // so that a task updated since is judged by its current spec.
 func (e genEnv) Splits() generation.Splits {
-	return specSplits{&specCache{l: e.b.Layout, m: map[string]*taskspec.Spec{}}}
+	return taskSplits{specSplits{&specCache{l: e.b.Layout, m: map[string]*taskspec.Spec{}}}}
+}
+
+// taskSplits names a task massd does not have as such.
+type taskSplits struct{ specSplits }
+
+func (s taskSplits) Split(ctx context.Context, task string) (string, error) {
+	if _, err := os.Stat(filepath.Join(s.c.l.Task(task), taskspec.FileName)); errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("no task %q on this massd; add it with massctl task add or pick one from massctl task list", task)
+	}
+	return s.specSplits.Split(ctx, task)
 }

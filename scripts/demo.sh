@@ -371,11 +371,13 @@ s_generation() {
 	# each episode against 6 ring neighbours, Bradley–Terry, ranks 1–15 train
 	# and rank 16 validates — and a short LoRA run on the tiny model (massd
 	# runs mass-train, whose default CPU backend is the fast `cpu` one).
-	printf '+ %s cycle run --tasks %s --model scripted --generations 1 --search-iterations 3 --episodes %s --train-steps %s --seed 1 --json > cycle.json\n' \
+	# The sizes are examples/cycle-demo.yaml's; DEMO_GEN_* flags override them.
+	step "$MASSCTL" cycle run --config examples/cycle-demo.yaml --dry-run || return 1
+	printf '+ %s cycle run --config examples/cycle-demo.yaml --tasks %s --episodes %s --train-steps %s --json > cycle.json\n' \
 		"$MASSCTL" "$GEN_TASKS" "$GEN_EPISODES" "$GEN_STEPS"
 	t0=$(date +%s)
-	"$MASSCTL" cycle run --tasks "$GEN_TASKS" --model scripted --generations 1 --search-iterations 3 --episodes "$GEN_EPISODES" \
-		--train-steps "$GEN_STEPS" --seed 1 --json >"$out" || { cat "$out"; return 1; }
+	"$MASSCTL" cycle run --config examples/cycle-demo.yaml --tasks "$GEN_TASKS" --episodes "$GEN_EPISODES" \
+		--train-steps "$GEN_STEPS" --json >"$out" || { cat "$out"; return 1; }
 	secs=$(($(date +%s) - t0))
 	hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$massd_pid/status" 2>/dev/null)
 	"$MASSCTL" generation show 1 --json >"$gen" || return 1

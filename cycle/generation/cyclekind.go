@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mass-dev/mass/daemon/jobs"
@@ -48,6 +49,9 @@ func ParseCycleParams(raw json.RawMessage) (CycleParams, error) {
 	}
 	if p.SearchIterations < 0 || p.SearchJudgments < 0 {
 		return p, fmt.Errorf("cycle params: search_iterations %d and search_judgments %d must not be negative", p.SearchIterations, p.SearchJudgments)
+	}
+	if p.Generations > 1 && p.ServedName != "" && !strings.Contains(p.ServedName, "{g}") {
+		return p, fmt.Errorf("cycle params: served_name %q names every generation alike; put {g} in it (L{g})", p.ServedName)
 	}
 	b, _ := json.Marshal(p.Params)
 	if _, err := ParseParams(b); err != nil {

@@ -43,6 +43,11 @@ func TestPerGenerationOverrides(t *testing.T) {
 	if err := k.Validate(raw); err != nil {
 		t.Fatal(err)
 	}
+	named := cp
+	named.ServedName = "L"
+	if b, _ := json.Marshal(named); k.Validate(b) == nil {
+		t.Error("one served name for two generations accepted")
+	}
 	for _, bad := range []string{`{"3": {}}`, `{"2": {"tasks": ["x"]}}`, `{"2": {"episodes": "many"}}`, `{"2": {"bogus": 1}}`} {
 		var m map[string]json.RawMessage
 		_ = json.Unmarshal([]byte(bad), &m)
