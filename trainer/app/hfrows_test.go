@@ -41,7 +41,8 @@ func TestHuggingFaceRowsTrainAndEvaluate(t *testing.T) {
 	}
 	full := evalJSON(t, "--model", f.model, "--data", f.val)
 	plain := evalJSON(t, "--model", f.model, "--data", hf)
-	if full != plain {
+	// Plain rows carry no role, task or episode, so only the totals compare.
+	if full.Loss != plain.Loss || full.SupervisedTokens != plain.SupervisedTokens || full.Windows != plain.Windows || full.Skipped != plain.Skipped {
 		t.Errorf("eval on Hugging Face rows %+v, on full rows %+v", plain, full)
 	}
 	mustRun(t, "train", "--model", f.model, "--data", hf, "--out", filepath.Join(f.dir, "run-hf"), "--steps", "2",
