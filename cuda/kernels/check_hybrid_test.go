@@ -155,3 +155,31 @@ func TestGDNPrepAttnGate(t *testing.T) {
 		e.check("attn_gate_bwd dgate", e.getBF16(dqg, len(qg)), wantDQG, tb)
 	})
 }
+
+// TestPartialRoPE checks the hybrid's q/k norm with RoPE on a quarter of head_dim (the
+// 27B's 64 of 256), q read from the query half of a gated q_proj output.
+func TestPartialRoPE(t *testing.T) {
+	r := rng(t)
+	const tt, h, hd, rot, stride = 9, 3, 256, 64, 2 * 256
+	pos := make([]int32, tt)
+	for i := range pos {
+		pos[i] = int32(3 * i)
+	}
+	x, w, dout := randBF16(r, tt*h*stride, 1), randBF16(r, hd, 1), randBF16(r, tt*h*hd, 1)
+	want, wantR := cuda.QKNormPartialRoPE(x, w, pos, h, hd, rot, stride, 1e-6, 1e7)
+	wantDX := make([]float32, len(x))
+	cuda.QKNormPartialRoPEBackward(wantDX, dout, x, wantR, w, pos, h, hd, rot, stride, 1e7)
+	run(t, func(e *env) {
+		xm, wm, pm := e.bf16(x), e.bf16(w), e.i32(pos)
+		out, rs := e.out(tt*h*hd, 2), e.out(tt*h, 4)
+		dx := e.bf16(make([]float32, len(x))) // the gate halves must stay zero
+		e.must(ops.QKNormPartialRoPEFwd(out, rs, xm, wm, pm, tt, h, hd, rot, stride, 1e-6, 1e7))
+		e.must(ops.QKNormPartialRoPEBwd(dx, e.bf16(dout), xm, rs, wm, pm, tt, h, hd, rot, stride, 1e7))
+		e.check("qk_norm_prope_fwd", e.getBF16(out, tt*h*hd), want, tb)
+		e.check("qk_norm_prope_fwd rstd", e.getF32(rs, tt*h), wantR, tf)
+		e.check("qk_norm_prope_bwd", e.getBF16(dx, len(x)), wantDX, tb)
+	})
+	if err := ops.QKNormPartialRoPEFwd(0, 0, 0, 0, 0, 1, 1, 16, 5, 16, 1e-6, 1e4); err == nil {
+		t.Error("odd rotary dims accepted")
+	}
+}
