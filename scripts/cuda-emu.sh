@@ -7,6 +7,8 @@
 #   cuda/cublaslt       operand alignment and the per-shape plan cache
 #   cuda/emu            each kernel vs its Go reference (small shapes)
 #   cuda/kernels        the GPU check's own test file, through the emulated device layer
+#                       (incl. the Qwen3.5/3.6 hybrid kernels: conv, gated norm, l2norm, gates,
+#                       output gate, partial RoPE, gdn_chunk launchers)
 #   trainer/cudabackend reference-vs-CUDA parity on the micro model (3 steps), clear→flash fallback,
 #                       stacked LoRA products, attention selection, device optimizer vs the host
 #                       one; tensor-core attention parity on the tiny model (head_dim 16; micro's

@@ -126,7 +126,7 @@ have() {
 # hybrid_check runs the hybrid's kernel checks with synchronous launches (an error names its
 # kernel), then under compute-sanitizer's racecheck when it is installed.
 hybrid_check() {
-  local run='^(TestHybridConvNorm|TestGDNLaunchers|TestGDNPrepAttnGate)$'
+  local run='^(TestHybridConvNorm|TestGDNLaunchers|TestGDNPrepAttnGate|TestPartialRoPE)$'
   MASS_CUDA_SYNC=1 "$dir/kernels.test" -test.v -test.count=1 -test.run "$run" || return 1
   command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not found: racecheck skipped"; return 0; }
   compute-sanitizer --tool racecheck --error-exitcode 9 "$dir/kernels.test" -test.count=1 -test.run "$run"

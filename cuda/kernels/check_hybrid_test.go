@@ -21,7 +21,7 @@ func randF32(n int, f func() float64) []float32 {
 // and gated RMSNorm launchers against the Go references, at a Qwen3.6-like head size.
 func TestHybridConvNorm(t *testing.T) {
 	r := rng(t)
-	const n, c, k, heads, dv = 300, 96, 4, 6, 128
+	const n, c, k, heads, dv = 100, 96, 4, 4, 128
 	x, w := randBF16(r, n*c, 1), randF32(c*k, func() float64 { return 0.5 * r.NormFloat64() })
 	st, dy := randF32((k-1)*c, r.NormFloat64), randF32(n*c, r.NormFloat64)
 	xo, z := randF32(n*heads*dv, r.NormFloat64), randBF16(r, n*heads*dv, 1.5)
@@ -154,4 +154,32 @@ func TestGDNPrepAttnGate(t *testing.T) {
 		e.check("attn_gate_bwd do", e.getBF16(do, len(o)), wantDO, tb)
 		e.check("attn_gate_bwd dgate", e.getBF16(dqg, len(qg)), wantDQG, tb)
 	})
+}
+
+// TestPartialRoPE checks the hybrid's q/k norm with RoPE on a quarter of head_dim (the
+// 27B's 64 of 256), q read from the query half of a gated q_proj output.
+func TestPartialRoPE(t *testing.T) {
+	r := rng(t)
+	const tt, h, hd, rot, stride = 9, 3, 256, 64, 2 * 256
+	pos := make([]int32, tt)
+	for i := range pos {
+		pos[i] = int32(3 * i)
+	}
+	x, w, dout := randBF16(r, tt*h*stride, 1), randBF16(r, hd, 1), randBF16(r, tt*h*hd, 1)
+	want, wantR := cuda.QKNormPartialRoPE(x, w, pos, h, hd, rot, stride, 1e-6, 1e7)
+	wantDX := make([]float32, len(x))
+	cuda.QKNormPartialRoPEBackward(wantDX, dout, x, wantR, w, pos, h, hd, rot, stride, 1e7)
+	run(t, func(e *env) {
+		xm, wm, pm := e.bf16(x), e.bf16(w), e.i32(pos)
+		out, rs := e.out(tt*h*hd, 2), e.out(tt*h, 4)
+		dx := e.bf16(make([]float32, len(x))) // the gate halves must stay zero
+		e.must(ops.QKNormPartialRoPEFwd(out, rs, xm, wm, pm, tt, h, hd, rot, stride, 1e-6, 1e7))
+		e.must(ops.QKNormPartialRoPEBwd(dx, e.bf16(dout), xm, rs, wm, pm, tt, h, hd, rot, stride, 1e7))
+		e.check("qk_norm_prope_fwd", e.getBF16(out, tt*h*hd), want, tb)
+		e.check("qk_norm_prope_fwd rstd", e.getF32(rs, tt*h), wantR, tf)
+		e.check("qk_norm_prope_bwd", e.getBF16(dx, len(x)), wantDX, tb)
+	})
+	if err := ops.QKNormPartialRoPEFwd(0, 0, 0, 0, 0, 1, 1, 16, 5, 16, 1e-6, 1e4); err == nil {
+		t.Error("odd rotary dims accepted")
+	}
 }

@@ -112,3 +112,22 @@ func (o *Ops) AttnGateFwd(y, out, qg P, n, hd int) error {
 func (o *Ops) AttnGateBwd(dout, dqg, dy, out, qg P, n, hd int) error {
 	return o.launchN("attn_gate_bwd", n, ptr(dout), ptr(dqg), ptr(dy), ptr(out), ptr(qg), i(n), i(hd))
 }
+
+// QKNormPartialRoPEFwd: out [T·H, hd] bf16 = RMSNorm(x)·w with RoPE on the first rot dims,
+// rstd [T·H]; vector v of x at v·xstride (hd for k, 2·hd for q inside a gated q_proj output).
+func (o *Ops) QKNormPartialRoPEFwd(out, rstd, x, w, pos P, t, h, hd, rot, xstride int, eps, theta float32) error {
+	if rot <= 0 || rot%2 != 0 || rot > hd || hd > 1024 {
+		return fmt.Errorf("qk_norm_prope: rot %d must be even and within head_dim %d (at most 1024)", rot, hd)
+	}
+	return o.X.Launch("qk_norm_prope_fwd", rows(t*h), device.D1((hd+31)/32*32), 0,
+		ptr(out), ptr(rstd), ptr(x), ptr(w), ptr(pos), i(t*h), i(h), i(hd), i(rot), i(xstride), f(eps), f(theta))
+}
+
+// QKNormPartialRoPEBwd: dx in x's strided layout for dout [T·H, hd].
+func (o *Ops) QKNormPartialRoPEBwd(dx, dout, x, rstd, w, pos P, t, h, hd, rot, xstride int, theta float32) error {
+	if rot <= 0 || rot%2 != 0 || rot > hd || hd > 1024 {
+		return fmt.Errorf("qk_norm_prope: rot %d must be even and within head_dim %d (at most 1024)", rot, hd)
+	}
+	return o.X.Launch("qk_norm_prope_bwd", rows(t*h), device.D1((hd+31)/32*32), 0,
+		ptr(dx), ptr(dout), ptr(x), ptr(rstd), ptr(w), ptr(pos), i(t*h), i(h), i(hd), i(rot), i(xstride), f(theta))
+}

@@ -44,7 +44,9 @@ type Backend struct {
 	layers    []layer
 }
 
-// New wraps the weights of m (no copy) for training a.
+// New wraps the weights of m for training a: float32 matrices as they are (no copy),
+// bf16-exact ones (a BF16 checkpoint) as bf16 copies, so that m's float32 tensors can be
+// dropped by the caller (matOf).
 func New(m *model.Model, a *lora.Adapter) (trainer.Backend, error) {
 	if a == nil {
 		return nil, fmt.Errorf("cpu backend needs an adapter (may have no trainable modules)")

@@ -8,11 +8,17 @@ import (
 // headBlock is the number of LM-head rows widened from bf16 at a time.
 const headBlock = 4096
 
-// matOf returns a frozen matrix as the model holds it: float32, or bf16 when it was
-// loaded with model.LoadOptions.KeepBF16 (then widened block by block when used).
+// matOf returns a frozen matrix for the backend to hold: bf16 when the model holds it so
+// (model.LoadOptions.KeepBF16) or when every float32 value is exactly a bf16 (a BF16
+// checkpoint widened by model.Load; the backend then keeps half the bytes and the caller's
+// float32 copy can be collected), else the model's float32 tensor itself. bf16 matrices
+// are widened exactly, a product at a time.
 func matOf(t *model.Tensor) ([]float32, []uint16) {
 	if t.BF16 != nil {
 		return nil, t.BF16
+	}
+	if h := model.ExactBF16(t.Data); h != nil {
+		return nil, h
 	}
 	return t.Data, nil
 }

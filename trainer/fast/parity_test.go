@@ -122,19 +122,21 @@ func TestParity(t *testing.T) {
 			if m.Config.Hybrid != nil {
 				tol = hybridTol
 			}
-			parity(t, m, windows(rand.New(rand.NewPCG(12, 13)), m.Config.VocabSize, 2, c.t), c.dropout, tol)
+			parity(t, m, m, windows(rand.New(rand.NewPCG(12, 13)), m.Config.VocabSize, 2, c.t), c.dropout, tol)
 		})
 	}
 }
 
-func parity(t *testing.T, m *model.Model, ws []trainer.Window, dropout float64, tol tolerances) {
+// parity trains the reference backend on m and the cpu backend on mf (the same weights,
+// possibly held as bf16) side by side.
+func parity(t *testing.T, m, mf *model.Model, ws []trainer.Window, dropout float64, tol tolerances) {
 	ctx := context.Background()
 	ar, af := testAdapter(t, m.Config, dropout), testAdapter(t, m.Config, dropout)
 	rb, err := refbackend.New(m, ar)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fb, err := New(m, af)
+	fb, err := New(mf, af)
 	if err != nil {
 		t.Fatal(err)
 	}
