@@ -78,7 +78,11 @@ type Options struct {
 	// Directive, when set, replaces mass's execution directive in the
 	// teacher prompt, verbatim (e.g. the reference's teacher_directive.txt).
 	Directive string
-	Model     string
+	// NoDirective sends task + workflow without any execution directive
+	// (workflow-search episodes; the reference appends its directive only
+	// at collection).
+	NoDirective bool
+	Model       string
 	Seed      *int   // sampling seed of every model call; nil: the model's configured seed
 	Dir       string // episode directory; created
 	// Observe receives progress; it must not block.
@@ -120,6 +124,9 @@ func Run(ctx context.Context, d Deps, o Options) (Status, error) {
 		mode = episodefmt.ModeWorkflow
 	}
 	teacher, err := prompts.TeacherWith(o.Task.Prompt, o.Workflow, o.Directive)
+	if o.NoDirective {
+		teacher, err = prompts.SearchPrompt(o.Task.Prompt, o.Workflow), nil
+	}
 	if err != nil {
 		return Status{}, fmt.Errorf("episode %s: %w", o.ID, err)
 	}

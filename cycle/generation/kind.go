@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/mass-dev/mass/agents/prompts"
 	"github.com/mass-dev/mass/daemon/jobs"
 )
 
@@ -28,6 +29,10 @@ type Params struct {
 	Seed        int64    `json:"seed,omitempty"`
 	FP8         bool     `json:"fp8,omitempty"`
 	TrainSteps  int      `json:"train_steps,omitempty"` // 0: mass-train's default
+	// Directive, when set, is the execution directive text appended to
+	// task + workflow in collection episodes, verbatim, in place of the
+	// task's spec directive or mass's own (docs/formats.md).
+	Directive string `json:"directive,omitempty"`
 }
 
 // ParseParams decodes and checks a generation job's params.
@@ -40,6 +45,11 @@ func ParseParams(raw json.RawMessage) (Params, error) {
 	}
 	c := p.config(Parts{Parent: Model{Name: "parent"}, Workflows: nothing{}, Runner: nothing{}, Judge: nothing{},
 		Datasets: nothing{}, Trainer: nothing{}, Exporter: nothing{}, Models: nothing{}}, "x")
+	if p.Directive != "" {
+		if err := prompts.CheckDirective(p.Directive); err != nil {
+			return p, fmt.Errorf("generation params: directive: %w", err)
+		}
+	}
 	c.Defaults()
 	return p, c.Validate()
 }
@@ -67,7 +77,7 @@ type Env interface {
 func (p Params) config(parts Parts, dir string) Config {
 	return Config{G: parts.Parent.G + 1, Dir: dir, Parent: parts.Parent, Tasks: p.Tasks, Seed: p.Seed,
 		Episodes: p.Episodes, MinSuccess: p.MinSuccess, Cap: p.Cap, Opponents: p.Opponents, Train: p.Train, Val: p.Val,
-		Concurrency: p.Concurrency, FP8: p.FP8, TrainSteps: p.TrainSteps,
+		Concurrency: p.Concurrency, FP8: p.FP8, TrainSteps: p.TrainSteps, Directive: p.Directive,
 		Workflows: parts.Workflows, Runner: parts.Runner, Judge: parts.Judge, Datasets: parts.Datasets,
 		Trainer: parts.Trainer, Exporter: parts.Exporter, Models: parts.Models}
 }
