@@ -82,7 +82,10 @@ type Options struct {
 	// (workflow-search episodes; the reference appends its directive only
 	// at collection).
 	NoDirective bool
-	Model       string
+	// Teacher, when set, is the orchestrator's first message verbatim (a
+	// search resuming a folder whose query file for the version exists).
+	Teacher string
+	Model   string
 	Seed      *int   // sampling seed of every model call; nil: the model's configured seed
 	Dir       string // episode directory; created
 	// Observe receives progress; it must not block.
@@ -126,6 +129,9 @@ func Run(ctx context.Context, d Deps, o Options) (Status, error) {
 	teacher, err := prompts.TeacherWith(o.Task.Prompt, o.Workflow, o.Directive)
 	if o.NoDirective {
 		teacher, err = prompts.SearchPrompt(o.Task.Prompt, o.Workflow), nil
+	}
+	if o.Teacher != "" {
+		teacher, err = o.Teacher, nil
 	}
 	if err != nil {
 		return Status{}, fmt.Errorf("episode %s: %w", o.ID, err)

@@ -24,6 +24,7 @@ type EpisodeRequest struct {
 	Slot     string
 	Attempt  int    // 1 for the first try; +1 per try cut off by a crash
 	Workflow string // empty for the bare-task reference
+	Prompt   string // when set, the orchestrator's first message verbatim (the folder's query file)
 	Model    string
 	Seed     int
 }
