@@ -56,13 +56,13 @@ func hostileSearch(l datadir.Layout, jobID string) error {
 		}
 	}
 	files := map[string]string{
-		"versions/multi_agent_design_v0.txt": "Create an agent team\n" + hostile + "\n",
-		"versions/multi_agent_design_v1.txt": "Create an agent team\n" + hostile + "\nand one more\n",
+		"versions/multi_agent_design_v0.txt":      "Create an agent team\n" + hostile + "\n",
+		"versions/multi_agent_design_v1.txt":      "Create an agent team\n" + hostile + "\nand one more\n",
 		"evaluation_prompts/v0_to_v1/result.json": `{"proposal":{"why_it_should_improve":"` + jsonEsc(hostile) + `"}}`,
 		"records/comparison_history.jsonl": `{"key":"v0_vs_no_harness","winner":"B","iteration":0,"candidate":"v0","opponent":"reference","against":"reference","outcome":"win","wins":1,"rationale":"x"}` + "\n" +
 			`{"key":"v1_vs_no_harness","winner":"B","iteration":1,"candidate":"v1","opponent":"reference","against":"reference","outcome":"win","wins":1,"rationale":"` + jsonEsc(hostile) + `"}` + "\n",
 		"records/champion_history.jsonl": `{"key":"champion_v0_vs_v1","kind":"champion_arbitration","version_a":0,"version_b":1,"winner":"B","iteration":1,"candidate":"v1","opponent":"v0","against":"champion","outcome":"win","wins":1,"champion_changed":true,"rationale":"` + jsonEsc(hostile) + `"}` + "\n",
-		"retained_workflow.json": `{"search_id":"` + jobID + `","task_id":"hostile-task","version":1,"beats_reference":true,"model":"scripted","design":"versions/multi_agent_design_v1.txt","finished":true}`,
+		"retained_workflow.json":         `{"search_id":"` + jobID + `","task_id":"hostile-task","version":1,"beats_reference":true,"model":"scripted","design":"versions/multi_agent_design_v1.txt","finished":true}`,
 	}
 	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o640); err != nil {

@@ -86,8 +86,8 @@ type Options struct {
 	// search resuming a folder whose query file for the version exists).
 	Teacher string
 	Model   string
-	Seed      *int   // sampling seed of every model call; nil: the model's configured seed
-	Dir       string // episode directory; created
+	Seed    *int   // sampling seed of every model call; nil: the model's configured seed
+	Dir     string // episode directory; created
 	// Observe receives progress; it must not block.
 	Observe func(Progress)
 }

@@ -65,7 +65,7 @@ type Config struct {
 	OptimizerModel string
 	Iterations     int // 0: only the reference and v0
 	Seed           int64
-	Judgments      int // per comparison
+	Judgments      int  // per comparison
 	JudgeRetries   *int // re-asks of an unparseable verdict; nil: judge.MaxAttempts-1
 	JudgeMode      string
 	Rule           string // judging rule: reference (default), paper, adjacent
