@@ -96,6 +96,7 @@ func TestSearchResumeReferenceFolder(t *testing.T) {
 		t.Errorf("massctl search replay: %s %v", out, err)
 	}
 	checkSearchPrompts(t, dir)
+	checkCollectionDirective(t, r)
 	out, err = r.massctl("search", "--resume", dir, "--model", "scripted", "--judge-retries", "0", "--judging", "paper", "--iterations", "2", "--json")
 	if err == nil || !strings.Contains(fmtErr(err), "judging (folder reference, now paper)") {
 		t.Errorf("resume with another rule: %v\n%s", err, out)
@@ -134,5 +135,36 @@ func checkSearchPrompts(t *testing.T, dir string) {
 	}
 	if seen != 2 {
 		t.Errorf("%d search episodes checked, want v1 and v2", seen)
+	}
+}
+
+// checkCollectionDirective runs a generation's collection on the task whose
+// search now beats the baseline: its teacher episodes end with the spec's
+// directive file, verbatim. (On the busybox test image the python grader
+// fails, so the generation stops after collection; the prompts are there.)
+func checkCollectionDirective(t *testing.T, r *searchRig) {
+	t.Helper()
+	// The excluded generation 1 above ended; its folder goes so that a new
+	// generation 1 can start.
+	if err := os.RemoveAll(filepath.Join(r.data, "generations", "1")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.massctl("generation", "start", "--tasks", "sales-analysis", "--model", "scripted", "--episodes", "16",
+		"--min-success", "16", "--cap", "16", "--train-steps", "1", "--seed", "2", "--json")
+	t.Logf("generation: %v %.300s", err, out)
+	infos, _ := filepath.Glob(filepath.Join(r.data, "episodes", "*", "episode.json"))
+	collected := 0
+	for _, p := range infos {
+		info := readJSON[map[string]any](t, p)
+		teacher, _ := info["teacher_prompt"].(string)
+		if strings.Contains(teacher, "REFERENCE DIRECTIVE") {
+			collected++
+			if !strings.HasSuffix(teacher, "\n\n"+refDirective) || strings.Contains(teacher, prompts.Directive()) {
+				t.Errorf("%s: collection prompt does not end with the spec's directive verbatim:\n%s", p, teacher)
+			}
+		}
+	}
+	if collected < 16 {
+		t.Errorf("%d collection episodes carry the directive, want 16", collected)
 	}
 }
