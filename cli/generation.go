@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mass-dev/mass/agents/prompts"
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
@@ -30,20 +32,32 @@ func generationFlags() []cli.Flag {
 		&cli.Int64Flag{Name: "seed", Usage: "seed of episodes, ring and judgments"},
 		&cli.IntFlag{Name: "train-steps", Usage: "optimizer steps of the LoRA run", DefaultText: "mass-train's"},
 		&cli.BoolFlag{Name: "lenient", Usage: "render keeps selected episodes that yield no supervised window (counted) instead of failing"},
+		&cli.StringFlag{Name: "directive", Usage: "execution directive `FILE` of collection episodes, verbatim (e.g. the reference's teacher_directive.txt)"},
 		jsonFlag(),
 	}
 }
 
-func generationParams(c *cli.Context) generation.Params {
+func generationParams(c *cli.Context) (generation.Params, error) {
 	var tasks []string
 	for _, t := range strings.Split(c.String("tasks"), ",") {
 		if t = strings.TrimSpace(t); t != "" {
 			tasks = append(tasks, t)
 		}
 	}
-	return generation.Params{Tasks: tasks, Model: c.String("model"), Episodes: c.Int("episodes"), Opponents: c.Int("opponents"),
+	p := generation.Params{Tasks: tasks, Model: c.String("model"), Episodes: c.Int("episodes"), Opponents: c.Int("opponents"),
 		MinSuccess: c.Int("min-success"), Cap: c.Int("cap"), Train: c.Int("train"), Val: c.Int("val"), Seed: c.Int64("seed"), TrainSteps: c.Int("train-steps"),
 		Lenient: c.Bool("lenient")}
+	if f := c.String("directive"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return p, fmt.Errorf("--directive: %w", err)
+		}
+		if err := prompts.CheckDirective(string(b)); err != nil {
+			return p, fmt.Errorf("--directive %s: %w", f, err)
+		}
+		p.Directive = string(b)
+	}
+	return p, nil
 }
 
 func generationCommand() *cli.Command {
@@ -78,7 +92,11 @@ func generationStart(c *cli.Context) error {
 	if c.String("tasks") == "" {
 		return fmt.Errorf("give --tasks ID,… or --config FILE")
 	}
-	return submitAndWait(c, generation.KindName, generationParams(c))
+	p, err := generationParams(c)
+	if err != nil {
+		return err
+	}
+	return submitAndWait(c, generation.KindName, p)
 }
 
 func cycleRun(c *cli.Context) error {
@@ -91,7 +109,11 @@ func cycleRun(c *cli.Context) error {
 	if c.Bool("dry-run") {
 		return fmt.Errorf("--dry-run prints the plan of a --config FILE")
 	}
-	return submitAndWait(c, generation.CycleKindName, generation.CycleParams{Params: generationParams(c), Generations: c.Int("generations"),
+	p, err := generationParams(c)
+	if err != nil {
+		return err
+	}
+	return submitAndWait(c, generation.CycleKindName, generation.CycleParams{Params: p, Generations: c.Int("generations"),
 		SearchIterations: c.Int("search-iterations")})
 }
 

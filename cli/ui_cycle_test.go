@@ -172,7 +172,7 @@ func checkSearchPage(t *testing.T, site *consoleSite, ss search.Summary) {
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	body := string(b)
-	if !strings.Contains(body, "champion history") || !strings.Contains(body, "initial design v0") || !strings.Contains(body, ">v1</a>") ||
+	if !strings.Contains(body, "champion arbitrations") || !strings.Contains(body, ">v1</a>") ||
 		!(strings.Contains(body, "<b>win</b>") || strings.Contains(body, "<b>loss</b>") || strings.Contains(body, "<b>tie</b>")) {
 		t.Errorf("search page lacks versions, verdicts or the champion history:\n%.3000s", body)
 	}

@@ -50,20 +50,19 @@ func hostileWorkspace(dir string) error {
 // hold hostile text, as a model could have written them.
 func hostileSearch(l datadir.Layout, jobID string) error {
 	dir := filepath.Join(l.Search("hostile-task"), jobID)
-	for _, d := range []string{"versions", "records", "optimizer/v1"} {
+	for _, d := range []string{"versions", "records", "evaluation_prompts/v0_to_v1"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o750); err != nil {
 			return err
 		}
 	}
 	files := map[string]string{
-		"versions/multi_agent_design_v0.txt": "Create an agent team\n" + hostile + "\n",
-		"versions/multi_agent_design_v1.txt": "Create an agent team\n" + hostile + "\nand one more\n",
-		"optimizer/v1/result.json":           `{"proposal":{"why_it_should_improve":"` + jsonEsc(hostile) + `"}}`,
-		"records/comparison_history.jsonl": `{"iteration":1,"key":"v1_vs_reference","candidate":"v1","opponent":"reference","against":"reference","outcome":"win","wins":1,"rationale":"` + jsonEsc(hostile) + `"}` + "\n" +
-			`{"iteration":1,"key":"v1_vs_champion_v0","candidate":"v1","opponent":"v0","against":"champion","outcome":"win","wins":1,"champion_changed":true,"rationale":"x"}` + "\n",
-		"records/champion_history.jsonl": `{"iteration":0,"version":0,"previous":-1,"reason":"initial design v0"}` + "\n" +
-			`{"iteration":1,"version":1,"previous":0,"reason":"` + jsonEsc(hostile) + `"}` + "\n",
-		"retained_workflow.json": `{"search_id":"` + jobID + `","task_id":"hostile-task","version":1,"beats_reference":true,"model":"scripted","design":"versions/multi_agent_design_v1.txt","finished":true}`,
+		"versions/multi_agent_design_v0.txt":      "Create an agent team\n" + hostile + "\n",
+		"versions/multi_agent_design_v1.txt":      "Create an agent team\n" + hostile + "\nand one more\n",
+		"evaluation_prompts/v0_to_v1/result.json": `{"proposal":{"why_it_should_improve":"` + jsonEsc(hostile) + `"}}`,
+		"records/comparison_history.jsonl": `{"key":"v0_vs_no_harness","winner":"B","iteration":0,"candidate":"v0","opponent":"reference","against":"reference","outcome":"win","wins":1,"rationale":"x"}` + "\n" +
+			`{"key":"v1_vs_no_harness","winner":"B","iteration":1,"candidate":"v1","opponent":"reference","against":"reference","outcome":"win","wins":1,"rationale":"` + jsonEsc(hostile) + `"}` + "\n",
+		"records/champion_history.jsonl": `{"key":"champion_v0_vs_v1","kind":"champion_arbitration","version_a":0,"version_b":1,"winner":"B","iteration":1,"candidate":"v1","opponent":"v0","against":"champion","outcome":"win","wins":1,"champion_changed":true,"rationale":"` + jsonEsc(hostile) + `"}` + "\n",
+		"retained_workflow.json":         `{"search_id":"` + jobID + `","task_id":"hostile-task","version":1,"beats_reference":true,"model":"scripted","design":"versions/multi_agent_design_v1.txt","finished":true}`,
 	}
 	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o640); err != nil {

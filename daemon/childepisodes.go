@@ -3,9 +3,14 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/mass-dev/mass/agents/episode"
+	"github.com/mass-dev/mass/agents/prompts"
 	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/daemon/taskspec"
 )
 
 // childEpisodes runs the episodes a generation or rollout job makes as
@@ -26,6 +31,11 @@ func (c *childEpisodes) run(ctx context.Context, o episode.Options) (episode.Sta
 		return episode.Status{}, err
 	}
 	o.JobID, o.Task, o.Dir = c.job.ID, spec, c.job.Layout.Episode(o.ID)
+	if o.Directive == "" && spec.Directive != "" && o.Workflow != "" {
+		if o.Directive, err = specDirective(spec); err != nil {
+			return episode.Status{}, err
+		}
+	}
 	rec := jobs.EpisodeRecord{ID: o.ID, JobID: c.job.ID, TaskID: o.TaskID, Status: "running", Dir: o.Dir}
 	c.rep.Episode(rec)
 	st, err := episode.Run(ctx, c.d, o)
@@ -56,4 +66,22 @@ func closeChild(ctx context.Context, d episode.Deps, job jobs.Job, rep jobs.Repo
 	rows, _ := rep.(jobs.EpisodeCloser)
 	_, _, err := episode.CloseInterrupted(ctx, d, rows, jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Dir: job.Layout.Episode(id)})
 	return err
+}
+
+// specDirective reads the task's directive file (spec field directive),
+// capped at prompts.MaxDirectiveBytes; it is used verbatim.
+func specDirective(spec *taskspec.Spec) (string, error) {
+	f, err := os.Open(filepath.Join(spec.Dir, filepath.FromSlash(spec.Directive)))
+	if err != nil {
+		return "", fmt.Errorf("task %s directive: %w", spec.ID, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, prompts.MaxDirectiveBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("task %s directive: %w", spec.ID, err)
+	}
+	if err := prompts.CheckDirective(string(b)); err != nil {
+		return "", fmt.Errorf("task %s directive %s: %w", spec.ID, spec.Directive, err)
+	}
+	return string(b), nil
 }

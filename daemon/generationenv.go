@@ -143,7 +143,7 @@ type genEpisodes struct {
 
 func (g *genEpisodes) Run(ctx context.Context, r generation.EpisodeRequest) (generation.EpisodeResult, error) {
 	seed := int(r.Seed)
-	st, err := g.run(ctx, episode.Options{ID: r.ID, TaskID: r.Task, Workflow: r.Workflow, Model: r.Model, Seed: &seed})
+	st, err := g.run(ctx, episode.Options{ID: r.ID, TaskID: r.Task, Workflow: r.Workflow, Directive: r.Directive, Model: r.Model, Seed: &seed})
 	if err != nil {
 		return generation.EpisodeResult{}, err
 	}

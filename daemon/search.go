@@ -81,7 +81,7 @@ func (s *searchEpisodes) Run(ctx context.Context, req search.EpisodeRequest) (se
 		map[string]any{"episode_id": req.ID, "slot": req.Slot, "attempt": req.Attempt})
 	seed := req.Seed
 	st, err := episode.Run(ctx, s.d, episode.Options{ID: req.ID, JobID: s.job.ID, Task: s.spec, TaskID: s.job.TaskID,
-		Workflow: req.Workflow, Model: req.Model, Seed: &seed, Dir: dir})
+		Workflow: req.Workflow, NoDirective: true, Teacher: req.Prompt, Model: req.Model, Seed: &seed, Dir: dir})
 	if st.EpisodeID == "" {
 		s.rep.Episode(jobs.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "failed", Dir: dir})
 		return search.EpisodeResult{}, err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mass-dev/mass/agents/prompts"
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/cycle/search"
 )
@@ -22,8 +23,17 @@ import (
 // resume with another judging rule is refused naming the key.
 func TestSearchResumeReferenceFolder(t *testing.T) {
 	r := newSearchRig(t, nil)
-	if _, err := r.massctl("task", "add", "../examples/tasks/sales-analysis/task.yaml"); err != nil {
-		t.Fatal(err)
+	// The example task with the reference's query number and directive.
+	taskDir := filepath.Join(r.tmp, "sales-analysis")
+	if out, err := exec.Command("cp", "-r", "../examples/tasks/sales-analysis", taskDir).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	spec, _ := os.ReadFile(filepath.Join(taskDir, "task.yaml"))
+	spec = append(spec, "reference_id: \"51\"\ndirective: teacher_directive.txt\n"...)
+	os.WriteFile(filepath.Join(taskDir, "task.yaml"), spec, 0o644)
+	os.WriteFile(filepath.Join(taskDir, "teacher_directive.txt"), []byte(refDirective), 0o644)
+	if out, err := r.massctl("task", "add", filepath.Join(taskDir, "task.yaml")); err != nil {
+		t.Fatalf("%v %s", err, out)
 	}
 	dir := filepath.Join(r.data, "search", "sales-analysis", "ref1")
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
@@ -85,9 +95,8 @@ func TestSearchResumeReferenceFolder(t *testing.T) {
 	if out, err := r.massctl("search", "replay", dir, "--json"); err != nil || !strings.Contains(string(out), `"retained_version": 2`) {
 		t.Errorf("massctl search replay: %s %v", out, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "updated_queries", "query51_ourTeam-v1.txt")); err != nil {
-		t.Errorf("reference query file: %v", err)
-	}
+	checkSearchPrompts(t, dir)
+	checkCollectionDirective(t, r)
 	out, err = r.massctl("search", "--resume", dir, "--model", "scripted", "--judge-retries", "0", "--judging", "paper", "--iterations", "2", "--json")
 	if err == nil || !strings.Contains(fmtErr(err), "judging (folder reference, now paper)") {
 		t.Errorf("resume with another rule: %v\n%s", err, out)
@@ -99,4 +108,63 @@ func fmtErr(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+const refDirective = "REFERENCE DIRECTIVE: delegate every non-orchestrator role to a real sub-agent, run_in_background: false.\n"
+
+// checkSearchPrompts: the search episodes mass ran (v1, v2) got task +
+// design only, recorded under the reference's names.
+func checkSearchPrompts(t *testing.T, dir string) {
+	t.Helper()
+	slots := readJSON[[]search.Slot](t, filepath.Join(dir, search.EpisodesFile))
+	seen := 0
+	for _, sl := range slots {
+		if sl.Result == nil || sl.Name == "reference" {
+			continue
+		}
+		info := readJSON[map[string]any](t, filepath.Join(sl.Result.Dir, "episode.json"))
+		teacher, _ := info["teacher_prompt"].(string)
+		q, err := os.ReadFile(filepath.Join(dir, "updated_queries", "query51_ourTeam-"+sl.Name+".txt"))
+		if err != nil || string(q) != teacher {
+			t.Errorf("%s: updated query %v differs from episode.json's teacher prompt", sl.Name, err)
+		}
+		if strings.Contains(teacher, "REFERENCE DIRECTIVE") || strings.Contains(teacher, prompts.Directive()) || !strings.Contains(teacher, "Create an agent team") {
+			t.Errorf("%s: search episode prompt holds a directive or no design:\n%s", sl.Name, teacher)
+		}
+		seen++
+	}
+	if seen != 2 {
+		t.Errorf("%d search episodes checked, want v1 and v2", seen)
+	}
+}
+
+// checkCollectionDirective runs a generation's collection on the task whose
+// search now beats the baseline: its teacher episodes end with the spec's
+// directive file, verbatim. (On the busybox test image the python grader
+// fails, so the generation stops after collection; the prompts are there.)
+func checkCollectionDirective(t *testing.T, r *searchRig) {
+	t.Helper()
+	// The excluded generation 1 above ended; its folder goes so that a new
+	// generation 1 can start.
+	if err := os.RemoveAll(filepath.Join(r.data, "generations", "1")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.massctl("generation", "start", "--tasks", "sales-analysis", "--model", "scripted", "--episodes", "16",
+		"--min-success", "16", "--cap", "16", "--train-steps", "1", "--seed", "2", "--json")
+	t.Logf("generation: %v %.300s", err, out)
+	infos, _ := filepath.Glob(filepath.Join(r.data, "episodes", "*", "episode.json"))
+	collected := 0
+	for _, p := range infos {
+		info := readJSON[map[string]any](t, p)
+		teacher, _ := info["teacher_prompt"].(string)
+		if strings.Contains(teacher, "REFERENCE DIRECTIVE") {
+			collected++
+			if !strings.HasSuffix(teacher, "\n\n"+refDirective) || strings.Contains(teacher, prompts.Directive()) {
+				t.Errorf("%s: collection prompt does not end with the spec's directive verbatim:\n%s", p, teacher)
+			}
+		}
+	}
+	if collected < 16 {
+		t.Errorf("%d collection episodes carry the directive, want 16", collected)
+	}
 }

@@ -78,9 +78,16 @@ type Options struct {
 	// Directive, when set, replaces mass's execution directive in the
 	// teacher prompt, verbatim (e.g. the reference's teacher_directive.txt).
 	Directive string
-	Model     string
-	Seed      *int   // sampling seed of every model call; nil: the model's configured seed
-	Dir       string // episode directory; created
+	// NoDirective sends task + workflow without any execution directive
+	// (workflow-search episodes; the reference appends its directive only
+	// at collection).
+	NoDirective bool
+	// Teacher, when set, is the orchestrator's first message verbatim (a
+	// search resuming a folder whose query file for the version exists).
+	Teacher string
+	Model   string
+	Seed    *int   // sampling seed of every model call; nil: the model's configured seed
+	Dir     string // episode directory; created
 	// Observe receives progress; it must not block.
 	Observe func(Progress)
 }
@@ -120,6 +127,12 @@ func Run(ctx context.Context, d Deps, o Options) (Status, error) {
 		mode = episodefmt.ModeWorkflow
 	}
 	teacher, err := prompts.TeacherWith(o.Task.Prompt, o.Workflow, o.Directive)
+	if o.NoDirective {
+		teacher, err = prompts.SearchPrompt(o.Task.Prompt, o.Workflow), nil
+	}
+	if o.Teacher != "" {
+		teacher, err = o.Teacher, nil
+	}
 	if err != nil {
 		return Status{}, fmt.Errorf("episode %s: %w", o.ID, err)
 	}

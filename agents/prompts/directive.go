@@ -30,6 +30,17 @@ func CheckDirective(text string) error {
 	return nil
 }
 
+// SearchPrompt is the first message of a workflow-search episode: the
+// task and the design only, as the reference's rendered query (its
+// execution directive is appended only at collection).
+func SearchPrompt(task, workflow string) string {
+	task = strings.TrimSpace(task)
+	if strings.TrimSpace(workflow) == "" {
+		return task
+	}
+	return task + "\n\n" + strings.TrimSpace(workflow)
+}
+
 // TeacherWith is Teacher with directive in place of ours when it is not
 // empty. The supplied text is appended exactly as given (the reference
 // appends its directive file, trailing newline included, after the

@@ -104,7 +104,7 @@ func (p *pipeline) episode(ctx context.Context, b *book[EpisodeResult], t TaskPl
 		do: func(ctx context.Context, a Attempt) (EpisodeResult, error) {
 			p.progress("collect", fmt.Sprintf("%s episode %s attempt %d", t.ID, slot, a.N))
 			r, err := p.cfg.Runner.Run(ctx, EpisodeRequest{ID: a.ID, Task: t.ID, Slot: slot, Attempt: a.N,
-				Workflow: t.Workflow, Model: p.cfg.Parent.Name, Seed: seed})
+				Workflow: t.Workflow, Directive: p.cfg.Directive, Model: p.cfg.Parent.Name, Seed: seed})
 			if err == nil && r.EpisodeID == "" {
 				r.EpisodeID = a.ID
 			}

@@ -18,13 +18,16 @@ const (
 
 // Config is one generation.
 type Config struct {
-	G        int    // this generation; the parent's g + 1
-	Dir      string // generations/<g>, created if missing
-	Parent   Model  // model g−1: executor, judge and the weights trained from
-	NewModel string // name model g is registered under; default "gen-<g>"
-	Tasks    []string
-	Seed     int64 // collection seeds derive from it (seedOf)
-	RankSeed int64 // ring and judge seeds derive from it; 0: Seed
+	// Directive replaces the execution directive of collection episodes
+	// when set (the job param "directive").
+	Directive string
+	G         int    // this generation; the parent's g + 1
+	Dir       string // generations/<g>, created if missing
+	Parent    Model  // model g−1: executor, judge and the weights trained from
+	NewModel  string // name model g is registered under; default "gen-<g>"
+	Tasks     []string
+	Seed      int64 // collection seeds derive from it (seedOf)
+	RankSeed  int64 // ring and judge seeds derive from it; 0: Seed
 
 	Episodes    int // per task (DefaultEpisodes)
 	MinSuccess  int // eligible episodes needed (DefaultMinSuccess)

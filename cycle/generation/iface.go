@@ -21,8 +21,10 @@ type EpisodeRequest struct {
 	Slot     string // "03": the slot in the task's collection
 	Attempt  int    // 1 for the first try of the slot
 	Workflow string // the champion workflow of the teacher prompt
-	Model    string
-	Seed     int64
+	// Directive, when set, replaces the execution directive (verbatim).
+	Directive string
+	Model     string
+	Seed      int64
 }
 
 // EpisodeResult is a finished episode. Reason is the eligibility

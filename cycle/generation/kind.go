@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mass-dev/mass/agents/prompts"
 	"github.com/mass-dev/mass/daemon/jobs"
 )
 
@@ -38,6 +39,10 @@ type Params struct {
 	Training *Recipe `json:"training,omitempty"`
 	// ServedName is the new model's name, "{g}" replaced by g; default gen-{g}.
 	ServedName string `json:"served_name,omitempty"`
+	// Directive, when set, is the execution directive text appended to
+	// task + workflow in collection episodes, verbatim, in place of the
+	// task's spec directive or mass's own (docs/formats.md).
+	Directive string `json:"directive,omitempty"`
 }
 
 // ParseParams decodes and checks a generation job's params.
@@ -50,6 +55,11 @@ func ParseParams(raw json.RawMessage) (Params, error) {
 	}
 	c := p.config(Parts{Parent: Model{Name: "parent"}, Workflows: nothing{}, Runner: nothing{}, Judge: nothing{},
 		Datasets: nothing{}, Trainer: nothing{}, Exporter: nothing{}, Models: nothing{}}, "x")
+	if p.Directive != "" {
+		if err := prompts.CheckDirective(p.Directive); err != nil {
+			return p, fmt.Errorf("generation params: directive: %w", err)
+		}
+	}
 	c.Defaults()
 	if err := c.Validate(); err != nil {
 		return p, err
@@ -88,7 +98,7 @@ func (p Params) config(parts Parts, dir string) Config {
 	}
 	return Config{G: g, Dir: dir, Parent: parts.Parent, Tasks: p.Tasks, Seed: GenerationSeed(p.Seed, g), RankSeed: GenerationSeed(rankSeed, g),
 		Episodes: p.Episodes, MinSuccess: p.MinSuccess, Cap: p.Cap, Opponents: p.Opponents, Train: p.Train, Val: p.Val,
-		Concurrency: p.Concurrency, FP8: p.FP8, TrainSteps: p.TrainSteps, Lenient: p.Lenient, Recipe: p.Training,
+		Concurrency: p.Concurrency, FP8: p.FP8, TrainSteps: p.TrainSteps, Lenient: p.Lenient, Recipe: p.Training, Directive: p.Directive,
 		NewModel:  strings.ReplaceAll(p.ServedName, "{g}", strconv.Itoa(g)),
 		Workflows: parts.Workflows, Runner: parts.Runner, Judge: parts.Judge, Datasets: parts.Datasets,
 		Trainer: parts.Trainer, Exporter: parts.Exporter, Models: parts.Models}

@@ -78,6 +78,20 @@ func TestRunInvalidAfterThree(t *testing.T) {
 	}
 }
 
+// Attempts 1 is the reference's single judge call: an unparseable reply is
+// not asked again.
+func TestRunOneAttempt(t *testing.T) {
+	c, srv := endpoint(t, "no json here", `{"winner":"A","rationale":"r"}`)
+	first, second := sides(t)
+	res, _, err := Run(context.Background(), c, Request{Key: "k", First: first, Second: second, Model: "judge", Attempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != StatusInvalid || res.Attempts != 1 || len(srv.Requests()) != 1 {
+		t.Fatalf("%+v", res)
+	}
+}
+
 func TestSwappedVariesWithSeed(t *testing.T) {
 	seen := map[bool]bool{}
 	for s := int64(0); s < 16; s++ {

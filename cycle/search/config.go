@@ -24,6 +24,7 @@ type EpisodeRequest struct {
 	Slot     string
 	Attempt  int    // 1 for the first try; +1 per try cut off by a crash
 	Workflow string // empty for the bare-task reference
+	Prompt   string // when set, the orchestrator's first message verbatim (the folder's query file)
 	Model    string
 	Seed     int
 }
@@ -64,7 +65,7 @@ type Config struct {
 	OptimizerModel string
 	Iterations     int // 0: only the reference and v0
 	Seed           int64
-	Judgments      int // per comparison
+	Judgments      int  // per comparison
 	JudgeRetries   *int // re-asks of an unparseable verdict; nil: judge.MaxAttempts-1
 	JudgeMode      string
 	Rule           string // judging rule: reference (default), paper, adjacent

@@ -93,7 +93,7 @@ type Env interface {
 func NewKind(env Env) jobs.Kind {
 	return jobs.Kind{
 		Name:        KindName,
-		Description: "MASS workflow search on a task: reference, v0, then optimizer → v(k) → judged against reference and champion (params: model, judge_model, optimizer_model, iterations, seed, judgments, judge_mode, judging, judge_retries, resume)",
+		Description: "MASS workflow search on a task: reference, v0, then optimizer → v(k) → judged as the judging rule needs (params: model, judge_model, optimizer_model, iterations, seed, judgments, judge_mode, judging, judge_retries, resume)",
 		OnInterrupt: jobs.Resume,
 		Validate:    func(raw json.RawMessage) error { _, err := ParseParams(raw); return err },
 		Run:         func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error { return runKind(ctx, env, job, rep) },

@@ -172,18 +172,21 @@ func (r *runner) episodeSeed(slot int) int { return int((r.cfg.Seed*1009 + int64
 // whose verdicts are recorded runs only what is still to be done.
 func (r *runner) episodeOf(ctx context.Context, k int) (EpisodeResult, error) {
 	if k < 0 {
-		return r.episode(ctx, "reference", "", r.episodeSeed(0))
+		return r.episode(ctx, "reference", "", "", r.episodeSeed(0))
 	}
 	wf, err := r.vers.Get(k)
 	if err != nil {
 		return EpisodeResult{}, err
 	}
-	ep, err := r.episode(ctx, slotName(k), wf.Render(), r.episodeSeed(k+1))
+	// A query file already there (a folder the reference wrote) is the
+	// prompt v(k) ran with: it is sent again byte for byte.
+	q := filepath.Join(r.cfg.Dir, "updated_queries", r.queryFile(k))
+	prior, statErr := os.ReadFile(q)
+	ep, err := r.episode(ctx, slotName(k), wf.Render(), string(prior), r.episodeSeed(k+1))
 	if err != nil {
 		return ep, err
 	}
-	q := filepath.Join(r.cfg.Dir, "updated_queries", r.queryFile(k))
-	if _, statErr := os.Stat(q); statErr != nil && ep.TeacherPrompt != "" {
+	if statErr != nil && ep.TeacherPrompt != "" {
 		if err := workflow.WriteFileAtomic(q, []byte(ep.TeacherPrompt)); err != nil {
 			return ep, err
 		}

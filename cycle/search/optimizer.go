@@ -65,6 +65,9 @@ func ParseProposal(reply string) (Proposal, error) {
 	if err != nil {
 		return Proposal{}, err
 	}
+	if norm, nerr := NormalizeDesign(design, ""); nerr == nil {
+		design = norm // the reference's trim of a copied post-design tail
+	}
 	if p.Workflow, err = workflow.Parse(design); err != nil {
 		return Proposal{}, fmt.Errorf("improved_multi_agent_design: %w", err)
 	}

@@ -106,7 +106,7 @@ func newEpisodeID() string {
 // episode returns the finished result of a slot, running it if needed: a
 // finished slot is never rerun; attempts a crash cut off are closed and
 // counted, and the next attempt gets the next number.
-func (r *runner) episode(ctx context.Context, slot, wf string, seed int) (EpisodeResult, error) {
+func (r *runner) episode(ctx context.Context, slot, wf, prompt string, seed int) (EpisodeResult, error) {
 	if sl, ok := r.slots.get(slot); ok && sl.Result != nil {
 		return *sl.Result, nil
 	}
@@ -122,7 +122,7 @@ func (r *runner) episode(ctx context.Context, slot, wf string, seed int) (Episod
 			return EpisodeResult{}, err
 		}
 	}
-	req := EpisodeRequest{ID: newEpisodeID(), Slot: slot, Attempt: len(sl.Attempts) + 1, Workflow: wf, Model: r.cfg.Model, Seed: seed}
+	req := EpisodeRequest{ID: newEpisodeID(), Slot: slot, Attempt: len(sl.Attempts) + 1, Workflow: wf, Prompt: prompt, Model: r.cfg.Model, Seed: seed}
 	if err := r.slots.update(slot, func(s *Slot) {
 		s.Attempts = append(s.Attempts, Attempt{N: req.Attempt, EpisodeID: req.ID, Status: "running"})
 	}); err != nil {

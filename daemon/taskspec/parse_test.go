@@ -95,6 +95,8 @@ func TestParseErrors(t *testing.T) {
 		{"agent wall past episode", base + "  agent_wall_time: 61s\n", 6, "limits.agent_wall_time", "longer than episode_wall_time 1m0s"},
 		{"agent wall bad duration", base + "  agent_wall_time: soon\n", 6, "limits.agent_wall_time", "duration"},
 		{"agent wall list", base + "  agent_wall_time: [1m]\n", 6, "limits.agent_wall_time", "duration"},
+		{"reference id not a number", base + "reference_id: q51\n", 6, "reference_id", "query number"},
+		{"directive outside", base + "directive: ../teacher_directive.txt\n", 6, "directive", "relative to the spec"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -301,5 +303,12 @@ func TestMessages(t *testing.T) {
 	}
 	if got, want := strings.Join(Messages(errors.New("disk full")), "|"), "disk full"; got != want {
 		t.Errorf("Messages(plain error) = %q, want %q", got, want)
+	}
+}
+
+func TestParseReferenceFields(t *testing.T) {
+	s, err := Parse([]byte("id: t1\nprompt: p\nreference_id: 51\ndirective: teacher_directive.txt\nlimits:\n  episode_wall_time: 1m\n  agent_turns: 3\n"))
+	if err != nil || s.ReferenceID != "51" || s.Directive != "teacher_directive.txt" {
+		t.Fatalf("%+v %v", s, err)
 	}
 }
