@@ -45,6 +45,8 @@ type Manifest struct {
 	// Dropped counts segments left out, by reason.
 	Dropped map[string]int    `json:"dropped,omitempty"`
 	Files   map[string]string `json:"files"`
+	// RowsFormat is "reference" when rows.jsonl is in the reference pipeline's shape.
+	RowsFormat string `json:"rows_format,omitempty"`
 	// DryRun labels a dataset of dry-run (scripted) episodes.
 	DryRun bool `json:"dry_run,omitempty"`
 	// Excluded are the episodes the eligibility predicate kept out;
