@@ -36,6 +36,7 @@ func dataBuildCommand(tokFlag cli.Flag) *cli.Command {
 			&cli.BoolFlag{Name: "include-ineligible", Usage: "also build episodes the eligibility check excludes (failed grader, violations, shadow copies, missing outputs)"},
 			&cli.BoolFlag{Name: "force", Usage: "replace an existing dataset in --out"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail, naming the episode, when an episode yields no window with supervised tokens or is excluded (a generation's render is strict)"},
+			&cli.StringFlag{Name: "format", Value: sft.FormatNative, Usage: "rows.jsonl `FORMAT`: native, or reference (the rows the reference's load_windows reads: integer task, condition, weight)"},
 		},
 		Action: dataBuild,
 	}
@@ -76,6 +77,7 @@ func dataBuild(c *cli.Context) error {
 	}
 	cfg.Dataset.DryRun, cfg.IncludeIneligible, cfg.Force = c.Bool("dry-run"), c.Bool("include-ineligible"), c.Bool("force")
 	cfg.Strict = c.Bool("strict")
+	cfg.Format = c.String("format")
 	cfg.Excluded = func(x sft.Exclusion, included bool) {
 		if included {
 			fmt.Fprintf(errw, "included on request (--include-ineligible): %s: %s\n", x.Episode, x.Reason)

@@ -137,6 +137,58 @@ def probe(env, p):
     return row
 
 
+def render_text(env, template, special, conv, messages, agp):
+    c = dict(conv, messages=messages, add_generation_prompt=agp)
+    return render(env, template, special, c)[0]
+
+
+def splits(env, template, special):
+    """Whether the first query's turn renders differently once a second query follows."""
+    msgs = [{"role": "user", "content": "q1"}, {"role": "assistant", "content": "a1", "reasoning_content": "r1"},
+            {"role": "user", "content": "q2"}, {"role": "assistant", "content": "a2", "reasoning_content": "r2"}]
+    try:
+        whole = render_text(env, template, special, {}, msgs, False)
+        first = render_text(env, template, special, {}, msgs[:2], False)
+    except Exception:
+        return False
+    return not whole.startswith(first)
+
+
+def is_query(m):
+    c = m.get("content")
+    return m.get("role") == "user" and not (isinstance(c, str) and c.startswith("<tool_response>") and c.endswith("</tool_response>"))
+
+
+def prefix_mask(env, template, special, conv, full, split):
+    """Assistant spans by rendering prefixes: the generation prompt before each assistant
+    message must be a prefix of the text through it, and that a prefix of the text through
+    its query segment; only turns of the last segment are masked in the whole text."""
+    msgs = postprocess(conv["messages"])
+    seg_end, nxt = [len(msgs)] * len(msgs), len(msgs)
+    for i in range(len(msgs) - 1, -1, -1):
+        seg_end[i] = nxt
+        if split and is_query(msgs[i]):
+            nxt = i
+    if not split:
+        seg_end = [len(msgs)] * len(msgs)
+    enc = lambda s: len(s.encode("utf-8"))
+    spans = []
+    users = [i for i, m in enumerate(msgs) if m.get("role") == "user"]
+    if users and not full.startswith(render_text(env, template, special, conv, msgs[:users[0] + 1], False)):
+        raise ValueError("the rendering through the first user message is not a prefix of the whole")
+    for i, m in enumerate(msgs):
+        if m.get("role") != "assistant":
+            continue
+        p = render_text(env, template, special, conv, msgs[:i], True)
+        f = render_text(env, template, special, conv, msgs[:i + 1], False)
+        within = full if seg_end[i] == len(msgs) else render_text(env, template, special, conv, msgs[:seg_end[i]], False)
+        if not f.startswith(p) or not within.startswith(f):
+            raise ValueError("assistant message %d is not an append to the generation prompt before it" % i)
+        if seg_end[i] == len(msgs):
+            spans.append([enc(p), max(enc(p), enc(f.rstrip()))])
+    return spans
+
+
 def main():
     manifest = json.load(open(os.path.join(HERE, "templates.json"), encoding="utf-8"))
     convs = [json.loads(l) for l in open(os.path.join(HERE, "conversations.jsonl"), encoding="utf-8") if l.strip()]
@@ -147,10 +199,16 @@ def main():
             template = f.read()
         for conv in convs:
             row = {"template": name, "conversation": conv["id"]}
+            special = manifest[name]["special"]
             try:
-                row["text"], row["generation"] = render(env, template, manifest[name]["special"], conv)
+                row["text"], row["generation"] = render(env, template, special, conv)
             except Exception as e:  # every jinja2/Python error is a refusal
                 row["error"] = "%s: %s" % (type(e).__name__, e)
+            if "text" in row and not row["generation"]:
+                try:
+                    row["mask"] = prefix_mask(env, template, special, conv, row["text"], splits(env, template, special))
+                except Exception as e:
+                    row["mask_error"] = "%s: %s" % (type(e).__name__, e)
             out.append(row)
     write(os.path.join(HERE, "goldens.jsonl"), out)
     probes = [json.loads(l) for l in open(os.path.join(HERE, "probes.jsonl"), encoding="utf-8") if l.strip()]

@@ -29,7 +29,7 @@ enable_nonfree() {
 	fi
 }
 
-pkgs=(debootstrap busybox-static python3-torch python3-numpy python3-scipy sqlite3 ca-certificates libopenblas-dev libopenblas0-pthread tmux chromium)
+pkgs=(debootstrap busybox-static python3-torch python3-numpy python3-scipy python3-jinja2 sqlite3 ca-certificates libopenblas-dev libopenblas0-pthread tmux chromium)
 if [[ $want_cuda -eq 1 ]]; then
 	pkgs+=(nvidia-cuda-dev nvidia-cuda-toolkit)
 fi

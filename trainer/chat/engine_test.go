@@ -203,7 +203,7 @@ func spansAgree(text string, prefix, gen [][2]int) bool {
 	return true
 }
 
-func loadTestTemplate(t *testing.T, name string) *Template {
+func loadTestTemplate(t testing.TB, name string) *Template {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("testdata/templates", name+".jinja"))
 	if err != nil {

@@ -29,6 +29,8 @@ type golden struct {
 	Text         *string  `json:"text"`
 	Error        string   `json:"error"`
 	Generation   [][2]int `json:"generation"`
+	Mask         [][2]int `json:"mask"`
+	MaskError    string   `json:"mask_error"`
 }
 
 type templateInfo struct {
@@ -94,6 +96,7 @@ func TestGoldens(t *testing.T) {
 		convs[c.ID] = c
 	}
 	compiled := map[string]*jinja.Template{}
+	tmpls := map[string]*Template{}
 	goldens := readJSONL[golden](t, "testdata/goldens.jsonl")
 	if len(goldens) < len(manifest)*len(convs) {
 		t.Fatalf("%d goldens for %d templates x %d conversations", len(goldens), len(manifest), len(convs))
@@ -122,6 +125,61 @@ func TestGoldens(t *testing.T) {
 			t.Errorf("%s text:\n got %q\nwant %q", name, res.Text, *g.Text)
 		case !reflect.DeepEqual(res.Generation, g.Generation) && (len(res.Generation) > 0 || len(g.Generation) > 0):
 			t.Errorf("%s generation spans: got %v, want %v", name, res.Generation, g.Generation)
+		default:
+			checkGoldenMask(t, name, goldenTemplate(t, tmpls, g.Template, manifest), convs[g.Conversation], g)
 		}
+	}
+}
+
+// goldenTemplate builds the chat Template of a testdata template as LoadTemplate would.
+func goldenTemplate(t *testing.T, cache map[string]*Template, name string, manifest map[string]templateInfo) *Template {
+	if tm, ok := cache[name]; ok {
+		return tm
+	}
+	src, err := os.ReadFile(filepath.Join("testdata/templates", name+".jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := Identify(string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm.Family = Jinja
+	tm.special = map[string]jinja.Value{}
+	for k, v := range manifest[name].Special {
+		tm.special[k] = v
+	}
+	tm.splits = tm.probeSplits()
+	cache[name] = tm
+	return tm
+}
+
+// checkGoldenMask compares the assistant spans with the goldens: the {% generation %}
+// spans where the template has them, else the spans Python derived from prefix renderings
+// (or its refusal).
+func checkGoldenMask(t *testing.T, name string, tm *Template, c goldenConv, g golden) {
+	var tools jinja.Value
+	if c.Tools != nil {
+		tools = JinjaValue(*c.Tools)
+	}
+	opt := Options{AddGenerationPrompt: c.AddGenerationPrompt, Kwargs: map[string]jinja.Value{"strftime_now": jinja.StrftimeFunc(func() time.Time { return goldenNow })}}
+	for k, v := range c.Kwargs {
+		opt.Kwargs[k] = JinjaValue(v)
+	}
+	r, err := tm.RenderValues(RawMessages(c.Messages), tools, opt)
+	want := g.Mask
+	if len(g.Generation) > 0 {
+		want = g.Generation
+	}
+	switch {
+	case r == nil:
+		t.Errorf("%s: %v", name, err)
+	case g.MaskError != "" && err == nil:
+		t.Errorf("%s: masked %v, but Python refused: %s", name, r.Assistant, g.MaskError)
+	case g.MaskError != "":
+	case err != nil:
+		t.Errorf("%s: %v", name, err)
+	case !reflect.DeepEqual(r.Assistant, want) && (len(r.Assistant) > 0 || len(want) > 0):
+		t.Errorf("%s mask: got %v, want %v", name, r.Assistant, want)
 	}
 }

@@ -40,6 +40,8 @@ type BuildConfig struct {
 	// and why (the reference's --strict). Without it such episodes are
 	// only counted (manifest empty_episodes).
 	Strict bool
+	// Format is the rows.jsonl format: FormatNative (default) or FormatReference.
+	Format string
 }
 
 // FindEpisodes expands paths into episode directories: a path holding episode.json is an
@@ -92,11 +94,19 @@ func Build(ctx context.Context, cfg BuildConfig, episodeDirs []string, outDir st
 	if cfg.Window.MaxTokens <= 0 || cfg.Window.ContextTokens < 0 {
 		return nil, fmt.Errorf("build: bad window config %+v", cfg.Window)
 	}
+	switch cfg.Format {
+	case "", FormatNative, FormatReference:
+	default:
+		return nil, fmt.Errorf("build: rows format %q is neither %s nor %s", cfg.Format, FormatNative, FormatReference)
+	}
 	if err := checkOverwrite(outDir, cfg.Force); err != nil {
 		return nil, err
 	}
 	keep, excluded := Select(episodeDirs, cfg.Dataset)
 	m := newManifest()
+	if cfg.Format == FormatReference {
+		m.RowsFormat = FormatReference
+	}
 	m.DryRun, m.Excluded = cfg.Dataset.DryRun, excluded
 	if cfg.IncludeIneligible {
 		keep, m.Excluded, m.IncludedIneligible = episodeDirs, []Exclusion{}, excluded
@@ -111,7 +121,7 @@ func Build(ctx context.Context, cfg BuildConfig, episodeDirs []string, outDir st
 	}
 	m.Tokenizer, m.Template, m.TemplateHash = cfg.TokenizerDir, string(cfg.Template.Family), cfg.Template.SHA256
 	m.MaxTokens, m.ContextTokens = cfg.Window.MaxTokens, cfg.Window.ContextTokens
-	out, err := createOutputs(outDir)
+	out, err := createOutputs(outDir, cfg.Format)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +143,7 @@ type outputs struct {
 	jw          *rowsWriter
 }
 
-func createOutputs(outDir string) (*outputs, error) {
+func createOutputs(outDir, format string) (*outputs, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create dataset dir: %w", err)
 	}
@@ -150,7 +160,7 @@ func createOutputs(outDir string) (*outputs, error) {
 		o.discard()
 		return nil, err
 	}
-	o.jw = newRowsWriter(o.rowsF)
+	o.jw = newRowsWriter(o.rowsF, format)
 	return o, nil
 }
 

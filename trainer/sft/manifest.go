@@ -48,6 +48,8 @@ type Manifest struct {
 	// tokens (a lenient build only; a strict one fails on the first).
 	EmptyEpisodes []string          `json:"empty_episodes,omitempty"`
 	Files         map[string]string `json:"files"`
+	// RowsFormat is "reference" when rows.jsonl is in the reference pipeline's shape.
+	RowsFormat string `json:"rows_format,omitempty"`
 	// DryRun labels a dataset of dry-run (scripted) episodes.
 	DryRun bool `json:"dry_run,omitempty"`
 	// Excluded are the episodes the eligibility predicate kept out;

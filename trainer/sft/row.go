@@ -35,6 +35,7 @@ type Row struct {
 	IsMain      bool    `json:"is_main"`
 	Segment     int     `json:"segment"`
 	Window      int     `json:"window"`
+	ReferenceFields
 }
 
 // Validate checks the invariants a trainer relies on.
@@ -149,12 +150,23 @@ func WriteRows(w io.Writer, rows []Row) error {
 	return bw.Flush()
 }
 
-// rowsWriter streams rows.jsonl.
-type rowsWriter struct{ w *bufio.Writer }
+// rowsWriter streams rows.jsonl in our format or the reference's.
+type rowsWriter struct {
+	w         *bufio.Writer
+	reference bool
+	tasks     taskNumbers
+}
 
-func newRowsWriter(w io.Writer) *rowsWriter { return &rowsWriter{w: bufio.NewWriterSize(w, 1<<20)} }
+func newRowsWriter(w io.Writer, format string) *rowsWriter {
+	return &rowsWriter{w: bufio.NewWriterSize(w, 1<<20), reference: format == FormatReference}
+}
 
-func (rw *rowsWriter) write(r *Row) error { return writeRow(rw.w, r) }
+func (rw *rowsWriter) write(r *Row) error {
+	if rw.reference {
+		return writeReferenceRow(rw.w, r, rw.tasks.of(r.Task))
+	}
+	return writeRow(rw.w, r)
+}
 
 func (rw *rowsWriter) flush() error {
 	if err := rw.w.Flush(); err != nil {

@@ -109,6 +109,7 @@ func Windows(seg *Segment, r *chat.Rendered, e *chat.Encoded, cfg WindowConfig) 
 func makeRow(e *chat.Encoded, h, ctxStart, lossStart, lossEnd int, blocks []block) Row {
 	n := h + lossEnd - ctxStart
 	row := Row{InputIDs: make([]int32, 0, n), Labels: make([]int32, 0, n), NTokens: n}
+	row.HeaderTokens = h
 	row.InputIDs = append(row.InputIDs, e.IDs[:h]...)
 	row.InputIDs = append(row.InputIDs, e.IDs[ctxStart:lossEnd]...)
 	for k := 0; k < h+lossStart-ctxStart; k++ {

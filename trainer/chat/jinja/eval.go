@@ -242,11 +242,13 @@ func (r *renderer) forLoop(f *frame, n *forNode) error {
 			return err
 		}
 		loop.i = i
-		lf.vars["loop"] = loop
-		if err := assign(lf, n.targets, item); err != nil {
+		// Each iteration is its own scope: a {% set %} in one is gone in the next.
+		it := newFrame(f)
+		it.vars["loop"] = loop
+		if err := assign(it, n.targets, item); err != nil {
 			return err
 		}
-		err := r.exec(lf, n.body)
+		err := r.exec(it, n.body)
 		if errors.Is(err, errBreak) {
 			break
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/mass-dev/mass/trainer/chat"
 	"github.com/mass-dev/mass/trainer/chat/jinja"
@@ -57,7 +58,8 @@ func TestProbes(t *testing.T) {
 	}
 	for i, p := range probes {
 		g := goldens[i]
-		vars := map[string]jinja.Value{}
+		// scripts/chat-goldens.py gives strftime_now a fixed clock.
+		vars := map[string]jinja.Value{"strftime_now": jinja.StrftimeFunc(func() time.Time { return time.Date(2026, 3, 5, 14, 7, 9, 0, time.Local) })}
 		for k, v := range p.Vars {
 			vars[k] = chat.JinjaValue(v)
 		}
@@ -77,6 +79,32 @@ func TestProbes(t *testing.T) {
 			t.Errorf("%s:\n got %q\nwant %q", p.ID, res.Text, *g.Text)
 		case len(g.Generation) > 0 && !reflect.DeepEqual(res.Generation, g.Generation):
 			t.Errorf("%s generation: got %v, want %v", p.ID, res.Generation, g.Generation)
+		}
+	}
+}
+
+// TestStrftimeNowLocal: strftime_now reads the local clock, as transformers'
+// datetime.now() does.
+func TestStrftimeNowLocal(t *testing.T) {
+	tm, err := jinja.Compile(`{{ strftime_now("%Y-%m-%d %H:%M %Z") }}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for try := 0; ; try++ {
+		before := time.Now().Format("2006-01-02 15:04 MST")
+		res, err := tm.Render(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := time.Now().Format("2006-01-02 15:04 MST")
+		if before == after { // not across a minute boundary
+			if res.Text != before {
+				t.Errorf("got %q, want %q", res.Text, before)
+			}
+			return
+		}
+		if try > 3 {
+			t.Fatal("the minute kept changing")
 		}
 	}
 }
