@@ -95,6 +95,8 @@ func TestParseErrors(t *testing.T) {
 		{"agent wall past episode", base + "  agent_wall_time: 61s\n", 6, "limits.agent_wall_time", "longer than episode_wall_time 1m0s"},
 		{"agent wall bad duration", base + "  agent_wall_time: soon\n", 6, "limits.agent_wall_time", "duration"},
 		{"agent wall list", base + "  agent_wall_time: [1m]\n", 6, "limits.agent_wall_time", "duration"},
+		{"gpus too many", base + "  gpus: 65\n", 6, "limits.gpus", "between 0 and 64"},
+		{"gpus fraction", base + "  gpus: 0.5\n", 6, "limits.gpus", "whole number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -301,5 +303,19 @@ func TestMessages(t *testing.T) {
 	}
 	if got, want := strings.Join(Messages(errors.New("disk full")), "|"), "disk full"; got != want {
 		t.Errorf("Messages(plain error) = %q, want %q", got, want)
+	}
+}
+
+func TestParseGPUs(t *testing.T) {
+	s, err := Parse([]byte("id: t1\nprompt: p\nlimits: {episode_wall_time: 1m, agent_turns: 3, gpus: 2}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Limits.GPUs != 2 {
+		t.Errorf("gpus = %d, want 2", s.Limits.GPUs)
+	}
+	s, err = Parse([]byte("id: t1\nprompt: p\nlimits: {episode_wall_time: 1m, agent_turns: 3}\n"))
+	if err != nil || s.Limits.GPUs != 0 {
+		t.Errorf("no gpus: %v %d", err, s.Limits.GPUs)
 	}
 }
