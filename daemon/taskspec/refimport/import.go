@@ -48,6 +48,9 @@ type task struct {
 // written; an existing task folder is never overwritten.
 func Import(src, out string, lim Limits) (*Report, error) {
 	src = resolveSource(src)
+	if err := checkLimits(lim); err != nil {
+		return nil, err
+	}
 	sb, err := readRegular(filepath.Join(src, splitsName), MaxSplitsBytes)
 	if err != nil {
 		return nil, err

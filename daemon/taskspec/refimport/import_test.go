@@ -113,6 +113,23 @@ func TestImportRefusesBrokenSets(t *testing.T) {
 	}
 }
 
+func TestImportRefusesBadLimits(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	lim := DefaultLimits
+	lim.EpisodeWallTime = "soon"
+	if _, err := Import(fixture, out, lim); err == nil || !strings.Contains(err.Error(), "limits.episode_wall_time") {
+		t.Errorf("bad episode wall time: %v", err)
+	}
+	lim = DefaultLimits
+	lim.AgentTurns = 0
+	if _, err := Import(fixture, out, lim); err == nil || !strings.Contains(err.Error(), "limits.agent_turns") {
+		t.Errorf("zero turns: %v", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a refused import wrote %s", out)
+	}
+}
+
 func copyFixture(t *testing.T) string {
 	t.Helper()
 	dst := t.TempDir()

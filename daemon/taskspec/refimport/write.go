@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mass-dev/mass/daemon/taskspec"
 )
 
 // specDoc is task.yaml as written, in this field order.
@@ -26,6 +28,20 @@ type limitDoc struct {
 	AgentTurns      int     `yaml:"agent_turns"`
 	CPUs            float64 `yaml:"cpus,omitempty"`
 	Memory          string  `yaml:"memory_bytes,omitempty"`
+}
+
+// checkLimits refuses limits no spec would accept, before anything is
+// written.
+func checkLimits(lim Limits) error {
+	doc, err := yaml.Marshal(specDoc{ID: "query1", Prompt: "p", Split: "train", ReferenceID: "1", Workflow: WorkflowFile,
+		Limits: limitDoc{EpisodeWallTime: lim.EpisodeWallTime, AgentTurns: lim.AgentTurns, CPUs: lim.CPUs, Memory: lim.Memory}})
+	if err != nil {
+		return fmt.Errorf("limits: %w", err)
+	}
+	if _, err := taskspec.Parse(doc); err != nil {
+		return fmt.Errorf("limits for the imported tasks: %w", err)
+	}
+	return nil
 }
 
 // writeTask writes one task folder: task.yaml, prompt.txt, workflow.txt and
