@@ -59,7 +59,8 @@ func NewBuiltins(cfg *config.Config, log *slog.Logger) (*Builtins, error) {
 	}
 	dcfg := docker.Config{DaemonID: b.Layout.SandboxDaemonID(), HelperPath: cfg.Sandbox.Helper,
 		Image: cfg.Sandbox.Image, Policy: pol, Strict: cfg.Sandbox.Strict, Logger: elog,
-		Egress: docker.EgressConfig{ProxyPath: docker.FindEgressProxy(cfg.Sandbox.Helper)}}
+		Egress: docker.EgressConfig{ProxyPath: docker.FindEgressProxy(cfg.Sandbox.Helper)},
+		GPU:    docker.GPUConfig{Max: cfg.Sandbox.MaxGPUs, LibDirs: cfg.Sandbox.GPULibDirs}}
 	b.Runtime = sandbox.NewLazy("docker", func(ctx context.Context) (sandbox.Runtime, error) {
 		return docker.New(ctx, dcfg)
 	})

@@ -92,10 +92,17 @@ type Policy struct {
 	DiskBytes       int64         `json:"disk_bytes" yaml:"disk_bytes"` // workspace cap
 	ExecTimeout     time.Duration `json:"exec_timeout" yaml:"exec_timeout"`
 	OutputBytes     int           `json:"output_bytes" yaml:"output_bytes"` // cap per stream per exec
+	// GPUs is how many NVIDIA devices the box gets (/dev/nvidia0..GPUs-1,
+	// the control nodes and the driver libraries, read-only); 0: none. The
+	// runtime refuses more than its configured cap (see SECURITY.md).
+	GPUs int `json:"gpus,omitempty" yaml:"gpus,omitempty"`
 	// Egress, when set, attaches the box to its episode's egress proxy
 	// instead of no network (NetworkMode stays "none"); see Egress.
 	Egress *Egress `json:"egress,omitempty" yaml:"egress,omitempty"`
 }
+
+// MaxGPUs bounds Policy.GPUs.
+const MaxGPUs = 64
 
 // DefaultPolicy returns the production policy.
 func DefaultPolicy() Policy {

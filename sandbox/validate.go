@@ -45,6 +45,9 @@ func (p Policy) Validate() error {
 	case strings.EqualFold(p.Seccomp, "unconfined"):
 		return bad("seccomp %q is never allowed", p.Seccomp)
 	}
+	if p.GPUs < 0 || p.GPUs > MaxGPUs {
+		return bad("gpus %d must be 0 to %d", p.GPUs, MaxGPUs)
+	}
 	if p.NetworkMode == "" {
 		return bad("network_mode is empty; use %q", "none")
 	}

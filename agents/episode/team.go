@@ -179,6 +179,7 @@ func (e *run) policy() sandbox.Policy {
 	if l := e.opts.Task.Limits; l.MemoryBytes > 0 {
 		p.MemoryBytes = l.MemoryBytes
 	}
+	p.GPUs = e.opts.Task.Limits.GPUs
 	if nw := e.opts.Task.Network; nw != nil {
 		p.Egress = &sandbox.Egress{Allow: append([]string(nil), nw.Allow...), MaxBytes: nw.MaxBytes}
 	}

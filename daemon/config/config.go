@@ -68,6 +68,12 @@ type Sandbox struct {
 	Runtime   string `yaml:"runtime"` // auto | runc | runsc
 	Helper    string `yaml:"helper"`  // sandbox helper binary
 	Strict    bool   `yaml:"strict"`
+	// MaxGPUs is the most NVIDIA devices one box may get (a task's
+	// limits.gpus); 0, the default, refuses every task that asks for one.
+	MaxGPUs int `yaml:"max_gpus"`
+	// GPULibDirs are the host folders searched for the driver libraries a
+	// GPU box gets; empty: docker.DefaultGPULibDirs.
+	GPULibDirs []string `yaml:"gpu_lib_dirs"`
 }
 
 // Trainer locates the trainer binaries.

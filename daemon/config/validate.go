@@ -11,6 +11,7 @@ import (
 
 	"github.com/mass-dev/mass/daemon/serving"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/sandbox"
 )
 
 // FieldError is a configuration problem: the field, what is wrong, the fix.
@@ -97,6 +98,14 @@ func (c *Config) validateDaemon(bad badFunc) {
 	case "auto", "runc", "runsc":
 	default:
 		bad("sandbox.runtime", "%q must be auto (runsc where the engine has it, else runc), runc or runsc (gVisor)", c.Sandbox.Runtime)
+	}
+	if c.Sandbox.MaxGPUs < 0 || c.Sandbox.MaxGPUs > sandbox.MaxGPUs {
+		bad("sandbox.max_gpus", "%d must be 0 (no GPU boxes) to %d", c.Sandbox.MaxGPUs, sandbox.MaxGPUs)
+	}
+	for i, d := range c.Sandbox.GPULibDirs {
+		if !filepath.IsAbs(d) {
+			bad(fmt.Sprintf("sandbox.gpu_lib_dirs[%d]", i), "%q must be an absolute host path", d)
+		}
 	}
 	if c.Sandbox.Image == "" {
 		bad("sandbox.image", "is empty; the default is %s", DefaultSandboxImage)

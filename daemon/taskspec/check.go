@@ -18,6 +18,9 @@ const (
 	SplitExcluded = "excluded"
 )
 
+// MaxGPUs bounds limits.gpus (device nodes /dev/nvidia0../dev/nvidia63).
+const MaxGPUs = 64
+
 var referenceIDRE = regexp.MustCompile(`^[0-9]{1,9}$`)
 
 // ValidID reports whether id can name a task (it becomes a directory name):

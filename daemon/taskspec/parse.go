@@ -193,7 +193,7 @@ func (d *decoder) input(n *yaml.Node, path string) Input {
 }
 
 func (d *decoder) limits(n *yaml.Node, l *Limits) {
-	known := []string{"episode_wall_time", "agent_wall_time", "agent_turns", "tokens", "cpus", "memory_bytes"}
+	known := []string{"episode_wall_time", "agent_wall_time", "agent_turns", "tokens", "cpus", "memory_bytes", "gpus"}
 	d.fields(n, "limits", known, func(k string, v *yaml.Node) {
 		f := "limits." + k
 		switch k {
@@ -209,6 +209,8 @@ func (d *decoder) limits(n *yaml.Node, l *Limits) {
 			l.CPUs = d.float(v, f)
 		case "memory_bytes":
 			l.MemoryBytes = d.size(v, f)
+		case "gpus":
+			l.GPUs = int(d.int(v, f, MaxGPUs))
 		}
 	})
 }

@@ -97,6 +97,8 @@ func TestParseErrors(t *testing.T) {
 		{"agent wall list", base + "  agent_wall_time: [1m]\n", 6, "limits.agent_wall_time", "duration"},
 		{"reference id not a number", base + "reference_id: q51\n", 6, "reference_id", "query number"},
 		{"directive outside", base + "directive: ../teacher_directive.txt\n", 6, "directive", "relative to the spec"},
+		{"gpus too many", base + "  gpus: 65\n", 6, "limits.gpus", "between 0 and 64"},
+		{"gpus fraction", base + "  gpus: 0.5\n", 6, "limits.gpus", "whole number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -310,5 +312,19 @@ func TestParseReferenceFields(t *testing.T) {
 	s, err := Parse([]byte("id: t1\nprompt: p\nreference_id: 51\ndirective: teacher_directive.txt\nlimits:\n  episode_wall_time: 1m\n  agent_turns: 3\n"))
 	if err != nil || s.ReferenceID != "51" || s.Directive != "teacher_directive.txt" {
 		t.Fatalf("%+v %v", s, err)
+	}
+}
+
+func TestParseGPUs(t *testing.T) {
+	s, err := Parse([]byte("id: t1\nprompt: p\nlimits: {episode_wall_time: 1m, agent_turns: 3, gpus: 2}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Limits.GPUs != 2 {
+		t.Errorf("gpus = %d, want 2", s.Limits.GPUs)
+	}
+	s, err = Parse([]byte("id: t1\nprompt: p\nlimits: {episode_wall_time: 1m, agent_turns: 3}\n"))
+	if err != nil || s.Limits.GPUs != 0 {
+		t.Errorf("no gpus: %v %d", err, s.Limits.GPUs)
 	}
 }

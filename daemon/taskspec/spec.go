@@ -56,4 +56,7 @@ type Limits struct {
 	Tokens          int64         `json:"tokens" yaml:"tokens"`
 	CPUs            float64       `json:"cpus" yaml:"cpus"`
 	MemoryBytes     int64         `json:"memory_bytes" yaml:"memory_bytes"`
+	// GPUs is how many NVIDIA devices each agent box gets (0: none); massd
+	// refuses more than its sandbox.max_gpus.
+	GPUs int `json:"gpus,omitempty" yaml:"gpus,omitempty"`
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -90,6 +89,9 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 		chargeTmpfs(hc, pol, 0)
 	}
 	hc.Mounts[0].ReadOnly = readOnly
+	if err := r.applyGPUs(ctx, hc, pol); err != nil {
+		return nil, err
+	}
 	if r.cfg.EngineMasks {
 		hc.MaskedPaths = nil
 	}
@@ -97,14 +99,10 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 	if image == "" {
 		image = r.cfg.Image
 	}
-	env := make([]string, 0, len(spec.Env))
-	for k, v := range spec.Env {
-		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
-			return nil, fmt.Errorf("create sandbox: env %q: %w", k, sandbox.ErrInvalid)
-		}
-		env = append(env, k+"="+v)
+	env, err := boxEnv(spec.Env, pol, !readOnly)
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(env)
 	// The main processes (init and pause) run under a uid of their own, so
 	// the agent can neither signal nor trace them (ContainerUser names the
 	// one weakened exception); every exec names the agent's user

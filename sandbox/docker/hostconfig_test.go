@@ -203,8 +203,16 @@ func TestEngineAppliesPolicy(t *testing.T) {
 		t.Errorf("write into a full workspace: %v, want ErrTooLarge", err)
 	}
 	res, _ = sb.Exec(ctx, sandbox.ExecRequest{Argv: []string{"sh", "-c", "env; mount | grep -c /workspace"}})
-	if containsAll(string(res.Stdout), "DOCKER_HOST") || !containsAll(string(res.Stdout), "TASK=x") {
+	if containsAll(string(res.Stdout), "DOCKER_HOST") || !containsAll(string(res.Stdout), "TASK=x", "OMP_NUM_THREADS=1", "LOKY_MAX_CPU_COUNT=1", "OPENBLAS_NUM_THREADS=1") {
 		t.Errorf("environment: %s", res.Stdout)
+	}
+	if len(h.Devices) != 0 {
+		t.Errorf("a box without limits.gpus has devices %+v", h.Devices)
+	}
+	// massd's cap defaults to 0: a GPU box is refused before it exists.
+	pol.GPUs = 1
+	if _, err := rt.Create(ctx, sandbox.Spec{Episode: ep, Agent: "g", Image: testImage, Policy: pol}); !errors.Is(err, sandbox.ErrDenied) || !strings.Contains(err.Error(), "sandbox.max_gpus") {
+		t.Errorf("GPU box under cap 0: %v", err)
 	}
 }
 

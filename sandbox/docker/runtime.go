@@ -61,6 +61,8 @@ type Config struct {
 	EngineTimeout time.Duration
 	// Egress configures the proxies of boxes with Policy.Egress (egress.go).
 	Egress EgressConfig
+	// GPU caps and locates the devices of boxes with Policy.GPUs (gpu.go).
+	GPU GPUConfig
 }
 
 // Runtime is the Docker implementation of sandbox.Runtime.
