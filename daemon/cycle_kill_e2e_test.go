@@ -11,47 +11,56 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/agents/model/scripted"
+	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
 )
 
-// attemptEvents are the job's events since its latest "started" event
-// (the attempt now running) and that attempt's number, 0 before any.
-func attemptEvents(t *testing.T, cl *client.Client, id string) ([]api.Event, int) {
+// progressed reports whether the attempt of job id now running (its
+// number, 0 before any) made progress as the attempt budget counts it: an
+// episode of the job or of its searches started in the attempt reached its
+// own end, or the generation left a stage for the next.
+func progressed(t *testing.T, cl *client.Client, id string) (attempt int, made bool, why string) {
 	t.Helper()
-	evs, err := cl.Events(context.Background(), id, 0)
+	ctx := context.Background()
+	evs, err := cl.Events(ctx, id, 0)
 	if err != nil {
-		return nil, 0
+		return 0, false, ""
 	}
-	attempt := 0
-	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].Type == "started" {
-			for _, e := range evs[:i+1] {
-				if e.Type == "started" {
-					attempt++
-				}
-			}
-			return evs[i+1:], attempt
-		}
-	}
-	return nil, 0
-}
-
-func stageChanges(evs []api.Event) int {
-	n := 0
+	var since time.Time
+	stages := 0
 	for _, e := range evs {
-		if strings.HasSuffix(e.Type, "_stage") {
-			n++
+		switch e.Type {
+		case "started":
+			attempt, since, stages = attempt+1, e.Time, 0
+		case generation.StageEvent:
+			stages++
 		}
 	}
-	return max(0, n-1)
+	if attempt == 0 {
+		return 0, false, ""
+	}
+	if stages > 1 {
+		return attempt, true, fmt.Sprintf("%d stages entered", stages)
+	}
+	eps, err := cl.Episodes(ctx, client.EpisodeFilter{})
+	if err != nil {
+		return attempt, false, ""
+	}
+	for _, e := range eps {
+		mine := e.JobID == id || strings.HasPrefix(e.JobID, id+"-")
+		if mine && !e.Created.Before(since) && e.Status != api.StateRunning && e.Status != "interrupted" {
+			return attempt, true, "episode " + e.ID + " " + e.Status
+		}
+	}
+	return attempt, false, ""
 }
 
 // Issue 31, attempt policy by progress, through the massd binary: a cycle
 // at tiny sizes killed (SIGKILL) right after each of its first three
 // attempts starts stops, interrupted, with the reason; another killed five
-// times, each time after it finished a stage, finishes without an
-// operator, and no episode row is left running. On e9e71d1 the second
+// times, each time after it made progress (an episode finished, a stage
+// left), finishes without an operator, and no episode row is left running. On e9e71d1 the second
 // stopped after its 3rd crash.
 func TestCycleKilledWithProgressFinishes(t *testing.T) {
 	needAgentImage(t)
@@ -83,12 +92,12 @@ func TestCycleKilledWithProgressFinishes(t *testing.T) {
 	stuck := cycle()
 	for kill := 1; kill <= 3; kill++ {
 		waitUntil(t, fmt.Sprintf("attempt %d of the stuck cycle started", kill), 3*time.Minute, func() bool {
-			_, a := attemptEvents(t, r.cl, stuck)
+			a, _, _ := progressed(t, r.cl, stuck)
 			return a == kill
 		})
 		r.stop(true)
-		if evs, _ := attemptEvents(t, r.cl, stuck); stageChanges(evs) > 0 {
-			t.Fatalf("kill %d came after a stage change; the test proves nothing: %+v", kill, evs)
+		if _, made, why := progressed(t, r.cl, stuck); made {
+			t.Fatalf("kill %d came after progress (%s); the test proves nothing", kill, why)
 		}
 		r.start()
 	}
@@ -117,11 +126,14 @@ func TestCycleKilledWithProgressFinishes(t *testing.T) {
 	// Progress: killed five times, each after a stage change in the attempt.
 	id := cycle()
 	for kill := 1; kill <= 5; kill++ {
-		waitUntil(t, fmt.Sprintf("attempt %d finished a stage", kill), 5*time.Minute, func() bool {
-			evs, a := attemptEvents(t, r.cl, id)
-			return a == kill && stageChanges(evs) > 0
+		var why string
+		waitUntil(t, fmt.Sprintf("attempt %d made progress", kill), 5*time.Minute, func() bool {
+			a, made, w := progressed(t, r.cl, id)
+			why = w
+			return a == kill && made
 		})
 		r.stop(true)
+		t.Logf("kill %d after %s", kill, why)
 		r.start()
 	}
 	j := r.waitJob(id, 20*time.Minute)
