@@ -117,9 +117,10 @@ func openRuntime(c *cli.Context, pol sandbox.Policy, img string, weak ...probe.O
 	return rt, eng, nil
 }
 
-// dockerEngine connects to the Docker engine named by DOCKER_HOST (or the default socket).
+// dockerEngine connects to the Docker engine named by DOCKER_HOST (or the
+// default socket), with a deadline on every call (docker.NewClient).
 func dockerEngine() (*client.Client, error) {
-	eng, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	eng, err := docker.NewClient("", 0)
 	if err != nil {
 		return nil, fmt.Errorf("docker client: %w", err)
 	}

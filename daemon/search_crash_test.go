@@ -130,6 +130,21 @@ func TestSearchKillNineResumes(t *testing.T) {
 	if err != nil || st.Failure != episode.FailInfra {
 		t.Errorf("cut-off episode status %+v %v", st, err)
 	}
+	// Issue 31 (D1): its store row is closed too, with one event; on
+	// e9e71d1 it stayed "running" forever.
+	if e, err := r.cl.Episode(ctx, cut); err != nil || e.Status != "interrupted" {
+		t.Errorf("cut-off episode row: %s %v, want interrupted", e.Status, err)
+	}
+	evs, _ := r.cl.Events(ctx, job.ID, 0)
+	closed := 0
+	for _, e := range evs {
+		if e.Type == "episode_interrupted" && e.Fields["episode_id"] == cut {
+			closed++
+		}
+	}
+	if closed != 1 {
+		t.Errorf("%d episode_interrupted events for %s, want 1", closed, cut)
+	}
 	if sum.Episodes != 4 || sum.EpisodeAttempts != 5 || sum.Comparisons != 5 {
 		t.Errorf("summary %+v", sum)
 	}

@@ -151,6 +151,7 @@ type CycleStep struct {
 func NewCycleKind(env CycleEnv) jobs.Kind {
 	return jobs.Kind{
 		Name:        CycleKindName,
+		StageEvent:  StageEvent,
 		Description: "MASS cycle: for each of `generations` rounds, a workflow search on every task with the current model, then a generation trained from it (params: a generation's, plus generations)",
 		OnInterrupt: jobs.Resume,
 		Validate: func(raw json.RawMessage) error {

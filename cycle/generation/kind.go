@@ -109,6 +109,7 @@ func (p Params) config(parts Parts, dir string) Config {
 func NewKind(env Env) jobs.Kind {
 	return jobs.Kind{
 		Name:        KindName,
+		StageEvent:  StageEvent,
 		Description: "MASS generation g from model g−1: eligible tasks, collect, rank, select, render, train, export, serve (params: tasks, model, episodes, opponents, min_success, cap, train, val, concurrency, seed, fp8)",
 		OnInterrupt: jobs.Resume,
 		Validate: func(raw json.RawMessage) error {

@@ -7,6 +7,10 @@ import (
 	"github.com/mass-dev/mass/daemon/jobs"
 )
 
+// StageEvent is the event the pipeline appends on entering each stage; the
+// job manager counts a stage left in an attempt as progress.
+const StageEvent = "generation_stage"
+
 // stageProgress turns the pipeline's progress calls into the job's
 // progress: the stage with its place among Stages ("stage 3/8" in job
 // watch), how many slots (episodes, judgments) the stage has started, the
@@ -20,7 +24,7 @@ func stageProgress(rep jobs.Reporter) func(stage, msg string) {
 		defer mu.Unlock()
 		if stage != cur {
 			cur, started = stage, 0
-			rep.Event("generation_stage", stage, map[string]any{"stage": stage})
+			rep.Event(StageEvent, stage, map[string]any{"stage": stage})
 		}
 		if msg != "start" {
 			started++

@@ -35,14 +35,15 @@ func (b attemptBudget) fields(f map[string]any) map[string]any {
 }
 
 // budget measures the interrupted attempt of j (store.AttemptProgress:
-// an episode that reached its own end, or a stage left for the next) and
+// an episode it started reached its own end, or it left a stage for the
+// next: a second Kind.StageEvent in the attempt) and
 // counts the attempts in a row without progress: those recorded with the
 // last automatic requeue, plus this one unless it progressed. An
 // operator's retry starts the count afresh.
 func (m *Manager) budget(ctx context.Context, j api.Job) attemptBudget {
 	var b attemptBudget
 	if j.Started != nil {
-		eps, stages, err := m.store.AttemptProgress(ctx, j.ID, *j.Started)
+		eps, stages, err := m.store.AttemptProgress(ctx, j.ID, *j.Started, m.kinds[j.Kind].StageEvent)
 		if err != nil {
 			m.log.Warn("measure the progress of an interrupted attempt; counting none", "job", j.ID, "err", err)
 		}

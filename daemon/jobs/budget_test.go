@@ -21,7 +21,7 @@ import (
 func TestAttemptBudgetByProgress(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	kind := Kind{Name: "long", OnInterrupt: Resume, Run: func(ctx context.Context, _ Job, _ Reporter) error { <-ctx.Done(); return ctx.Err() }}
+	kind := Kind{Name: "long", OnInterrupt: Resume, StageEvent: "generation_stage", Run: func(ctx context.Context, _ Job, _ Reporter) error { <-ctx.Done(); return ctx.Err() }}
 	m, err := NewManager(Options{Store: e.store, Kinds: []Kind{kind}, Layout: datadir.New(e.dir), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

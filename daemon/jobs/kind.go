@@ -35,6 +35,11 @@ type Kind struct {
 	Validate func(params json.RawMessage) error
 	// NeedsTask makes Submit refuse a submission without a task id.
 	NeedsTask bool
+	// StageEvent, if set, is the event type Run appends each time it enters
+	// a stage of a sequential pipeline (the first of an attempt is the stage
+	// it resumes in): a later one in the same attempt means a stage finished,
+	// which counts as progress for the attempt budget (MaxAutoAttempts).
+	StageEvent string
 	// Run does the work. It must return promptly once ctx is cancelled
 	// (cancellation or daemon drain) and leave its files consistent.
 	//

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mass-dev/mass/daemon/api"
@@ -92,9 +93,10 @@ func (s *Store) DeleteEpisode(ctx context.Context, id string) error {
 
 // CloseEpisode ends the row of an episode a crash cut off: in one
 // transaction, if the row is still "running", it takes e's status and
-// summary and, when ev has a type, ev is appended to the row's job. An
-// absent row or one that already ended is left alone, so closing twice
-// changes nothing. It reports whether it changed the row.
+// summary and, when ev has a type, ev is appended to the row's job (for a
+// sub-job's row, "<job>-…", to the job it runs in). An absent row or one
+// that already ended is left alone, so closing twice changes nothing. It
+// reports whether it changed the row.
 func (s *Store) CloseEpisode(ctx context.Context, e api.Episode, ev EventInput, now time.Time) (bool, error) {
 	changed := false
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -112,7 +114,16 @@ func (s *Store) CloseEpisode(ctx context.Context, e api.Episode, ev EventInput, 
 		if ev.Type == "" || jobID == "" {
 			return nil
 		}
-		_, err = appendEventTx(ctx, tx, jobID, ev.Type, ev.Message, ev.Fields, now)
+		// A sub-job's episode (a cycle's search, "<job>-g1-0") reports to
+		// the job it runs in.
+		for owner := jobID; ; {
+			_, err = appendEventTx(ctx, tx, owner, ev.Type, ev.Message, ev.Fields, now)
+			i := strings.LastIndexByte(owner, '-')
+			if !errors.Is(err, api.ErrNotFound) || i < 0 {
+				break
+			}
+			owner = owner[:i]
+		}
 		if errors.Is(err, api.ErrNotFound) {
 			return nil // its job was removed; the row still ends
 		}

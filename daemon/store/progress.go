@@ -13,19 +13,21 @@ import (
 
 // AttemptProgress measures what a job's attempt that started at since got
 // done: episodes of the job, or of its sub-jobs (ids "<job>-…", a cycle's
-// searches), that reached their own end (any status but running or
-// interrupted) since then, and the stage changes it recorded (events whose
-// type ends in "_stage"; the first of an attempt is the stage it resumed
-// in, each later one ends a stage).
-func (s *Store) AttemptProgress(ctx context.Context, jobID string, since time.Time) (episodes, stages int, err error) {
+// searches), started since then that reached their own end (any status but
+// running or interrupted), and the stage events of type stageEvent it
+// recorded since then (none when stageEvent is empty).
+func (s *Store) AttemptProgress(ctx context.Context, jobID string, since time.Time, stageEvent string) (episodes, stages int, err error) {
 	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM episodes WHERE (job_id = ? OR job_id LIKE ? ESCAPE '\')
-		AND updated >= ? AND status NOT IN (?, ?)`,
+		AND created >= ? AND status NOT IN (?, ?)`,
 		jobID, likePrefix(jobID)+"-%", nanos(since), api.StateRunning, api.StateInterrupted).Scan(&episodes)
 	if err != nil {
 		return 0, 0, fmt.Errorf("progress of job %s: %w", jobID, err)
 	}
-	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE job_id = ? AND ts >= ? AND type LIKE '%\_stage' ESCAPE '\'`,
-		jobID, nanos(since)).Scan(&stages)
+	if stageEvent == "" {
+		return episodes, 0, nil
+	}
+	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE job_id = ? AND ts >= ? AND type = ?`,
+		jobID, nanos(since), stageEvent).Scan(&stages)
 	if err != nil {
 		return 0, 0, fmt.Errorf("progress of job %s: %w", jobID, err)
 	}

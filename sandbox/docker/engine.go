@@ -89,6 +89,15 @@ func newHandshakeConn(ctx context.Context, c net.Conn, dl time.Time) *handshakeC
 	return h
 }
 
+// CloseWrite half-closes the connection (an exec's stdin is done), as the
+// Docker client expects of a hijacked connection.
+func (h *handshakeConn) CloseWrite() error {
+	if cw, ok := h.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
 func (h *handshakeConn) SetDeadline(t time.Time) error {
 	if t.IsZero() {
 		h.once.Do(func() { h.stop() })

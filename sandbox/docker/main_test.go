@@ -28,10 +28,11 @@ func TestMain(m *testing.M) {
 		if e.Client == nil {
 			return nil, nil
 		}
+		// The runtime's own client (NewClient), so that every test runs
+		// with the engine deadlines massd has.
 		rt, err := New(ctx, Config{
 			DaemonID: fmt.Sprintf("test%d", os.Getpid()), HelperPath: testHelper, Image: testImage,
 			Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
-			Client: e.Client,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("docker runtime: %w", err)
