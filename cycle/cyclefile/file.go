@@ -9,8 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
-	"strconv"
 
 	"gopkg.in/yaml.v3"
 )
@@ -176,11 +174,3 @@ func (f *File) Split(id string) string {
 	return ""
 }
 
-func overrideKeys(m map[int]Round) []string {
-	var ks []string
-	for g := range m {
-		ks = append(ks, strconv.Itoa(g))
-	}
-	sort.Strings(ks)
-	return ks
-}

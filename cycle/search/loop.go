@@ -227,8 +227,3 @@ func (r *runner) countJudgment(res judge.Result) {
 	}
 }
 
-func (r *runner) championVersion() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.champion
-}

@@ -34,7 +34,7 @@ type limitDoc struct {
 // written.
 func checkLimits(lim Limits) error {
 	doc, err := yaml.Marshal(specDoc{ID: "query1", Prompt: "p", Split: "train", ReferenceID: "1", Workflow: WorkflowFile,
-		Limits: limitDoc{EpisodeWallTime: lim.EpisodeWallTime, AgentTurns: lim.AgentTurns, CPUs: lim.CPUs, Memory: lim.Memory}})
+		Limits: limitDoc(lim)})
 	if err != nil {
 		return fmt.Errorf("limits: %w", err)
 	}
@@ -56,7 +56,7 @@ func writeTask(out string, t task, directive string, lim Limits) error {
 	}
 	doc := specDoc{ID: t.rep.ID, Prompt: t.prompt, Split: t.rep.Split, Domain: t.rep.Domain,
 		ReferenceID: strconv.Itoa(t.rep.Query), Workflow: WorkflowFile,
-		Limits: limitDoc{EpisodeWallTime: lim.EpisodeWallTime, AgentTurns: lim.AgentTurns, CPUs: lim.CPUs, Memory: lim.Memory}}
+		Limits: limitDoc(lim)}
 	files := map[string]string{PromptFile: t.prompt, WorkflowFile: t.initial.Design + "\n"}
 	if directive != "" {
 		doc.Directive = DirectiveFile

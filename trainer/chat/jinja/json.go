@@ -106,6 +106,7 @@ func (o *jsonOpts) write(sb *strings.Builder, v Value, level int) error {
 	case *Dict:
 		return o.writeDict(sb, x, level)
 	default:
+		//lint:ignore ST1005 Python's own message, which a template's error shows
 		return fmt.Errorf("Object of type %s is not JSON serializable", typeName(v))
 	}
 	return nil
