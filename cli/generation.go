@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -54,6 +53,10 @@ func generationCommand() *cli.Command {
 			{Name: "start", Usage: "start generation g+1 from a model; --json waits and prints generation.json", Flags: generationFlags(), Action: generationStart},
 			{Name: "list", Usage: "list generations", Flags: []cli.Flag{jsonFlag()}, Action: generationList},
 			{Name: "show", Usage: "show one generation", ArgsUsage: "G", Flags: []cli.Flag{jsonFlag()}, Action: generationShow},
+			{Name: "rm", Usage: "remove a generation's folder and unregister its model (refused while its job runs)", ArgsUsage: "G",
+				Flags: []cli.Flag{jsonFlag()}, Action: generationRemove},
+			{Name: "retry", Usage: "queue a failed generation's job again; it continues from its last finished stage", ArgsUsage: "G",
+				Flags: []cli.Flag{jsonFlag()}, Action: generationRetry},
 		},
 	}
 }
@@ -162,9 +165,9 @@ func generationShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	g, err := strconv.Atoi(arg)
-	if err != nil || g < 1 {
-		return fmt.Errorf("generation %q: give its number, 1 or more", arg)
+	g, err := generationArg(arg)
+	if err != nil {
+		return err
 	}
 	raw, err := clientFrom(c).Generation(c.Context, g)
 	if err != nil {
