@@ -54,13 +54,17 @@ func generationRetry(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	j, err := clientFrom(c).RetryGeneration(c.Context, g)
-	if err != nil {
+	cl := clientFrom(c)
+	j, err := cl.RetryGeneration(c.Context, g)
+	switch {
+	case err != nil:
+		return err
+	case c.Bool("json"):
+		return printJSON(c, j)
+	case c.Bool("detach"):
+		_, err = fmt.Fprintf(c.App.Writer, "%s\n", j.ID)
 		return err
 	}
-	if c.Bool("json") {
-		return printJSON(c, j)
-	}
-	_, err = fmt.Fprintf(c.App.Writer, "%s\n", j.ID)
-	return err
+	fmt.Fprintf(c.App.Writer, "generation %d: job %s queued again (massctl job watch %s; --detach to not follow)\n", g, j.ID, j.ID)
+	return followJob(c.Context, cl, c.App.Writer, j.ID)
 }

@@ -99,7 +99,7 @@ func TestGenerationRetryResumes(t *testing.T) {
 	}
 	runs := f.n.Load()
 	f.fail.Store(false)
-	out, err := run(t, sock, "generation", "retry", "1")
+	out, err := run(t, sock, "generation", "retry", "1", "--detach")
 	if err != nil {
 		t.Fatalf("generation retry 1: %v\n%s", err, out)
 	}
@@ -124,9 +124,9 @@ func TestGenerationRemoveRefusedWhileRunning(t *testing.T) {
 	f := &flaky{parts: &parts{root: t.TempDir()}, hold: make(chan struct{})}
 	cfg := startDaemon(t, generation.NewKind(f))
 	sock := "--socket=" + cfg.Socket
-	out, err := run(t, append([]string{sock}, genArgs[:len(genArgs)-1]...)...)
+	out, err := run(t, append(append([]string{sock}, genArgs[:len(genArgs)-1]...), "--detach")...)
 	if err != nil {
-		t.Fatalf("start: %v\n%s", err, out)
+		t.Fatalf("start --detach: %v\n%s", err, out)
 	}
 	id := strings.TrimSpace(out)
 	for f.trains.Load() == 0 {
@@ -155,4 +155,24 @@ func waitFor(t *testing.T, socket, id string) api.Job {
 		t.Fatal(err)
 	}
 	return j
+}
+
+// TestGenerationStartFollows: without --json or --detach, generation start
+// follows the job to its end and a failed one exits 5 with its error
+// text; generation retry follows the same way to success.
+func TestGenerationStartFollows(t *testing.T) {
+	f := &flaky{parts: &parts{root: t.TempDir()}}
+	f.fail.Store(true)
+	cfg := startDaemon(t, generation.NewKind(f))
+	sock := "--socket=" + cfg.Socket
+	out, err := run(t, append([]string{sock}, genArgs[:len(genArgs)-1]...)...)
+	if err == nil || ExitCode(err) != ExitJobFailed || !strings.Contains(err.Error(), "failed") ||
+		!strings.Contains(err.Error(), "CUDA out of memory") || !strings.Contains(out, "generation job ") {
+		t.Fatalf("followed failing start: exit %d, %v\n%s", ExitCode(err), err, out)
+	}
+	f.fail.Store(false)
+	out, err = run(t, sock, "generation", "retry", "1")
+	if err != nil || !strings.Contains(out, "queued again") || !strings.Contains(out, "succeeded") {
+		t.Fatalf("followed retry: %v\n%s", err, out)
+	}
 }
