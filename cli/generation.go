@@ -58,7 +58,7 @@ func generationCommand() *cli.Command {
 			{Name: "rm", Usage: "remove a generation's folder and unregister its model (refused while its job runs)", ArgsUsage: "G",
 				Flags: []cli.Flag{jsonFlag()}, Action: generationRemove},
 			{Name: "retry", Usage: "queue a failed generation's job again; it continues from its last finished stage", ArgsUsage: "G",
-				Flags: []cli.Flag{&cli.BoolFlag{Name: "detach", Usage: "print the job id and exit instead of following the job"}, jsonFlag()},
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "detach", Usage: "print the job id and exit instead of following the job"}, jsonFlag()},
 				Action: generationRetry},
 		},
 	}
