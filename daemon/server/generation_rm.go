@@ -8,10 +8,17 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"sync"
 
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/daemon/api"
 )
+
+// generationOps serializes removals and retries of generations, so that
+// a retry never queues a job whose folder a removal is renaming away. (A
+// job retry through /v1/jobs between a removal's check and its rename is
+// not covered: the retried job then starts the generation afresh.)
+var generationOps sync.Mutex
 
 // removeGeneration deletes generations/<g> and unregisters the models its
 // job registered as generation g. It is refused (409 naming the job)
@@ -21,6 +28,8 @@ func (s *Server) removeGeneration(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	generationOps.Lock()
+	defer generationOps.Unlock()
 	dir, owner, err := s.generationOwner(r.Context(), g)
 	if err != nil {
 		return err
@@ -49,6 +58,8 @@ func (s *Server) retryGeneration(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	generationOps.Lock()
+	defer generationOps.Unlock()
 	_, owner, err := s.generationOwner(r.Context(), g)
 	if err != nil {
 		return err
