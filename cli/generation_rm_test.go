@@ -176,3 +176,24 @@ func TestGenerationStartFollows(t *testing.T) {
 		t.Fatalf("followed retry: %v\n%s", err, out)
 	}
 }
+
+// TestCycleRunFollows: cycle run follows its job to the end by default
+// and prints only the id with --detach.
+func TestCycleRunFollows(t *testing.T) {
+	p := &parts{root: t.TempDir()}
+	cfg := startDaemon(t, generation.NewCycleKind(cycleParts{p}))
+	sock := "--socket=" + cfg.Socket
+	args := []string{sock, "cycle", "run", "--tasks", "a", "--generations", "1", "--episodes", "4", "--min-success", "3", "--cap", "5",
+		"--opponents", "2", "--train", "2", "--val", "1"}
+	out, err := run(t, args...)
+	if err != nil || !strings.Contains(out, "cycle job ") || !strings.Contains(out, "succeeded") {
+		t.Fatalf("cycle run: %v\n%s", err, out)
+	}
+	out, err = run(t, append(args, "--detach", "--seed", "9")...)
+	if id := strings.TrimSpace(out); err != nil || strings.Contains(id, " ") || id == "" {
+		t.Fatalf("cycle run --detach: %v\n%s", err, out)
+	}
+	if j := waitFor(t, cfg.Socket, strings.TrimSpace(out)); !api.Terminal(j.State) {
+		t.Errorf("detached cycle job %s", j.State)
+	}
+}
