@@ -3,10 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -33,6 +33,7 @@ func generationFlags() []cli.Flag {
 		&cli.IntFlag{Name: "train-steps", Usage: "optimizer steps of the LoRA run", DefaultText: "mass-train's"},
 		&cli.BoolFlag{Name: "lenient", Usage: "render keeps selected episodes that yield no supervised window (counted) instead of failing"},
 		&cli.StringFlag{Name: "directive", Usage: "execution directive `FILE` of collection episodes, verbatim (e.g. the reference's teacher_directive.txt)"},
+		&cli.BoolFlag{Name: "detach", Usage: "print the job id and exit instead of following the job"},
 		jsonFlag(),
 	}
 }
@@ -65,9 +66,14 @@ func generationCommand() *cli.Command {
 		Name:  "generation",
 		Usage: "run and inspect generations: collect, rank, select, train, export, serve",
 		Subcommands: []*cli.Command{
-			{Name: "start", Usage: "start generation g+1 from a model; --json waits and prints generation.json", Flags: generationFlags(), Action: generationStart},
+			{Name: "start", Usage: "start generation g+1 from a model and follow it (--detach: print the job id; --json: wait and print generation.json)", Flags: generationFlags(), Action: generationStart},
 			{Name: "list", Usage: "list generations", Flags: []cli.Flag{jsonFlag()}, Action: generationList},
 			{Name: "show", Usage: "show one generation", ArgsUsage: "G", Flags: []cli.Flag{jsonFlag()}, Action: generationShow},
+			{Name: "rm", Usage: "remove a generation's folder and unregister its model (refused while its job runs)", ArgsUsage: "G",
+				Flags: []cli.Flag{jsonFlag()}, Action: generationRemove},
+			{Name: "retry", Usage: "queue a failed generation's job again; it continues from its last finished stage", ArgsUsage: "G",
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "detach", Usage: "print the job id and exit instead of following the job"}, jsonFlag()},
+				Action: generationRetry},
 		},
 	}
 }
@@ -80,7 +86,7 @@ func cycleCommand() *cli.Command {
 		Name:  "cycle",
 		Usage: "run the MASS cycle: for g = 1..G, search on every task, then generation g",
 		Subcommands: []*cli.Command{
-			{Name: "run", Usage: "start a cycle; --json waits and prints the generations", Flags: flags, Action: cycleRun},
+			{Name: "run", Usage: "start a cycle and follow it (--detach: print the job id; --json: wait and print the generations)", Flags: flags, Action: cycleRun},
 		},
 	}
 }
@@ -117,8 +123,9 @@ func cycleRun(c *cli.Context) error {
 		SearchIterations: c.Int("search-iterations")})
 }
 
-// submitAndWait queues the job; with --json it waits for the end and
-// prints the job's result, else it prints the job id.
+// submitAndWait queues the job. With --detach it prints the job id; with
+// --json it waits for the end and prints the job's result; else it
+// follows the job as job watch does, ending with its outcome and error.
 func submitAndWait(c *cli.Context, kind string, params any) error {
 	b, err := json.Marshal(params)
 	if err != nil {
@@ -129,16 +136,28 @@ func submitAndWait(c *cli.Context, kind string, params any) error {
 	if err != nil {
 		return err
 	}
-	if !c.Bool("json") {
-		fmt.Fprintf(c.App.Writer, "%s\n", j.ID)
-		return nil
+	follows := false // commands without --detach (eval) print the id, as before
+	for _, f := range c.Command.Flags {
+		follows = follows || f.Names()[0] == "detach"
+	}
+	switch {
+	case c.Bool("detach") || (!follows && !c.Bool("json")):
+		_, err := fmt.Fprintf(c.App.Writer, "%s\n", j.ID)
+		return err
+	case !c.Bool("json"):
+		fmt.Fprintf(c.App.Writer, "%s job %s queued (massctl job watch %s; --detach to not follow)\n", kind, j.ID, j.ID)
+		err := followJob(c.Context, cl, c.App.Writer, j.ID)
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("stopped following; %s job %s keeps running (massctl job watch %s, massctl job cancel %s)", kind, j.ID, j.ID, j.ID)
+		}
+		return err
 	}
 	j, err = waitJob(c.Context, cl, j.ID)
 	if err != nil {
 		return err
 	}
 	if j.State != api.StateSucceeded {
-		return fmt.Errorf("%s job %s ended %s: %s", kind, j.ID, j.State, j.Error)
+		return jobFailed("%s job %s ended %s: %s", kind, j.ID, j.State, j.Error)
 	}
 	_, err = fmt.Fprintf(c.App.Writer, "%s\n", j.Result)
 	return err
@@ -184,9 +203,9 @@ func generationShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	g, err := strconv.Atoi(arg)
-	if err != nil || g < 1 {
-		return fmt.Errorf("generation %q: give its number, 1 or more", arg)
+	g, err := generationArg(arg)
+	if err != nil {
+		return err
 	}
 	raw, err := clientFrom(c).Generation(c.Context, g)
 	if err != nil {

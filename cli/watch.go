@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/daemon/client"
 )
 
 // jobWatch follows a job. On a terminal it redraws one status line (state,
@@ -24,11 +26,16 @@ func jobWatch(c *cli.Context) error {
 		return err
 	}
 	cl := clientFrom(c)
-	w := c.App.Writer
 	if c.Bool("json") {
-		enc := json.NewEncoder(w)
+		enc := json.NewEncoder(c.App.Writer)
 		return cl.Follow(c.Context, id, 0, func(it api.StreamItem) error { return enc.Encode(it) })
 	}
+	return followJob(c.Context, cl, c.App.Writer, id)
+}
+
+// followJob is job watch's view of job id to its end: the outcome line,
+// and jobFailed with it when the job did not succeed.
+func followJob(ctx context.Context, cl *client.Client, w io.Writer, id string) error {
 	v := &watchView{w: w, tty: isTerminal(w)}
 	var last api.Job
 	stop := make(chan struct{})
@@ -47,7 +54,7 @@ func jobWatch(c *cli.Context) error {
 			}
 		}()
 	}
-	err = cl.Follow(c.Context, id, 0, func(it api.StreamItem) error {
+	err := cl.Follow(ctx, id, 0, func(it api.StreamItem) error {
 		if it.Job != nil {
 			last = *it.Job
 		}

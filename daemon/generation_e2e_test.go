@@ -212,7 +212,7 @@ func TestGenerationKillDuringCollect(t *testing.T) {
 		t.Fatalf("search: %v %s", err, out)
 	}
 	out, err = r.massctl("generation", "start", "--tasks", ss.Task, "--model", "scripted", "--episodes", "8", "--min-success", "4",
-		"--cap", "10", "--opponents", "2", "--train", "3", "--val", "1", "--train-steps", "1", "--seed", "2")
+		"--cap", "10", "--opponents", "2", "--train", "3", "--val", "1", "--train-steps", "1", "--seed", "2", "--detach")
 	if err != nil {
 		t.Fatal(err)
 	}

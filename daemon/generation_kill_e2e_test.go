@@ -153,7 +153,7 @@ func TestGenerationKilledDuringRankAndTrain(t *testing.T) {
 	}
 	gate.arm(3)
 	out, err = r.massctl("generation", "start", "--tasks", ss.Task, "--model", "base", "--episodes", "6", "--min-success", "6",
-		"--cap", "8", "--opponents", "2", "--train", "4", "--val", "1", "--train-steps", "30", "--seed", "3")
+		"--cap", "8", "--opponents", "2", "--train", "4", "--val", "1", "--train-steps", "30", "--seed", "3", "--detach")
 	if err != nil {
 		t.Fatal(err)
 	}

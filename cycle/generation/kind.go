@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -151,26 +150,6 @@ func runOwned(ctx context.Context, job jobs.Job, rep jobs.Reporter, cfg Config) 
 	cfg.Progress = stageProgress(rep)
 	rep.Event("generation", fmt.Sprintf("generation %d from %s in %s", cfg.G, cfg.Parent.Name, cfg.Dir), map[string]any{"generation": cfg.G})
 	return Run(ctx, cfg)
-}
-
-// OwnerFile names the job that made a generation directory.
-const OwnerFile = "owner.json"
-
-func claim(dir, jobID string) error {
-	var o struct {
-		Job string `json:"job"`
-	}
-	ok, err := readJSON(filepath.Join(dir, OwnerFile), &o)
-	switch {
-	case err != nil:
-		return err
-	case ok && o.Job != jobID:
-		return fmt.Errorf("generation directory %s belongs to job %s", dir, o.Job)
-	case ok:
-		return nil
-	}
-	o.Job = jobID
-	return writeJSON(filepath.Join(dir, OwnerFile), o)
 }
 
 // nothing is the parts ParseParams validates against.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -74,7 +75,8 @@ func TestGenerationKind(t *testing.T) {
 	}
 	other := job(w.root, KindName, small)
 	other.ID = "job-2"
-	if err := k.Run(context.Background(), other, rep); err == nil || !strings.Contains(err.Error(), "belongs to job job-1") {
+	if err := k.Run(context.Background(), other, rep); err == nil || !strings.Contains(err.Error(), "belongs to job job-1") ||
+		!strings.Contains(err.Error(), "massctl generation rm 1") || !strings.Contains(err.Error(), "massctl generation retry 1") {
 		t.Errorf("second job on generation 1: %v", err)
 	}
 }
@@ -119,5 +121,26 @@ func TestCycleKind(t *testing.T) {
 	}
 	if n := len(w.calls()) - before; n != 0 {
 		t.Errorf("resumed finished cycle made %d calls", n)
+	}
+}
+
+// TestRemoveDir: a generation folder goes whole, and so does trash an
+// interrupted removal left; its siblings stay.
+func TestRemoveDir(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"1/train/best", "2", TrashPrefix + "3-5/x"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o750); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := RemoveDir(filepath.Join(root, "1")); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(root)
+	if len(ents) != 1 || ents[0].Name() != "2" {
+		t.Errorf("left %v, want only 2", ents)
+	}
+	if err := RemoveDir(filepath.Join(root, "7")); err == nil {
+		t.Error("removing a missing folder succeeded")
 	}
 }

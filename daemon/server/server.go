@@ -98,6 +98,8 @@ func New(o Options) *Server {
 		{"GET /v1/models", s.listModels},
 		{"GET /v1/generations", s.listGenerations},
 		{"GET /v1/generations/{g}", s.getGeneration},
+		{"DELETE /v1/generations/{g}", s.removeGeneration},
+		{"POST /v1/generations/{g}/retry", s.retryGeneration},
 		{"GET /v1/report", s.getReport},
 		{"POST /v1/models/{name}/test", s.testModel},
 	}

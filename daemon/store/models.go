@@ -89,3 +89,22 @@ func scanModel(r scanner) (Model, error) {
 	m.Created = fromNanos(created)
 	return m, err
 }
+
+// RemoveModels unregisters the models job jobID registered as generation
+// g (a removed generation's) and returns their names.
+func (s *Store) RemoveModels(ctx context.Context, jobID string, g int) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `DELETE FROM models WHERE job_id = ? AND g = ? RETURNING name`, jobID, g)
+	if err != nil {
+		return nil, fmt.Errorf("unregister generation %d's models: %w", g, err)
+	}
+	defer rows.Close()
+	names := []string{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("unregister generation %d's models: %w", g, err)
+		}
+		names = append(names, n)
+	}
+	return names, rows.Err()
+}

@@ -51,3 +51,36 @@ func TestModelsSurviveReopen(t *testing.T) {
 		t.Errorf("missing model: %v", err)
 	}
 }
+
+// TestRemoveModels: a removed generation's models are unregistered (only
+// that job's, of that generation) and its name can be registered again by
+// another job.
+func TestRemoveModels(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "massd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, m := range []Model{{Name: "gen-1", G: 1, JobID: "job-1"}, {Name: "gen-2", G: 2, JobID: "job-1"}, {Name: "other-1", G: 1, JobID: "job-9"}} {
+		if err := s.PutModel(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names, err := s.RemoveModels(ctx, "job-1", 1)
+	if err != nil || len(names) != 1 || names[0] != "gen-1" {
+		t.Fatalf("RemoveModels = %v, %v", names, err)
+	}
+	if _, err := s.GetModel(ctx, "gen-1"); !errors.Is(err, api.ErrNotFound) {
+		t.Errorf("gen-1 after removal: %v", err)
+	}
+	if list, _ := s.Models(ctx); len(list) != 2 {
+		t.Errorf("left %+v, want gen-2 and other-1", list)
+	}
+	if err := s.PutModel(ctx, Model{Name: "gen-1", G: 1, JobID: "job-2"}); err != nil {
+		t.Errorf("another job registering gen-1 after removal: %v", err)
+	}
+	if names, err := s.RemoveModels(ctx, "job-7", 1); err != nil || len(names) != 0 {
+		t.Errorf("removing none = %v, %v", names, err)
+	}
+}
