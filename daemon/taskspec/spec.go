@@ -57,3 +57,8 @@ type Limits struct {
 	CPUs            float64       `json:"cpus" yaml:"cpus"`
 	MemoryBytes     int64         `json:"memory_bytes" yaml:"memory_bytes"`
 }
+
+// RecipeFile is a task's own scripted dry-run recipe, beside its spec in
+// the task folder and in massd's stored task directory. It holds the
+// task's answers, so it is never an input and never reaches a workspace.
+const RecipeFile = "scripted-recipe.json"
