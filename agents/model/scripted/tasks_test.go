@@ -114,3 +114,16 @@ func FuzzParseRecipe(f *testing.F) {
 		}
 	})
 }
+
+// TestDryRunTeamWritesRequiredOutputs: with a workflow the first design
+// agent writes the stored task's required outputs.
+func TestDryRunTeamWritesRequiredOutputs(t *testing.T) {
+	tasks := staticTasks{{ID: "new-task", Prompt: "Summarise the logs.", Required: []string{"report.md", "results/*.json"}}}
+	teacher := "Summarise the logs.\n\n" + workflowHeader + "\n" + `[{"agent_id": "analyst", "role": "analyst", "instruction": "analyse"}, {"agent_id": "writer", "role": "writer", "instruction": "write"}]`
+	files := writesOf(t, tasks, teacher)
+	for _, name := range []string{"report.md", "results/dry-run.json"} {
+		if !strings.Contains(files[name], Label) {
+			t.Errorf("%s: %q, want a labelled dry-run file (wrote %v)", name, files[name], files)
+		}
+	}
+}
