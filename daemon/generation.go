@@ -25,12 +25,16 @@ type generations struct {
 	serves   map[string]served           // model name → what its calls reach (model list)
 }
 
-// AttachStore gives the builtins massd's store once it is open and puts
-// the generations registered before a restart back in the model registry.
+// AttachStore gives the builtins massd's store once it is open, lets the
+// scripted model look stored tasks (and their recipes) up, and puts the
+// generations registered before a restart back in the model registry.
 func (b *Builtins) AttachStore(ctx context.Context, st *store.Store) error {
 	b.gens.mu.Lock()
 	b.gens.st = st
 	b.gens.mu.Unlock()
+	if b.dry != nil {
+		b.dry.SetTasks(storeTasks{st: st, log: b.log})
+	}
 	ms, err := st.Models(ctx)
 	if err != nil {
 		return err

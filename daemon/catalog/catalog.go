@@ -79,6 +79,9 @@ func (c *Catalog) Add(ctx context.Context, unpack func(dir string) error) (api.T
 	if err != nil {
 		return api.Task{}, fmt.Errorf("%s: %w", strings.ReplaceAll(err.Error(), tmp+"/", ""), api.ErrInvalid)
 	}
+	if err := checkRecipe(tmp, spec); err != nil {
+		return api.Task{}, err
+	}
 	dir := c.layout.Task(spec.ID)
 	if _, err := os.Lstat(dir); err == nil {
 		return api.Task{}, fmt.Errorf("task %s already exists: %w", spec.ID, api.ErrConflict)

@@ -108,6 +108,9 @@ func (c *Catalog) Update(ctx context.Context, id string, unpack func(dir string)
 	if err != nil {
 		return old, fmt.Errorf("%s: %w", strings.ReplaceAll(err.Error(), tmp+"/", ""), api.ErrInvalid)
 	}
+	if err := checkRecipe(tmp, spec); err != nil {
+		return old, err
+	}
 	if spec.ID != id {
 		return old, fmt.Errorf("the uploaded spec's id is %q, not %q; add it as a new task (massctl task add): %w", spec.ID, id, api.ErrInvalid)
 	}

@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -18,7 +20,8 @@ import (
 )
 
 // AddTask loads and validates the spec at specPath locally, then uploads it
-// with every input and workflow file as a tar stream.
+// with every input and workflow file, and the folder's scripted-recipe.json
+// when it has one, as a tar stream.
 func (c *Client) AddTask(ctx context.Context, specPath string) (api.Task, error) {
 	return c.uploadTask(ctx, http.MethodPost, "", specPath)
 }
@@ -58,6 +61,10 @@ func (c *Client) uploadTask(ctx context.Context, method, id, specPath string) (a
 		if f == taskspec.FileName {
 			return api.Task{}, fmt.Errorf("task %s: an input is named %s, which is reserved for the spec; rename it", spec.ID, taskspec.FileName)
 		}
+	}
+	files, err = withRecipe(spec, files)
+	if err != nil {
+		return api.Task{}, err
 	}
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(writeTaskTar(pw, specPath, spec.Dir, files)) }()
@@ -154,4 +161,22 @@ func (c *Client) Task(ctx context.Context, id string) (api.Task, error) {
 	var t api.Task
 	err := c.getJSON(ctx, "/v1/tasks/"+url.PathEscape(id), nil, &t)
 	return t, err
+}
+
+// withRecipe adds the task folder's scripted-recipe.json, when there is
+// one, to the files uploaded: massd keeps it beside the spec for the
+// scripted dry-run model. It holds the answers, so no input may carry it.
+func withRecipe(spec *taskspec.Spec, files []string) ([]string, error) {
+	if _, err := os.Lstat(filepath.Join(spec.Dir, taskspec.RecipeFile)); err != nil {
+		return files, nil
+	}
+	for _, in := range spec.Inputs {
+		if p := path.Clean(in.Path); p == taskspec.RecipeFile || p == "." {
+			return nil, fmt.Errorf("task %s: input %q would put %s, which holds the scripted answers, into the workspace; keep it beside the spec only", spec.ID, in.Path, taskspec.RecipeFile)
+		}
+	}
+	if slices.Contains(files, taskspec.RecipeFile) {
+		return files, nil // a hidden path: uploaded already
+	}
+	return append(files, taskspec.RecipeFile), nil
 }

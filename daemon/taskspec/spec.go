@@ -60,3 +60,8 @@ type Limits struct {
 	// refuses more than its sandbox.max_gpus.
 	GPUs int `json:"gpus,omitempty" yaml:"gpus,omitempty"`
 }
+
+// RecipeFile is a task's own scripted dry-run recipe, beside its spec in
+// the task folder and in massd's stored task directory. It holds the
+// task's answers, so it is never an input and never reaches a workspace.
+const RecipeFile = "scripted-recipe.json"

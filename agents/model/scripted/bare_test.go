@@ -14,7 +14,7 @@ func TestBareSolverOfLaterGeneration(t *testing.T) {
 	checks := func(modelID string) int {
 		seed := 3
 		n := 0
-		for _, c := range workerWrites(&fakeopenai.Request{Model: modelID, Seed: &seed}, assignment{agent: "solver", recipe: "projectile-sim", index: 1, of: 1}) {
+		for _, c := range workerWrites(&fakeopenai.Request{Model: modelID, Seed: &seed}, assignment{agent: "solver", recipe: "projectile-sim", index: 1, of: 1}, nil) {
 			if strings.Contains(c.Arguments, "/workspace/dryrun/checks/") {
 				n++
 			}

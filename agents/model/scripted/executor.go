@@ -45,14 +45,14 @@ func workflowAgents(prompt string) []teamAgent {
 // writes its own contract check, so a larger team leaves more evidence.
 // Consecutive contract checkers (ids "checker-N", independent of each
 // other) are delegated together, several agent calls in one message.
-func teamOrchestrator(r *fakeopenai.Request, agents []teamAgent) fakeopenai.Reply {
+func teamOrchestrator(r *fakeopenai.Request, agents []teamAgent, tasks Tasks) fakeopenai.Reply {
 	done := 0 // agent calls answered so far: one tool message each
 	for _, m := range r.Messages {
 		if m.Role == "tool" {
 			done++
 		}
 	}
-	rc := recipeFor(r.FirstUser())
+	rc := recipeFor(tasks, r.FirstUser())
 	id := "none"
 	if rc != nil {
 		id = rc.TaskID
@@ -156,7 +156,7 @@ func SeedQuality(seed int) int {
 // teamWorker plays one workflow agent: turn 0 writes its files in one
 // message (several tool calls), turn 1 verifies, turn 2 reports. The
 // second agent first reads the first one's Python file (a code handoff).
-func teamWorker(r *fakeopenai.Request, a assignment) fakeopenai.Reply {
+func teamWorker(r *fakeopenai.Request, a assignment, tasks Tasks) fakeopenai.Reply {
 	turn := r.Turn()
 	if a.index == 2 {
 		if turn == 0 {
@@ -166,10 +166,10 @@ func teamWorker(r *fakeopenai.Request, a assignment) fakeopenai.Reply {
 	}
 	switch turn {
 	case 0:
-		return fakeopenai.Reply{Reasoning: Label + " Write my contract's files.", Calls: workerWrites(r, a)}
+		return fakeopenai.Reply{Reasoning: Label + " Write my contract's files.", Calls: workerWrites(r, a, tasks)}
 	case 1:
 		cmd := "ls -l /workspace /workspace/dryrun/checks"
-		if rc := recipeByID(a.recipe); rc != nil && a.index == 1 && rc.Verify != "" {
+		if rc := recipeOf(tasks, a.recipe); rc != nil && a.index == 1 && rc.Verify != "" {
 			cmd = rc.Verify + "; ls -l /workspace/dryrun/checks"
 		}
 		return call(Label+" Verify what I wrote.", "run_shell_command", map[string]any{"command": cmd + " || true", "description": "verify deliverables"})
@@ -177,14 +177,14 @@ func teamWorker(r *fakeopenai.Request, a assignment) fakeopenai.Reply {
 	return fakeopenai.Reply{Reasoning: Label + " Verified.", Content: fmt.Sprintf("%s %s finished its contract (agent %d of %d).", Label, a.agent, a.index, a.of)}
 }
 
-func workerWrites(r *fakeopenai.Request, a assignment) []fakeopenai.Call {
+func workerWrites(r *fakeopenai.Request, a assignment, tasks Tasks) []fakeopenai.Call {
 	seed := seedOf(r)
 	var calls []fakeopenai.Call
 	write := func(p, content string) {
 		b, _ := json.Marshal(map[string]any{"file_path": p, "content": content})
 		calls = append(calls, fakeopenai.Call{Name: "write_file", Arguments: string(b)})
 	}
-	rc := recipeByID(a.recipe)
+	rc := recipeOf(tasks, a.recipe)
 	if a.index == 1 {
 		write(PythonFile, pythonSource)
 	}

@@ -19,7 +19,7 @@ func teamExport(t *testing.T, modelID string, seed int) []byte {
 	tw := tar.NewWriter(&buf)
 	for i, id := range []string{"analyst", "reporter", "checker-3"} {
 		r := &fakeopenai.Request{Model: modelID, Seed: &seed}
-		for _, c := range workerWrites(r, assignment{agent: id, recipe: "sales-analysis", index: i + 1, of: 3}) {
+		for _, c := range workerWrites(r, assignment{agent: id, recipe: "sales-analysis", index: i + 1, of: 3}, nil) {
 			var args struct {
 				FilePath string `json:"file_path"`
 				Content  string `json:"content"`

@@ -10,9 +10,10 @@ import (
 	"github.com/mass-dev/mass/examples"
 )
 
-// Recipe is an example task's scripted recipe
-// (examples/tasks/<task>/scripted-recipe.json): the deliverables the
-// scripted executor writes when the task prompt contains Match.
+// Recipe is a task's scripted recipe (scripted-recipe.json beside its
+// spec; the example tasks' are also compiled in, from
+// examples/tasks/<task>/): the deliverables the scripted executor writes.
+// A compiled-in recipe applies when the task prompt contains Match.
 type Recipe struct {
 	TaskID string            `json:"task_id"`
 	Match  string            `json:"match"`
@@ -43,16 +44,44 @@ func loadRecipes() []Recipe {
 	return out
 }
 
-// recipeFor finds the recipe of a task prompt, or nil.
-func recipeFor(prompt string) *Recipe {
+// recipeFor finds the recipe of a teacher prompt: the stored task's own
+// recipe, else a compiled-in example's, else one that writes the stored
+// task's required outputs as labelled dry-run files; nil when none fits.
+func recipeFor(tasks Tasks, prompt string) *Recipe {
+	var t Task
+	ok := false
+	if tasks != nil {
+		t, ok = tasks.ByPrompt(prompt)
+	}
+	return resolve(t, ok, prompt)
+}
+
+// recipeOf is recipeFor for a worker, which knows only the recipe id.
+func recipeOf(tasks Tasks, id string) *Recipe {
+	if tasks != nil {
+		if t, ok := tasks.ByID(id); ok {
+			return resolve(t, true, t.Prompt)
+		}
+	}
+	return recipeByID(id)
+}
+
+func resolve(t Task, stored bool, prompt string) *Recipe {
+	if stored && t.Recipe != nil {
+		return t.Recipe
+	}
 	for i := range recipes {
 		if strings.Contains(prompt, recipes[i].Match) {
 			return &recipes[i]
 		}
 	}
+	if stored {
+		return t.recipe()
+	}
 	return nil
 }
 
+// recipeByID is the compiled-in example recipe of that id, or nil.
 func recipeByID(id string) *Recipe {
 	for i := range recipes {
 		if recipes[i].TaskID == id {

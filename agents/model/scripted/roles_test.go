@@ -94,7 +94,7 @@ func TestFailingSeedSkipsGradedDeliverable(t *testing.T) {
 	names := func(seed int) string {
 		r := &fakeopenai.Request{Model: ModelID, Seed: &seed}
 		var out []string
-		for _, c := range workerWrites(r, a) {
+		for _, c := range workerWrites(r, a, nil) {
 			var args struct {
 				FilePath string `json:"file_path"`
 			}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mass-dev/mass/agents/model"
@@ -53,7 +54,16 @@ if __name__ == "__main__":
 // runs it; then the orchestrator reports. It keys only on the conversation
 // (offered tools, turn number, assignment marker), so it is deterministic
 // and needs no state between requests.
-func Policy(r *fakeopenai.Request) fakeopenai.Reply {
+func Policy(r *fakeopenai.Request) fakeopenai.Reply { return serve(r, nil) }
+
+// PolicyWith is Policy that also knows the stored tasks: a task's own
+// recipe, read at run time, or else its required outputs, which the
+// workers write as labelled dry-run files so that any task runs end to end.
+func PolicyWith(tasks Tasks) fakeopenai.Policy {
+	return func(r *fakeopenai.Request) fakeopenai.Reply { return serve(r, tasks) }
+}
+
+func serve(r *fakeopenai.Request, tasks Tasks) fakeopenai.Reply {
 	turn := r.Turn()
 	first := r.FirstUser()
 	switch {
@@ -67,15 +77,15 @@ func Policy(r *fakeopenai.Request) fakeopenai.Reply {
 		return optimize(r)
 	case r.HasTool("agent"):
 		if agents := workflowAgents(first); len(agents) > 0 {
-			return foreground(first, teamOrchestrator(r, agents))
+			return foreground(first, teamOrchestrator(r, agents, tasks))
 		}
-		if rc := recipeFor(first); rc != nil {
+		if rc := recipeFor(tasks, first); rc != nil {
 			return foreground(first, bareRecipe(turn, rc))
 		}
 		return foreground(first, orchestrator(turn))
 	case strings.HasPrefix(first, teamMarker):
 		if a, ok := parseAssignment(first); ok {
-			return teamWorker(r, a)
+			return teamWorker(r, a, tasks)
 		}
 	case strings.Contains(r.FirstUser(), writerMarker):
 		return writer(turn)
@@ -161,7 +171,20 @@ func call(reasoning, name string, args map[string]any) fakeopenai.Reply {
 // fresh random key per Start that ConfigFor hands to massd's clients.
 type Server struct {
 	*fakeopenai.Server
-	key string
+	key   string
+	tasks atomic.Pointer[Tasks]
+}
+
+// SetTasks makes the served policy look stored tasks up in t (massd's
+// task store), read on every request; until then only the compiled-in
+// example recipes apply.
+func (s *Server) SetTasks(t Tasks) { s.tasks.Store(&t) }
+
+func (s *Server) lookup() Tasks {
+	if p := s.tasks.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // Start serves the policy on an ephemeral loopback port.
@@ -171,11 +194,13 @@ func Start() (*Server, error) {
 		return nil, fmt.Errorf("scripted model secret: %w", err)
 	}
 	key := "mass-scripted-" + hex.EncodeToString(b)
-	s := fakeopenai.New(Policy, fakeopenai.WithModelID(ModelID), fakeopenai.WithoutHistory(), fakeopenai.WithAPIKey(key))
-	if err := s.Start("127.0.0.1:0"); err != nil {
+	srv := &Server{key: key}
+	p := func(r *fakeopenai.Request) fakeopenai.Reply { return serve(r, srv.lookup()) }
+	srv.Server = fakeopenai.New(p, fakeopenai.WithModelID(ModelID), fakeopenai.WithoutHistory(), fakeopenai.WithAPIKey(key))
+	if err := srv.Start("127.0.0.1:0"); err != nil {
 		return nil, err
 	}
-	return &Server{Server: s, key: key}, nil
+	return srv, nil
 }
 
 // Key is the secret every request to s must carry as its bearer token
