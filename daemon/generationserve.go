@@ -21,7 +21,7 @@ import (
 func (b *Builtins) serveOn(ctx context.Context, m store.Model, rootName string, root *config.Model, fresh bool) (string, error) {
 	sv := root.Serving
 	var cmd *serving.Command
-	if len(sv.Command) > 0 {
+	if len(sv.Command) > 0 || sv.VLLM != nil { // a vLLM recipe composes a serve command
 		cmd = b.command(rootName, root)
 	}
 	if sv.LoRA != "" {
