@@ -55,12 +55,16 @@ fi
 # touching the file's other keys. A new pin gets a new directory: containers
 # still running on the old binary keep it. The build is skipped when the
 # installed binary already reports the pinned version.
+# --platform=systrap: gVisor's default, no KVM needed, faster than ptrace;
 # --network=none: this kernel refuses runsc's own networking in the root
-# network namespace; --oci-seccomp: without it runsc ignores the
-# container's seccomp profile (ptrace, unshare, syslog... inside gVisor).
+# network namespace. No --oci-seccomp: current runsc applies the container
+# profile with every ERRNO action as EPERM, so clone3 (ENOSYS in the
+# engine's profile, to make libc fall back to clone) fails with EPERM and
+# no thread can start (python3 -c 'import numpy' fails); the helper's own
+# filter (sandbox/helper/seccomp_linux.go) filters every agent process.
 gvisor_version=v0.0.0-20260905035102-160fafc42237
 gvisor_dir=/usr/local/lib/mass/gvisor/$gvisor_version
-runsc_entry='{"path": "'$gvisor_dir'/runsc", "runtimeArgs": ["--platform=systrap", "--network=none", "--oci-seccomp"]}'
+runsc_entry='{"path": "'$gvisor_dir'/runsc", "runtimeArgs": ["--platform=systrap", "--network=none"]}'
 build_runsc() {
 	if [[ -x $gvisor_dir/runsc && "$("$gvisor_dir/runsc" --version 2>/dev/null | head -n 1)" == "runsc version $gvisor_version" ]]; then
 		return 0
