@@ -75,10 +75,10 @@ build_runsc() {
 	tmp=$(mktemp -d)
 	start=$(date +%s)
 	CGO_ENABLED=0 GOBIN=$tmp go install -trimpath -ldflags "-X gvisor.dev/gvisor/runsc/version.version=$gvisor_version" \
-		"gvisor.dev/gvisor/runsc@$gvisor_version" "gvisor.dev/gvisor/shim@$gvisor_version"
-	mkdir -p "$gvisor_dir"
-	install -m 0755 "$tmp/runsc" "$gvisor_dir/runsc"
-	install -m 0755 "$tmp/shim" "$gvisor_dir/containerd-shim-runsc-v1"
+		"gvisor.dev/gvisor/runsc@$gvisor_version" "gvisor.dev/gvisor/shim@$gvisor_version" || { rm -rf "$tmp"; return 1; }
+	mkdir -p "$gvisor_dir" &&
+		install -m 0755 "$tmp/shim" "$gvisor_dir/containerd-shim-runsc-v1" &&
+		install -m 0755 "$tmp/runsc" "$gvisor_dir/runsc" || { rm -rf "$tmp"; return 1; }
 	rm -rf "$tmp"
 	ln -sfn "$gvisor_dir/containerd-shim-runsc-v1" /usr/local/bin/containerd-shim-runsc-v1
 	echo "setup-host: gVisor runsc built in $(($(date +%s) - start)) s: $("$gvisor_dir/runsc" --version | head -n 1)"
@@ -114,8 +114,13 @@ PY
 	fi
 }
 if [[ ${MASS_NO_GVISOR:-0} != 1 ]]; then
-	build_runsc
-	register_runsc
+	# A failed build leaves the registration as it was (auto then uses
+	# runc unless a usable runsc is registered) and does not stop setup.
+	if build_runsc; then
+		register_runsc
+	else
+		echo "setup-host: WARNING: building gVisor runsc $gvisor_version failed; runsc is not (re)registered" >&2
+	fi
 fi
 
 echo "setup-host: go modules"
