@@ -55,12 +55,16 @@ fi
 # touching the file's other keys. A new pin gets a new directory: containers
 # still running on the old binary keep it. The build is skipped when the
 # installed binary already reports the pinned version.
+# --platform=systrap: gVisor's default, no KVM needed, faster than ptrace;
 # --network=none: this kernel refuses runsc's own networking in the root
-# network namespace; --oci-seccomp: without it runsc ignores the
-# container's seccomp profile (ptrace, unshare, syslog... inside gVisor).
+# network namespace. No --oci-seccomp: current runsc applies the container
+# profile with every ERRNO action as EPERM, so clone3 (ENOSYS in the
+# engine's profile, to make libc fall back to clone) fails with EPERM and
+# no thread can start (python3 -c 'import numpy' fails); the helper's own
+# filter (sandbox/helper/seccomp_linux.go) filters every agent process.
 gvisor_version=v0.0.0-20260905035102-160fafc42237
 gvisor_dir=/usr/local/lib/mass/gvisor/$gvisor_version
-runsc_entry='{"path": "'$gvisor_dir'/runsc", "runtimeArgs": ["--platform=systrap", "--network=none", "--oci-seccomp"]}'
+runsc_entry='{"path": "'$gvisor_dir'/runsc", "runtimeArgs": ["--platform=systrap", "--network=none"]}'
 build_runsc() {
 	if [[ -x $gvisor_dir/runsc && "$("$gvisor_dir/runsc" --version 2>/dev/null | head -n 1)" == "runsc version $gvisor_version" ]]; then
 		return 0
@@ -71,10 +75,10 @@ build_runsc() {
 	tmp=$(mktemp -d)
 	start=$(date +%s)
 	CGO_ENABLED=0 GOBIN=$tmp go install -trimpath -ldflags "-X gvisor.dev/gvisor/runsc/version.version=$gvisor_version" \
-		"gvisor.dev/gvisor/runsc@$gvisor_version" "gvisor.dev/gvisor/shim@$gvisor_version"
-	mkdir -p "$gvisor_dir"
-	install -m 0755 "$tmp/runsc" "$gvisor_dir/runsc"
-	install -m 0755 "$tmp/shim" "$gvisor_dir/containerd-shim-runsc-v1"
+		"gvisor.dev/gvisor/runsc@$gvisor_version" "gvisor.dev/gvisor/shim@$gvisor_version" || { rm -rf "$tmp"; return 1; }
+	mkdir -p "$gvisor_dir" &&
+		install -m 0755 "$tmp/shim" "$gvisor_dir/containerd-shim-runsc-v1" &&
+		install -m 0755 "$tmp/runsc" "$gvisor_dir/runsc" || { rm -rf "$tmp"; return 1; }
 	rm -rf "$tmp"
 	ln -sfn "$gvisor_dir/containerd-shim-runsc-v1" /usr/local/bin/containerd-shim-runsc-v1
 	echo "setup-host: gVisor runsc built in $(($(date +%s) - start)) s: $("$gvisor_dir/runsc" --version | head -n 1)"
@@ -110,8 +114,13 @@ PY
 	fi
 }
 if [[ ${MASS_NO_GVISOR:-0} != 1 ]]; then
-	build_runsc
-	register_runsc
+	# A failed build leaves the registration as it was (auto then uses
+	# runc unless a usable runsc is registered) and does not stop setup.
+	if build_runsc; then
+		register_runsc
+	else
+		echo "setup-host: WARNING: building gVisor runsc $gvisor_version failed; runsc is not (re)registered" >&2
+	fi
 fi
 
 echo "setup-host: go modules"

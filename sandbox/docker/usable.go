@@ -55,7 +55,12 @@ func (r *Runtime) usableOn(ctx context.Context, name string) (ok, checked bool, 
 		return true, true, ""
 	}
 	start := time.Now()
+	// The check runs while New resolves auto: the workspace keeper takes
+	// the default policy's runtime, so name it for the check's duration.
+	prev := r.cfg.Policy.Runtime
+	r.cfg.Policy.Runtime = name
 	failed, err := r.runUsable(ctx, name)
+	r.cfg.Policy.Runtime = prev
 	if err != nil {
 		return true, false, err.Error()
 	}

@@ -7,10 +7,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// gVisor's 2022 release applies the container's seccomp profile (with
-// runsc --oci-seccomp) to the container's first process only: processes
-// started by `docker exec`, which is every agent command and file helper,
-// run unfiltered. EnsureSeccomp closes that gap: a process with no filter
+// runsc applies no container seccomp profile at all as mass registers it
+// (no --oci-seccomp: current gVisor would turn the profile's ENOSYS for
+// clone3 into EPERM and break pthread_create), and gVisor's 2022 release
+// applied it to the container's first process only: processes started by
+// `docker exec`, which is every agent command and file helper, run
+// unfiltered. EnsureSeccomp closes that gap: a process with no filter
 // of its own installs a fallback one before it runs anything of the
 // agent's, denying (EPERM) what the mass profile denies an agent without
 // capabilities. Under runc the engine's filter is already there and

@@ -198,7 +198,13 @@ func (r *run) remakeEndedA(ctx context.Context, what string, cause error) (strin
 	if r.o.Engine == nil {
 		return "", cause
 	}
+	// A dying gVisor sandbox takes a moment to be seen stopped by the
+	// engine (its Sentry ends first, the shim then reports the exit).
 	in, err := r.o.Engine.ContainerInspect(ctx, r.a.ID())
+	for i := 0; i < 30 && err == nil && in.State != nil && in.State.Running; i++ {
+		time.Sleep(500 * time.Millisecond)
+		in, err = r.o.Engine.ContainerInspect(ctx, r.a.ID())
+	}
 	if err != nil || in.State == nil || in.State.Running {
 		return "", fmt.Errorf("%s under runsc failed with box A still running: %w", what, cause)
 	}
@@ -238,6 +244,7 @@ func (r *run) memBomb(ctx context.Context, limit int64) error {
 	if err != nil {
 		return err
 	}
+	hostBefore := r.hostOOMKills()
 	res, err := r.a.Exec(ctx, sandbox.ExecRequest{Argv: []string{probePath, "membomb", "-max", strconv.FormatInt(limit+4*slack, 10)},
 		Timeout: 2 * time.Minute, MaxBytes: check.MaxOutput})
 	if err != nil && r.runtime == sandbox.RuntimeRunsc {
@@ -260,6 +267,17 @@ func (r *run) memBomb(ctx context.Context, limit int64) error {
 	killed := res.ExitCode == 128+9
 	obs := fmt.Sprintf("exit %d, cgroup oom_kill %d -> %d, limit %d MiB, swap allowance %d, host swap %d",
 		res.ExitCode, before.OOMKills, after.OOMKills, after.LimitBytes>>20, after.SwapBytes, after.HostSwap)
+	if r.runtime == sandbox.RuntimeRunsc {
+		// gVisor's own memory cgroup does not count the kill when the
+		// host's OOM killer takes the bomb's stub process (systrap): the
+		// Sentry then SIGKILLs the task and the box lives. The host
+		// cgroup of the box's sandbox counts it.
+		hostAfter := r.hostOOMKills()
+		obs += fmt.Sprintf("; host cgroup oom_kill %d -> %d", hostBefore, hostAfter)
+		if hostAfter > hostBefore && hostBefore >= 0 {
+			after.OOMKills = max(after.OOMKills, before.OOMKills+1)
+		}
+	}
 	if !killed {
 		if rs, err := check.ParseResults(res.Stdout); err == nil && len(rs) == 1 {
 			obs = rs[0].Observed + "; " + obs
@@ -293,4 +311,22 @@ func (r *run) memBombEndedBox(ctx context.Context, name string, limit int64, cau
 		Expected: fmt.Sprintf("runsc: the bomb is stopped at the %d MiB limit: OOM kill in the box, or of gVisor's sandbox by the host", limit>>20),
 		Observed: "box A's sandbox ended: " + ended})
 	return nil
+}
+
+// hostOOMKills is the oom_kill count of box A's host memory cgroup (v1,
+// as the engine makes it), -1 when unreadable.
+func (r *run) hostOOMKills() int64 {
+	b, err := os.ReadFile("/sys/fs/cgroup/memory/docker/" + r.a.ID() + "/memory.oom_control")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "oom_kill "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err == nil {
+				return n
+			}
+		}
+	}
+	return -1
 }

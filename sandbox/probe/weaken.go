@@ -39,9 +39,13 @@ var runscWeakenings = map[string]struct {
 		moot: ""}, // unshare stays denied: the helper's fallback seccomp filter ignores capabilities
 	"cap-net-raw":            {moot: "a non-root agent's exec gets no capability under gVisor, not even in its bounding set"},
 	"seccomp-engine-default": {moot: "runsc exec runs without the container's profile; the helper's fallback filter denies ptrace whatever the profile"},
-	"root-ptrace": {fails: []string{"caps_zero", "helper_not_traceable", "helper_requests_unreadable", "helper_startup_race",
-		"main_process_foreign", "protected_not_writable", "setuid_workspace", "uid_nonroot"}},
-	"root":             {fails: []string{"protected_not_writable", "uid_nonroot"}}, // the session gate still holds: the main processes keep their own uid
+	// Root in a current gVisor box may write gVisor's own cgroupfs and
+	// /proc/sysrq-trigger (the Sentry's, not the host's): the probes
+	// that forbid it fail, as they should for a root agent.
+	"root-ptrace": {fails: []string{"caps_zero", "cgroup_not_writable", "helper_not_traceable", "helper_requests_unreadable", "helper_startup_race",
+		"main_process_foreign", "protected_not_writable", "setuid_workspace", "sysrq_trigger_write", "uid_nonroot"}},
+	// The session gate still holds: the main processes keep their own uid.
+	"root":             {fails: []string{"cgroup_not_writable", "protected_not_writable", "sysrq_trigger_write", "uid_nonroot"}},
 	"writable-rootfs":  {moot: "gVisor refuses a non-root agent's writes to the image on permissions (EACCES) either way"},
 	"new-privileges":   {moot: "the helper's fallback seccomp filter sets no_new_privs in every exec'd process"},
 	"setuid-workspace": {moot: "the helper's fallback seccomp filter sets no_new_privs in every exec'd process"},

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 )
@@ -62,8 +63,9 @@ func writeFails(cfg Config, dir string) Result {
 }
 
 // gVisorCmdline is the fixed text gVisor's /proc/cmdline shows in place of
-// the host's.
-const gVisorCmdline = "BOOT_IMAGE=/vmlinuz-4.4.0-gvisor quiet"
+// the host's: "BOOT_IMAGE=/vmlinuz-4.4.0-gvisor quiet" in 2022 releases,
+// 4.19.0 in current ones (the version gVisor claims, not the host's).
+var gVisorCmdline = regexp.MustCompile(`^BOOT_IMAGE=/vmlinuz-[0-9]+\.[0-9]+\.[0-9]+-gvisor quiet$`)
 
 // checkKernelInfo wants the host kernel's command line, configuration and
 // crash-dump layout hidden; under runsc /proc/cmdline may be gVisor's own
@@ -75,7 +77,7 @@ func checkKernelInfo(cfg Config) Result {
 	}
 	b, _ := readSmall("/proc/cmdline", 4096)
 	rest := allUnreadable("/proc/config.gz", "/sys/kernel/vmcoreinfo")
-	ok := strings.TrimSpace(b) == gVisorCmdline && rest.OK
+	ok := gVisorCmdline.MatchString(strings.TrimSpace(b)) && rest.OK
 	return verdict(ok, "absent, unreadable or masked; runsc: /proc/cmdline is gVisor's synthetic line",
 		fmt.Sprintf("/proc/cmdline: %q; %s", short(b, 80), rest.Observed))
 }

@@ -38,8 +38,9 @@ func checkHelperTrace(cfg Config) Result {
 	}
 	_, fdErr := os.Readlink(p + "/fd/1")
 	if cfg.GVisor() {
-		// gVisor shows a non-dumpable process's fd links but refuses to
-		// open them, which is what answering in the helper's place needs.
+		// gVisor may show a non-dumpable process's fd links; opening
+		// them is what answering in the helper's place needs (gVisor
+		// 2022 allowed it, current gVisor refuses it).
 		f, openErr := os.OpenFile(p+"/fd/1", os.O_WRONLY, 0)
 		if openErr == nil {
 			// Answer the host in the helper's place, as F1 did; the
@@ -48,8 +49,8 @@ func checkHelperTrace(cfg Config) Result {
 			forgeAnswers(f)
 			f.Close()
 		}
-		ok := seize != nil && memErr != nil
-		return verdict(ok, "runsc: the running file helper refuses ptrace attach and /proc/PID/mem (gVisor lets /proc/PID/fd/1 open; what is written there fails the session seal, see helper_forgery_refused)",
+		ok := seize != nil && memErr != nil && openErr != nil
+		return verdict(ok, "runsc: the running file helper refuses ptrace attach, /proc/PID/mem and opening /proc/PID/fd/1 (anything written there would still fail the session seal, see helper_forgery_refused)",
 			fmt.Sprintf("helper pid %d: ptrace seize %s, open mem %s, open fd/1 %s (readlink %s)",
 				pid, errName(seize), errName(pathErr(memErr)), errName(pathErr(openErr)), errName(pathErr(fdErr))))
 	}

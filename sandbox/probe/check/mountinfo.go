@@ -45,6 +45,9 @@ func ParseMountinfo(text string) ([]Mount, error) {
 	return ms, nil
 }
 
+// gVisorCgroupRoot is the root gVisor's cgroupfs shows: /<container id>.
+var gVisorCgroupRoot = regexp.MustCompile(`^/[0-9a-f]{64}$`)
+
 // virtualFS are filesystems that hold no host files.
 var virtualFS = map[string]bool{
 	"proc": true, "sysfs": true, "tmpfs": true, "devpts": true, "mqueue": true, "cgroup": true,
@@ -103,11 +106,15 @@ func HostPathMounts(ms []Mount, workspace, helper string) []Mount {
 // GVisorHostPaths returns the mounts that name a host path under runsc:
 // gVisor's mountinfo shows each mount its gofer serves as a 9p filesystem
 // rooted at "/", so any other root (or a filesystem gVisor would not
-// synthesise) names something of the host.
+// synthesise) names something of the host. The one other root is current
+// gVisor's own cgroupfs, rooted at the container's id (gVisor's cgroup of
+// the container, not a host path); its /dev is a filesystem of type "dev".
 func GVisorHostPaths(ms []Mount) []Mount {
 	var bad []Mount
 	for _, m := range ms {
 		switch {
+		case m.FSType == "cgroup" && gVisorCgroupRoot.MatchString(m.Root):
+		case m.FSType == "dev" && m.Root == "/": // current gVisor's own /dev filesystem
 		case m.Root != "/":
 			bad = append(bad, m)
 		case m.FSType == "9p" || virtualFS[m.FSType]:
