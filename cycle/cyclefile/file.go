@@ -173,4 +173,3 @@ func (f *File) Split(id string) string {
 	}
 	return ""
 }
-

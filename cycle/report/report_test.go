@@ -453,4 +453,3 @@ func TestReportCosts(t *testing.T) {
 		t.Error("the page has no cost table with the total")
 	}
 }
-

@@ -226,4 +226,3 @@ func (r *runner) countJudgment(res judge.Result) {
 		r.calls.InvalidJudgments++
 	}
 }
-
