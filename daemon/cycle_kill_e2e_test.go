@@ -80,7 +80,7 @@ func TestCycleKilledWithProgressFinishes(t *testing.T) {
 		t.Fatalf("task add: %v %s", err, out)
 	}
 	cycle := func() string {
-		out, err := r.massctl("cycle", "run", "--tasks", "sales-analysis", "--model", "base", "--generations", "1", "--search-iterations", "1",
+		out, err := r.massctl("cycle", "run", "--detach", "--tasks", "sales-analysis", "--model", "base", "--generations", "1", "--search-iterations", "1",
 			"--episodes", "4", "--min-success", "4", "--cap", "6", "--opponents", "2", "--train", "3", "--val", "1", "--train-steps", "2", "--seed", "5")
 		if err != nil {
 			t.Fatal(err)

@@ -45,6 +45,7 @@ func DescribePolicy(p sandbox.Policy) []Field {
 		{"disk_bytes", mib(p.DiskBytes), "workspace volume cap", "workspace_fill_cap"},
 		{"exec_timeout", p.ExecTimeout.Round(time.Second).String(), "one command's wall-clock limit; the whole process tree is killed", "-"},
 		{"output_bytes", fmt.Sprintf("%d KiB", p.OutputBytes>>10), "cap per output stream per command", "-"},
+		{"gpus", fmt.Sprint(p.GPUs), "NVIDIA devices (/dev/nvidia0..N-1 and the control nodes) and the driver libraries read-only; 0: none, and massd's sandbox.max_gpus caps it (SECURITY.md, GPUs)", "-"},
 		{"egress", describeEgress(p.Egress), "opt-in per task: HTTP(S) to the listed domains through the episode's proxy, DNS answered by it, bytes capped, every request recorded; none by default", "proxy_*"},
 	}
 }
