@@ -2,6 +2,7 @@ package helper
 
 import (
 	"fmt"
+	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -85,7 +86,15 @@ func fallbackFilter() []unix.SockFilter {
 // EnsureSeccomp installs the fallback filter unless the process already
 // runs under one. It sets no_new_privs first (the kernel requires it of a
 // process without CAP_SYS_ADMIN, and the policy sets it anyway).
+//
+// Both are per-thread attributes and the Go runtime runs a process on
+// several threads, any of which may fork the agent's command: the filter is
+// installed with SECCOMP_FILTER_FLAG_TSYNC, which puts it (and
+// no_new_privs) on every thread, and the calling goroutine stays locked to
+// its thread for the rest of the process, so the two calls, and a fork that
+// follows, all happen where the filter is.
 func EnsureSeccomp() error {
+	runtime.LockOSThread()
 	mode, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)
 	if err != nil {
 		return fmt.Errorf("seccomp: read mode: %w", err)
@@ -98,8 +107,13 @@ func EnsureSeccomp() error {
 	}
 	f := fallbackFilter()
 	prog := unix.SockFprog{Len: uint16(len(f)), Filter: &f[0]}
-	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&prog)), 0, 0); err != nil {
-		return fmt.Errorf("seccomp: install the fallback filter: %w", err)
+	r, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog)))
+	if e != 0 {
+		return fmt.Errorf("seccomp: install the fallback filter on every thread: %w", e)
+	}
+	if r != 0 {
+		// TSYNC returns the id of a thread it could not synchronise.
+		return fmt.Errorf("seccomp: thread %d could not take the fallback filter", r)
 	}
 	return nil
 }

@@ -40,6 +40,7 @@ func seccompChild(t *testing.T) {
 	if err := EnsureSeccomp(); err != nil {
 		t.Fatalf("second EnsureSeccomp (filter present): %v", err)
 	}
+	checkAllThreads(t)
 	denied := map[string]error{
 		"unshare(user)":   unix.Unshare(unix.CLONE_NEWUSER),
 		"unshare(files)":  unix.Unshare(unix.CLONE_FILES),
@@ -92,4 +93,31 @@ func rawErr(nr uintptr) error {
 		return e
 	}
 	return nil
+}
+
+// checkAllThreads is the reproduction of CI's runsc writable-rootfs
+// failure (Seccomp=0, unshare allowed in an exec'd probe): a filter set
+// with prctl holds for the calling thread only, and the Go runtime may fork
+// the agent's command from any other thread. Every thread must carry the
+// filter and no_new_privs.
+func checkAllThreads(t *testing.T) {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) < 2 {
+		t.Logf("only %d thread: the check is weaker than it should be", len(tasks))
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(filepath.Join("/proc/self/task", task.Name(), "status"))
+		if err != nil {
+			continue // the thread exited
+		}
+		st := string(b)
+		for _, want := range []string{"Seccomp:\t2\n", "NoNewPrivs:\t1\n"} {
+			if !strings.Contains(st, want) {
+				t.Errorf("thread %s lacks %q after EnsureSeccomp", task.Name(), strings.TrimSpace(want))
+			}
+		}
+	}
 }
