@@ -20,7 +20,7 @@ import (
 	"github.com/mass-dev/mass/daemon/client"
 	"github.com/mass-dev/mass/daemon/config"
 	"github.com/mass-dev/mass/daemon/daemontest"
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/sandbox"
 )
 
@@ -64,7 +64,7 @@ func writeWorkspace(dir string, files map[string]string) error {
 // twoWorkspacesKind records two finished episodes whose workspaces differ:
 // one file added, one removed, one text file changed in one line of many,
 // one turned into a link.
-func twoWorkspacesKind() jobs.Kind {
+func twoWorkspacesKind() jobkind.Kind {
 	long := func(mid string) string {
 		var b strings.Builder
 		for i := range 40 {
@@ -80,7 +80,7 @@ func twoWorkspacesKind() jobs.Kind {
 		"a": {"keep.txt": "same\n", "gone.txt": "bye\n", "report.md": long("accuracy 0.71"), "run.py": "print(1)\n"},
 		"b": {"keep.txt": "same\n", "new.csv": "x,y\n", "report.md": long("accuracy 0.93 \x1b[31m"), "run.py": "->/etc/passwd"},
 	}
-	return jobs.Kind{Name: "two", Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+	return jobkind.Kind{Name: "two", Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
 		for _, s := range []string{"a", "b"} {
 			id := "e-" + s + "-" + job.ID
 			dir := job.Layout.Episode(id)
@@ -90,7 +90,7 @@ func twoWorkspacesKind() jobs.Kind {
 			if err := writeWorkspace(dir, spaces[s]); err != nil {
 				return err
 			}
-			rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, Status: "completed", Dir: dir})
+			rep.Episode(jobkind.EpisodeRecord{ID: id, JobID: job.ID, Status: "completed", Dir: dir})
 		}
 		return nil
 	}}
@@ -163,7 +163,7 @@ func FuzzTrimContext(f *testing.F) {
 // so episode diff then names the missing export.
 func TestRetentionAtStart(t *testing.T) {
 	cfg := daemontest.Config(t)
-	d := daemontest.Start(t, daemon.Options{Config: cfg, Kinds: []jobs.Kind{twoWorkspacesKind()}})
+	d := daemontest.Start(t, daemon.Options{Config: cfg, Kinds: []jobkind.Kind{twoWorkspacesKind()}})
 	j, err := d.Client.SubmitJob(context.Background(), api.JobRequest{Kind: "two"})
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestRetentionAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Retention = config.Retention{KeepLast: 1}
-	d2 := daemontest.Start(t, daemon.Options{Config: cfg, Kinds: []jobs.Kind{twoWorkspacesKind()}})
+	d2 := daemontest.Start(t, daemon.Options{Config: cfg, Kinds: []jobkind.Kind{twoWorkspacesKind()}})
 	a, b := "e-a-"+j.ID, "e-b-"+j.ID
 	tarOf := func(id string) string { return filepath.Join(cfg.DataDir, "episodes", id, "workspace.tar") }
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {

@@ -15,14 +15,14 @@ import (
 	"github.com/mass-dev/mass/daemon"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/daemontest"
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // recordKind records one episode the way the episode kind does: its
 // directory with record files (and a planted link), a running row, then,
 // once release is closed, the completed row with a summary.
-func recordKind(release <-chan struct{}) jobs.Kind {
-	return jobs.Kind{Name: "record", Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+func recordKind(release <-chan struct{}) jobkind.Kind {
+	return jobkind.Kind{Name: "record", Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
 		id := "e-test-" + job.ID
 		dir := job.Layout.Episode(id)
 		if err := os.MkdirAll(filepath.Join(dir, "manifests"), 0o750); err != nil {
@@ -40,13 +40,13 @@ func recordKind(release <-chan struct{}) jobs.Kind {
 		if err := writeWorkspace(dir, map[string]string{"out.txt": "x\n"}); err != nil {
 			return err
 		}
-		rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, Status: "running", Dir: dir})
+		rep.Episode(jobkind.EpisodeRecord{ID: id, JobID: job.ID, Status: "running", Dir: dir})
 		select {
 		case <-release:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, Status: "completed", Dir: dir,
+		rep.Episode(jobkind.EpisodeRecord{ID: id, JobID: job.ID, Status: "completed", Dir: dir,
 			Summary: map[string]any{"exit": "completed", "success": true, "model": "scripted", "model_calls": 7}})
 		return nil
 	}}
@@ -59,8 +59,8 @@ func TestEpisodeCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := daemontest.Start(t, daemon.Options{Config: cfg, Builtins: b, Kinds: []jobs.Kind{recordKind(release)},
-		ReapOrphans: func(context.Context, jobs.Recovery, func(string, int)) error { return nil }})
+	d := daemontest.Start(t, daemon.Options{Config: cfg, Builtins: b, Kinds: []jobkind.Kind{recordKind(release)},
+		ReapOrphans: func(context.Context, jobkind.Recovery, func(string, int)) error { return nil }})
 	sock := d.Config.Socket
 	mc := func(args ...string) (string, error) { return run(t, append([]string{"--socket", sock}, args...)...) }
 	out, err := mc("job", "start", "record")

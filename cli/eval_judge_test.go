@@ -25,9 +25,9 @@ import (
 	"github.com/mass-dev/mass/daemon"
 	"github.com/mass-dev/mass/daemon/config"
 	"github.com/mass-dev/mass/daemon/daemontest"
-	"github.com/mass-dev/mass/daemon/jobs"
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 const (
@@ -81,7 +81,7 @@ func newJudgeRig(t *testing.T) *judgeRig {
 	}
 	// massd closes the builtins; no sandbox is needed (bundle-mode judging), so none is reaped.
 	r.sock = daemontest.Start(t, daemon.Options{Config: cfg, Version: "t", Builtins: b, Logger: log,
-		ReapOrphans: func(context.Context, jobs.Recovery, func(string, int)) error { return nil }}).Config.Socket
+		ReapOrphans: func(context.Context, jobkind.Recovery, func(string, int)) error { return nil }}).Config.Socket
 	r.data, r.layout = cfg.DataDir, datadir.New(cfg.DataDir)
 	return r
 }

@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // failKind is a job kind that fails at once with a message.
-func failKind() jobs.Kind {
-	return jobs.Kind{Name: "failing", Description: "fails at once",
-		Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+func failKind() jobkind.Kind {
+	return jobkind.Kind{Name: "failing", Description: "fails at once",
+		Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
 			return errors.New("the grader found no report.md")
 		}}
 }

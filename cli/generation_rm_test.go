@@ -13,7 +13,7 @@ import (
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // flaky is parts whose trainer fails while fail is set and, while hold
@@ -25,7 +25,7 @@ type flaky struct {
 	trains atomic.Int64
 }
 
-func (f *flaky) Parts(ctx context.Context, j jobs.Job, rep jobs.Reporter, parent string) (generation.Parts, error) {
+func (f *flaky) Parts(ctx context.Context, j jobkind.Job, rep jobkind.Reporter, parent string) (generation.Parts, error) {
 	ps, err := f.parts.Parts(ctx, j, rep, parent)
 	ps.Trainer = f
 	return ps, err

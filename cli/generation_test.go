@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/cycle/generation"
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // parts are small fakes of the generation's own interfaces: every task
@@ -22,7 +22,7 @@ type parts struct {
 	n    atomic.Int64
 }
 
-func (p *parts) Parts(_ context.Context, _ jobs.Job, _ jobs.Reporter, parent string) (generation.Parts, error) {
+func (p *parts) Parts(_ context.Context, _ jobkind.Job, _ jobkind.Reporter, parent string) (generation.Parts, error) {
 	if parent == "" {
 		parent = "base"
 	}
@@ -142,7 +142,7 @@ func TestGenerationRefusesHeldOutTask(t *testing.T) {
 
 type cycleParts struct{ *parts }
 
-func (c cycleParts) Searches(context.Context, jobs.Job, jobs.Reporter) (generation.Searches, error) {
+func (c cycleParts) Searches(context.Context, jobkind.Job, jobkind.Reporter) (generation.Searches, error) {
 	return c, nil
 }
 func (c cycleParts) Search(ctx context.Context, _, task, _ string, _ int64, _ generation.SearchOptions) (generation.Retained, error) {

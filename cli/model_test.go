@@ -14,6 +14,7 @@ import (
 	"github.com/mass-dev/mass/daemon/config"
 	"github.com/mass-dev/mass/daemon/daemontest"
 	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // TestModelListAndTest configures a model served by the fake OpenAI
@@ -38,7 +39,7 @@ func TestModelListAndTest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sock := daemontest.Start(t, daemon.Options{Config: cfg, Builtins: b, Kinds: []jobs.Kind{jobs.WaitKind()}}).Config.Socket
+	sock := daemontest.Start(t, daemon.Options{Config: cfg, Builtins: b, Kinds: []jobkind.Kind{jobs.WaitKind()}}).Config.Socket
 	mc := func(args ...string) (string, error) { return run(t, append([]string{"--socket", sock}, args...)...) }
 
 	out, err := mc("model", "list")

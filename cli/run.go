@@ -17,7 +17,7 @@ import (
 	"github.com/mass-dev/mass/agents/guard"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // maxWorkflowBytes caps a workflow file passed with --workflow.

@@ -16,7 +16,7 @@ import (
 	"github.com/mass-dev/mass/daemon"
 	"github.com/mass-dev/mass/daemon/config"
 	"github.com/mass-dev/mass/daemon/daemontest"
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/sandbox/image"
 )
 
@@ -61,7 +61,7 @@ func TestRunScripted(t *testing.T) {
 			reaper.Close()
 		}
 	})
-	daemontest.Start(t, daemon.Options{Config: cfg, Builtins: builtins, Kinds: []jobs.Kind{builtins.EpisodeKind()}, Logger: log})
+	daemontest.Start(t, daemon.Options{Config: cfg, Builtins: builtins, Kinds: []jobkind.Kind{builtins.EpisodeKind()}, Logger: log})
 
 	task := filepath.Join(tmp, "task")
 	os.MkdirAll(filepath.Join(task, "data"), 0o755)

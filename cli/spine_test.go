@@ -15,6 +15,7 @@ import (
 	"github.com/mass-dev/mass/daemon/config"
 	"github.com/mass-dev/mass/daemon/daemontest"
 	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // run runs massctl in-process and returns its output and error.
@@ -29,7 +30,7 @@ func run(t *testing.T, args ...string) (string, error) {
 
 // startDaemon runs massd in-process with the given job kinds on a temporary
 // socket and data dir, and waits until it answers.
-func startDaemon(t *testing.T, kinds ...jobs.Kind) *config.Config {
+func startDaemon(t *testing.T, kinds ...jobkind.Kind) *config.Config {
 	t.Helper()
 	return daemontest.Start(t, daemon.Options{Version: "t", Kinds: kinds}).Config
 }

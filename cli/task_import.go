@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mass-dev/mass/daemon/taskspec/refimport"
+	"github.com/mass-dev/mass/taskspec/refimport"
 )
 
 func taskImportCommand() *cli.Command {

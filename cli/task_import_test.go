@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mass-dev/mass/daemon/taskspec"
-	"github.com/mass-dev/mass/daemon/taskspec/refimport"
+	"github.com/mass-dev/mass/taskspec"
+	"github.com/mass-dev/mass/taskspec/refimport"
 )
 
 func TestTaskImportReference(t *testing.T) {
@@ -16,7 +16,7 @@ func TestTaskImportReference(t *testing.T) {
 	app := App("test")
 	var b, errb bytes.Buffer
 	app.Writer, app.ErrWriter = &b, &errb
-	src := "../daemon/taskspec/refimport/testdata/reference/tasks"
+	src := "../taskspec/refimport/testdata/reference/tasks"
 	if err := app.Run([]string{"massctl", "task", "import-reference", src, "--out", out, "--agent-turns", "50", "--json"}); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}

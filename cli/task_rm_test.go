@@ -11,7 +11,7 @@ import (
 
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 func writeSpec(t *testing.T, dir, id, prompt string) string {
@@ -32,7 +32,7 @@ func writeSpec(t *testing.T, dir, id, prompt string) string {
 
 func TestTaskUpdateRemove(t *testing.T) {
 	release := make(chan struct{})
-	hold := jobs.Kind{Name: "hold", NeedsTask: true, Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+	hold := jobkind.Kind{Name: "hold", NeedsTask: true, Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
 		select {
 		case <-release:
 			return nil

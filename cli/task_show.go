@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/mass-dev/mass/daemon/api"
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // printTask writes every field of a task's spec for a person: unset values

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/daemon/api"
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // `task show` left out hidden_paths, grader and domain, printed "agent wall

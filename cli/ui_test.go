@@ -17,7 +17,7 @@ import (
 	"github.com/mass-dev/mass/cli/console"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 const hostile = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>\x1b[31mred\x1b[0m \xff\xfe bad utf-8 \u202e"
@@ -25,8 +25,8 @@ const hostile = "<script>document.title='pwned'</script><img src=x onerror=alert
 // hostileKind records a finished episode whose files and summary hold what
 // a model could write: tags, an event handler, ANSI, invalid UTF-8 and a
 // line larger than the console shows.
-func hostileKind() jobs.Kind {
-	return jobs.Kind{Name: "hostile", Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+func hostileKind() jobkind.Kind {
+	return jobkind.Kind{Name: "hostile", Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
 		id := "e-hostile-" + job.ID
 		dir := job.Layout.Episode(id)
 		if err := os.MkdirAll(filepath.Join(dir, "manifests"), 0o750); err != nil {
@@ -55,7 +55,7 @@ func hostileKind() jobs.Kind {
 			return err
 		}
 		rep.Event("note", hostile, nil)
-		rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, Status: "completed", Dir: dir,
+		rep.Episode(jobkind.EpisodeRecord{ID: id, JobID: job.ID, Status: "completed", Dir: dir,
 			Summary: map[string]any{"exit": "completed", "reason": hostile}})
 		return nil
 	}}

@@ -14,13 +14,14 @@ import (
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
 	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // trainLikeKind reports progress the way the train kind does: a long
 // structured message with loss and ETA and raw counter keys.
-func trainLikeKind() jobs.Kind {
-	return jobs.Kind{Name: "trainlike", Description: "progress like a training run",
-		Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+func trainLikeKind() jobkind.Kind {
+	return jobkind.Kind{Name: "trainlike", Description: "progress like a training run",
+		Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
 			const steps = 20
 			for s := 1; s <= steps; s++ {
 				select {
@@ -29,7 +30,7 @@ func trainLikeKind() jobs.Kind {
 				case <-time.After(100 * time.Millisecond):
 				}
 				msg := fmt.Sprintf("step %d/%d  loss %.4f  lr 0.0002  tok/s 1534  sup_tok %d  ETA %ds", s, steps, 2.5/float64(s), s*6144, steps-s)
-				rep.Progress(jobs.Progress{Stage: "train", Message: msg, Counters: map[string]int64{
+				rep.Progress(jobkind.Progress{Stage: "train", Message: msg, Counters: map[string]int64{
 					"step": int64(s), "steps": steps, "processed_supervised_tokens": int64(s * 6144)}})
 				if s%5 == 0 {
 					rep.Event("checkpoint", fmt.Sprintf("checkpoint %d", s), nil)

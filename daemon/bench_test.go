@@ -11,12 +11,13 @@ import (
 	"github.com/mass-dev/mass/daemon/client"
 	"github.com/mass-dev/mass/daemon/daemontest"
 	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // runInProcess starts a daemon in this process on a temporary socket.
 func runInProcess(tb testing.TB) *client.Client {
 	tb.Helper()
-	return daemontest.Start(tb, daemon.Options{Kinds: []jobs.Kind{jobs.WaitKind()}}).Client
+	return daemontest.Start(tb, daemon.Options{Kinds: []jobkind.Kind{jobs.WaitKind()}}).Client
 }
 
 // BenchmarkGetJob measures GET /v1/jobs/{id} over the unix socket through

@@ -16,6 +16,7 @@ import (
 	"github.com/mass-dev/mass/daemon/config"
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/sandbox"
 	"github.com/mass-dev/mass/sandbox/docker"
 	"github.com/mass-dev/mass/trainer/trainjob"
@@ -120,8 +121,8 @@ func ModelConfig(name string, m *config.Model) model.Config {
 
 // Kinds are the job kinds this massd runs, all sharing the builtins. Owners
 // add theirs here, one line each.
-func (b *Builtins) Kinds() []jobs.Kind {
-	return b.withEvaluation([]jobs.Kind{
+func (b *Builtins) Kinds() []jobkind.Kind {
+	return b.withEvaluation([]jobkind.Kind{
 		jobs.WaitKind(),
 		trainjob.Kind(trainjob.PickBinary(b.cfg.Trainer.Binary, b.cfg.Trainer.CUDABinary)),
 		b.EpisodeKind(),
@@ -134,10 +135,10 @@ func (b *Builtins) Kinds() []jobs.Kind {
 // EpisodeKind is the "episode" job kind in the builtins' environment. It
 // fails before it starts anything when the sandbox runtime cannot be opened
 // (Docker down), so no half-made record is left.
-func (b *Builtins) EpisodeKind() jobs.Kind {
+func (b *Builtins) EpisodeKind() jobkind.Kind {
 	k := b.Env.Kind()
 	run := k.Run
-	k.Run = func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+	k.Run = func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
 		if _, err := b.Runtime.Get(ctx); err != nil {
 			return fmt.Errorf("sandbox runtime: %w", err)
 		}
@@ -159,7 +160,7 @@ func (b *Builtins) ReapOrphans(ctx context.Context) error {
 // Recover is start-up recovery (a ReapFunc): ReapOrphans with the store's
 // side of the episodes cut off (their rows and events, through rec) and
 // the stage told to healthz.
-func (b *Builtins) Recover(ctx context.Context, rec jobs.Recovery, stage func(string, int)) error {
+func (b *Builtins) Recover(ctx context.Context, rec jobkind.Recovery, stage func(string, int)) error {
 	stage(StageReapSandboxes, 0)
 	var errs []error
 	if rt, err := b.Runtime.Get(ctx); err != nil {
@@ -171,7 +172,7 @@ func (b *Builtins) Recover(ctx context.Context, rec jobs.Recovery, stage func(st
 		}
 		errs = append(errs, err)
 	}
-	var running []jobs.EpisodeRecord
+	var running []jobkind.EpisodeRecord
 	if rec != nil {
 		r, err := rec.RunningEpisodes(ctx)
 		running = r

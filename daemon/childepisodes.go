@@ -9,16 +9,16 @@ import (
 
 	"github.com/mass-dev/mass/agents/episode"
 	"github.com/mass-dev/mass/agents/prompts"
-	"github.com/mass-dev/mass/daemon/jobs"
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // childEpisodes runs the episodes a generation or rollout job makes as
 // child episodes of that job, reporting each to the job's episode list.
 type childEpisodes struct {
 	d     episode.Deps
-	job   jobs.Job
-	rep   jobs.Reporter
+	job   jobkind.Job
+	rep   jobkind.Reporter
 	specs *specCache
 }
 
@@ -36,7 +36,7 @@ func (c *childEpisodes) run(ctx context.Context, o episode.Options) (episode.Sta
 			return episode.Status{}, err
 		}
 	}
-	rec := jobs.EpisodeRecord{ID: o.ID, JobID: c.job.ID, TaskID: o.TaskID, Status: "running", Dir: o.Dir}
+	rec := jobkind.EpisodeRecord{ID: o.ID, JobID: c.job.ID, TaskID: o.TaskID, Status: "running", Dir: o.Dir}
 	c.rep.Episode(rec)
 	st, err := episode.Run(ctx, c.d, o)
 	if st.EpisodeID == "" {
@@ -62,9 +62,9 @@ func (c *childEpisodes) Close(ctx context.Context, id string) error {
 }
 
 // closeChild closes child episode id of job through the one close path.
-func closeChild(ctx context.Context, d episode.Deps, job jobs.Job, rep jobs.Reporter, id string) error {
-	rows, _ := rep.(jobs.EpisodeCloser)
-	_, _, err := episode.CloseInterrupted(ctx, d, rows, jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Dir: job.Layout.Episode(id)})
+func closeChild(ctx context.Context, d episode.Deps, job jobkind.Job, rep jobkind.Reporter, id string) error {
+	rows, _ := rep.(jobkind.EpisodeCloser)
+	_, _, err := episode.CloseInterrupted(ctx, d, rows, jobkind.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Dir: job.Layout.Episode(id)})
 	return err
 }
 

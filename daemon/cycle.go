@@ -9,24 +9,24 @@ import (
 
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/cycle/search"
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // CycleKind is the "cycle" job kind on the builtins: each round's searches
 // are the search kind run inside the cycle job, one per task, named so
 // that a resumed cycle resumes them.
-func (b *Builtins) CycleKind() jobs.Kind { return generation.NewCycleKind(cycleEnv{genEnv{b}}) }
+func (b *Builtins) CycleKind() jobkind.Kind { return generation.NewCycleKind(cycleEnv{genEnv{b}}) }
 
 type cycleEnv struct{ genEnv }
 
-func (e cycleEnv) Searches(_ context.Context, job jobs.Job, rep jobs.Reporter) (generation.Searches, error) {
+func (e cycleEnv) Searches(_ context.Context, job jobkind.Job, rep jobkind.Reporter) (generation.Searches, error) {
 	return cycleSearches{kind: e.b.SearchKind(), job: job, rep: rep}, nil
 }
 
 type cycleSearches struct {
-	kind jobs.Kind
-	job  jobs.Job
-	rep  jobs.Reporter
+	kind jobkind.Kind
+	job  jobkind.Job
+	rep  jobkind.Reporter
 }
 
 func (s cycleSearches) Search(ctx context.Context, id, task, model string, seed int64, opts generation.SearchOptions) (generation.Retained, error) {
@@ -39,7 +39,7 @@ func (s cycleSearches) Search(ctx context.Context, id, task, model string, seed 
 		return generation.Retained{}, err
 	}
 	l := s.job.Layout
-	sj := jobs.Job{ID: id, Kind: search.KindName, TaskID: task, TaskDir: l.Task(task), Params: params,
+	sj := jobkind.Job{ID: id, Kind: search.KindName, TaskID: task, TaskDir: l.Task(task), Params: params,
 		Attempt: s.job.Attempt, Layout: l, WorkDir: filepath.Join(s.job.WorkDir, "search", id)}
 	if err := os.MkdirAll(sj.WorkDir, 0o750); err != nil {
 		return generation.Retained{}, fmt.Errorf("search %s: %w", id, err)

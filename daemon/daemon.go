@@ -26,6 +26,7 @@ import (
 	"github.com/mass-dev/mass/daemon/server"
 	"github.com/mass-dev/mass/daemon/store"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // DBName is the database file inside the data directory.
@@ -39,7 +40,7 @@ type Options struct {
 	// kinds run unless Kinds is set, they reap orphaned sandboxes at start
 	// unless ReapOrphans is set, and the Daemon closes them after draining.
 	Builtins *Builtins
-	Kinds    []jobs.Kind
+	Kinds    []jobkind.Kind
 	Logger   *slog.Logger
 	// ReapOrphans, if set, runs once at start-up, in the background while
 	// the API answers (healthz "recovering") and before any job starts:

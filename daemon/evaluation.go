@@ -11,21 +11,21 @@ import (
 	"github.com/mass-dev/mass/cycle/eval/judgepairs"
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/rollout"
-	"github.com/mass-dev/mass/daemon/jobs"
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // RolloutKind is the "rollout" job kind on the builtins: bare-prompt
 // episodes recorded as the job's children.
-func (b *Builtins) RolloutKind() jobs.Kind { return rollout.NewKind(rolloutEnv{b}) }
+func (b *Builtins) RolloutKind() jobkind.Kind { return rollout.NewKind(rolloutEnv{b}) }
 
 // JudgePairsKind is the "judge-pairs" job kind: massd's external judges
 // (the judges section) and the rollout's models judge every pair.
-func (b *Builtins) JudgePairsKind() jobs.Kind { return judgepairs.NewKind(pairsEnv{b}) }
+func (b *Builtins) JudgePairsKind() jobkind.Kind { return judgepairs.NewKind(pairsEnv{b}) }
 
 // withEvaluation keeps the external judges out of the loop stages and
 // adds the evaluation kinds.
-func (b *Builtins) withEvaluation(ks []jobs.Kind) []jobs.Kind {
+func (b *Builtins) withEvaluation(ks []jobkind.Kind) []jobkind.Kind {
 	for i := range ks {
 		ks[i] = b.keepJudgesOut(ks[i])
 	}
@@ -36,7 +36,7 @@ type rolloutEnv struct{ b *Builtins }
 
 type pairsEnv struct{ b *Builtins }
 
-func (e rolloutEnv) Setup(ctx context.Context, job jobs.Job, rep jobs.Reporter, models []string) (rollout.Episodes, rollout.Tasks, error) {
+func (e rolloutEnv) Setup(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, models []string) (rollout.Episodes, rollout.Tasks, error) {
 	if _, err := e.b.Runtime.Get(ctx); err != nil {
 		return nil, nil, fmt.Errorf("sandbox runtime: %w", err)
 	}
@@ -80,7 +80,7 @@ func (g *rolloutEpisodes) Run(ctx context.Context, r rollout.EpisodeRequest) (ro
 }
 
 // Setup of judge-pairs: the configured judges, each a model massd can call.
-func (e pairsEnv) Setup(ctx context.Context, job jobs.Job, rep jobs.Reporter, mode string) (judgepairs.Parts, error) {
+func (e pairsEnv) Setup(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, mode string) (judgepairs.Parts, error) {
 	var parts judgepairs.Parts
 	for _, j := range e.b.cfg.Judges {
 		if !e.b.Models.Has(j.Model) {
@@ -105,8 +105,8 @@ func (e pairsEnv) Setup(ctx context.Context, job jobs.Job, rep jobs.Reporter, mo
 type pairJudge struct {
 	m     judge.Model
 	d     episode.Deps
-	job   jobs.Job
-	rep   jobs.Reporter
+	job   jobkind.Job
+	rep   jobkind.Reporter
 	specs *specCache
 }
 

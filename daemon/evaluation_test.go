@@ -10,7 +10,7 @@ import (
 	"github.com/mass-dev/mass/agents/model/scripted"
 	"github.com/mass-dev/mass/daemon"
 	"github.com/mass-dev/mass/daemon/config"
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // TestLoopKindsRefuseJudges: with external judges configured, search,
@@ -26,7 +26,7 @@ func TestLoopKindsRefuseJudges(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	kinds := map[string]jobs.Kind{}
+	kinds := map[string]jobkind.Kind{}
 	for _, k := range b.Kinds() {
 		kinds[k.Name] = k
 	}

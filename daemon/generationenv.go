@@ -17,19 +17,19 @@ import (
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/search"
-	"github.com/mass-dev/mass/daemon/jobs"
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // GenerationKind is the "generation" job kind on the builtins: episodes are
 // real episodes recorded with the job, judgments go through the model
 // registry, and the new model is registered in the store and served.
-func (b *Builtins) GenerationKind() jobs.Kind { return generation.NewKind(genEnv{b}) }
+func (b *Builtins) GenerationKind() jobkind.Kind { return generation.NewKind(genEnv{b}) }
 
 type genEnv struct{ b *Builtins }
 
-func (e genEnv) Parts(ctx context.Context, job jobs.Job, rep jobs.Reporter, parent string) (generation.Parts, error) {
+func (e genEnv) Parts(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, parent string) (generation.Parts, error) {
 	if _, err := e.b.Runtime.Get(ctx); err != nil {
 		return generation.Parts{}, fmt.Errorf("sandbox runtime: %w", err)
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/mass-dev/mass/agents/eligibility"
 	"github.com/mass-dev/mass/cycle/generation"
-	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/trainer/chat"
 	"github.com/mass-dev/mass/trainer/sft"
 	"github.com/mass-dev/mass/trainer/tokenizer"
@@ -93,7 +93,7 @@ func renderWindow(r generation.DatasetRequest) sft.WindowConfig {
 // genTrainer runs mass-train on the dataset with the recipe's defaults.
 type genTrainer struct {
 	b   *Builtins
-	rep jobs.Reporter
+	rep jobkind.Reporter
 }
 
 func (t genTrainer) binary() (string, error) {

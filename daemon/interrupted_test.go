@@ -18,6 +18,7 @@ import (
 	"github.com/mass-dev/mass/daemon/store"
 	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/episodefmt"
+	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/sandbox/image"
 	"github.com/mass-dev/mass/sandbox/sandboxtest"
 )
@@ -66,7 +67,7 @@ func startBuiltins(t *testing.T, cfg *config.Config) (*daemontest.Daemon, *clien
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := daemontest.Start(t, daemon.Options{Config: cfg, Builtins: b, Kinds: []jobs.Kind{}})
+	d := daemontest.Start(t, daemon.Options{Config: cfg, Builtins: b, Kinds: []jobkind.Kind{}})
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		h, err := d.Client.Health(context.Background())

@@ -7,13 +7,13 @@ import (
 
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/cycle/search"
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // keepJudgesOut makes a loop kind (search, generation, cycle) refuse an
 // external judge as executor, evaluator or optimizer, at submission and
 // again when it runs; other kinds are returned as they are.
-func (b *Builtins) keepJudgesOut(k jobs.Kind) jobs.Kind {
+func (b *Builtins) keepJudgesOut(k jobkind.Kind) jobkind.Kind {
 	switch k.Name {
 	case search.KindName, generation.KindName, generation.CycleKindName:
 	default:
@@ -52,7 +52,7 @@ func (b *Builtins) keepJudgesOut(k jobs.Kind) jobs.Kind {
 		}
 		return nil
 	}
-	k.Run = func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+	k.Run = func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
 		if err := check(job.Params); err != nil {
 			return err
 		}

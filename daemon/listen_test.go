@@ -12,6 +12,7 @@ import (
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/daemontest"
 	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 func TestListenUnix(t *testing.T) {
@@ -62,7 +63,7 @@ func TestListenUnix(t *testing.T) {
 func TestShutdownEndsStreams(t *testing.T) {
 	cfg := daemontest.Config(t)
 	cfg.Jobs.Concurrency = 1
-	d := daemontest.Start(t, daemon.Options{Config: cfg, Kinds: []jobs.Kind{jobs.WaitKind()}, ShutdownTimeout: time.Minute})
+	d := daemontest.Start(t, daemon.Options{Config: cfg, Kinds: []jobkind.Kind{jobs.WaitKind()}, ShutdownTimeout: time.Minute})
 	cl := d.Client
 	bg := context.Background()
 	if _, err := cl.SubmitJob(bg, api.JobRequest{Kind: "wait", Params: []byte(`{"seconds":600}`)}); err != nil {

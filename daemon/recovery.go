@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/daemon/api"
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // ReapFunc is start-up recovery: it removes the sandboxes a crashed massd
@@ -14,7 +14,7 @@ import (
 // events, through rec), telling healthz what it does through stage. It runs
 // in the background while the API already answers and before any job
 // starts.
-type ReapFunc func(ctx context.Context, rec jobs.Recovery, stage func(name string, episodes int)) error
+type ReapFunc func(ctx context.Context, rec jobkind.Recovery, stage func(name string, episodes int)) error
 
 // Recovery stages in healthz.
 const (

@@ -11,18 +11,18 @@ import (
 	"github.com/mass-dev/mass/agents/episode"
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/search"
-	"github.com/mass-dev/mass/daemon/jobs"
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // SearchKind is the "search" job kind in the builtins' environment: its
 // episodes are real episodes recorded with the search job, its role calls
 // go through the same model registry.
-func (b *Builtins) SearchKind() jobs.Kind { return search.NewKind(searchEnv{b}) }
+func (b *Builtins) SearchKind() jobkind.Kind { return search.NewKind(searchEnv{b}) }
 
 type searchEnv struct{ b *Builtins }
 
-func (e searchEnv) Setup(ctx context.Context, job jobs.Job, rep jobs.Reporter, spec *taskspec.Spec) (search.Episodes, judge.Model, string, error) {
+func (e searchEnv) Setup(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, spec *taskspec.Spec) (search.Episodes, judge.Model, string, error) {
 	if _, err := e.b.Runtime.Get(ctx); err != nil {
 		return nil, nil, "", fmt.Errorf("sandbox runtime: %w", err)
 	}
@@ -67,8 +67,8 @@ func (s *searchEpisodes) noteJudge(id string) error {
 // searchEpisodes runs a search's episodes as child episodes of its job.
 type searchEpisodes struct {
 	d    episode.Deps
-	job  jobs.Job
-	rep  jobs.Reporter
+	job  jobkind.Job
+	rep  jobkind.Reporter
 	spec *taskspec.Spec
 }
 
@@ -76,17 +76,17 @@ func (s *searchEpisodes) dir(id string) string { return s.job.Layout.Episode(id)
 
 func (s *searchEpisodes) Run(ctx context.Context, req search.EpisodeRequest) (search.EpisodeResult, error) {
 	dir := s.dir(req.ID)
-	s.rep.Episode(jobs.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "running", Dir: dir})
+	s.rep.Episode(jobkind.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "running", Dir: dir})
 	s.rep.Event("episode_started", fmt.Sprintf("episode %s for %s (attempt %d)", req.ID, req.Slot, req.Attempt),
 		map[string]any{"episode_id": req.ID, "slot": req.Slot, "attempt": req.Attempt})
 	seed := req.Seed
 	st, err := episode.Run(ctx, s.d, episode.Options{ID: req.ID, JobID: s.job.ID, Task: s.spec, TaskID: s.job.TaskID,
 		Workflow: req.Workflow, NoDirective: true, Teacher: req.Prompt, Model: req.Model, Seed: &seed, Dir: dir})
 	if st.EpisodeID == "" {
-		s.rep.Episode(jobs.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "failed", Dir: dir})
+		s.rep.Episode(jobkind.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "failed", Dir: dir})
 		return search.EpisodeResult{}, err
 	}
-	s.rep.Episode(jobs.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: st.Exit, Dir: dir, Summary: st})
+	s.rep.Episode(jobkind.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: st.Exit, Dir: dir, Summary: st})
 	if err != nil {
 		return search.EpisodeResult{}, fmt.Errorf("episode %s: %w", req.ID, err)
 	}
@@ -131,7 +131,7 @@ func (s *searchEpisodes) RunJudge(ctx context.Context, req judge.AgentRequest) (
 	if err := s.noteJudge(id); err != nil {
 		return judge.AgentAnswer{}, err
 	}
-	s.rep.Episode(jobs.EpisodeRecord{ID: id, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "running", Dir: dir})
+	s.rep.Episode(jobkind.EpisodeRecord{ID: id, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "running", Dir: dir})
 	s.rep.Event("judge_episode_started", fmt.Sprintf("judge episode %s for %s (attempt %d)", id, req.Key, req.Attempt),
 		map[string]any{"episode_id": id, "key": req.Key, "attempt": req.Attempt})
 	seed := int(req.Seed & 0x7fffffff)
@@ -141,7 +141,7 @@ func (s *searchEpisodes) RunJudge(ctx context.Context, req judge.AgentRequest) (
 	if st.EpisodeID == "" {
 		status = "failed"
 	}
-	s.rep.Episode(jobs.EpisodeRecord{ID: id, JobID: s.job.ID, TaskID: s.job.TaskID, Status: status, Dir: dir, Summary: st})
+	s.rep.Episode(jobkind.EpisodeRecord{ID: id, JobID: s.job.ID, TaskID: s.job.TaskID, Status: status, Dir: dir, Summary: st})
 	ans := judge.AgentAnswer{Final: st.Final, EpisodeID: id, PromptTokens: st.Tokens.Prompt, CompletionTokens: st.Tokens.Completion}
 	if err == nil && !st.Success {
 		err = fmt.Errorf("judge episode %s %s (%s): %s", id, st.Exit, st.Failure, st.Reason)

@@ -9,6 +9,7 @@ import (
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/daemontest"
 	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // Start-up: the socket answers while what a crash left is reaped (healthz
@@ -18,7 +19,7 @@ import (
 // reap was over.
 func TestStartupAnswersWhileRecovering(t *testing.T) {
 	release := make(chan struct{})
-	reap := func(ctx context.Context, rec jobs.Recovery, stage func(string, int)) error {
+	reap := func(ctx context.Context, rec jobkind.Recovery, stage func(string, int)) error {
 		stage(daemon.StageCloseEpisodes, 3)
 		select {
 		case <-release:
@@ -26,7 +27,7 @@ func TestStartupAnswersWhileRecovering(t *testing.T) {
 		}
 		return nil
 	}
-	d := daemontest.Start(t, daemon.Options{Kinds: []jobs.Kind{jobs.WaitKind()}, ReapOrphans: reap})
+	d := daemontest.Start(t, daemon.Options{Kinds: []jobkind.Kind{jobs.WaitKind()}, ReapOrphans: reap})
 	ctx := context.Background()
 	h, err := d.Client.Health(ctx)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/agents/model/fakeopenai"
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // Defect 6: a huge final answer was copied whole into run_status.json,

@@ -11,11 +11,11 @@ import (
 
 	"github.com/docker/docker/api/types/network"
 
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/sandbox/docker"
 	"github.com/mass-dev/mass/sandbox/egress"
 	"github.com/mass-dev/mass/sandbox/image"
 	"github.com/mass-dev/mass/sandbox/sandboxtest"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // TestEpisodeEgressRecorded: a task with network gets its allowlist into

@@ -4,8 +4,8 @@ import (
 	"log/slog"
 
 	"github.com/mass-dev/mass/agents/model"
-	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/sandbox"
 )
 
@@ -35,4 +35,4 @@ func (e Env) Deps() Deps {
 }
 
 // Kind returns the "episode" job kind running in this environment.
-func (e Env) Kind() jobs.Kind { return NewKind(e.Deps(), e.DefaultModel) }
+func (e Env) Kind() jobkind.Kind { return NewKind(e.Deps(), e.DefaultModel) }

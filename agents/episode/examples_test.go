@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/sandbox/image"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // fitScript is a recipe that passes the ml-classifier grader: logistic

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/sandbox"
 	"github.com/mass-dev/mass/sandbox/image"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // gradeRuntimes lists runc and, where the engine has it, runsc.

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/agents/grade"
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // gradeFiles writes files (on image img) as a workspace export and runs the task's grader on it.

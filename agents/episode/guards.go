@@ -12,8 +12,8 @@ import (
 	"github.com/mass-dev/mass/agents/grade"
 	"github.com/mass-dev/mass/agents/guard"
 	"github.com/mass-dev/mass/agents/ledger"
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // GuardsFile is the guard record (integrity, attempts, shadow copies).

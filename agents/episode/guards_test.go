@@ -11,8 +11,8 @@ import (
 	"github.com/mass-dev/mass/agents/eligibility"
 	"github.com/mass-dev/mass/agents/guard"
 	"github.com/mass-dev/mass/agents/model/fakeopenai"
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // simulator is the protected program: the landing distance it prints is

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // InterruptedReason starts the reason of every run_status.json Recover
@@ -38,7 +38,7 @@ func (s Status) Interrupted() bool {
 // end gets that status in its row and no event. rec names the episode (ID,
 // Dir) and, if known, its job and task; rows may be nil (files only). It
 // returns the episode's status and whether the row changed.
-func CloseInterrupted(ctx context.Context, d Deps, rows jobs.EpisodeCloser, rec jobs.EpisodeRecord) (Status, bool, error) {
+func CloseInterrupted(ctx context.Context, d Deps, rows jobkind.EpisodeCloser, rec jobkind.EpisodeRecord) (Status, bool, error) {
 	var errs []error
 	st, err := ReadStatus(rec.Dir)
 	if err != nil {
@@ -49,7 +49,7 @@ func CloseInterrupted(ctx context.Context, d Deps, rows jobs.EpisodeCloser, rec 
 			st, err = ReadStatus(rec.Dir)
 		}
 	}
-	ev := jobs.Event{}
+	ev := jobkind.Event{}
 	switch {
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		errs = append(errs, err)
@@ -63,7 +63,7 @@ func CloseInterrupted(ctx context.Context, d Deps, rows jobs.EpisodeCloser, rec 
 		rec.Status, rec.Summary = st.Exit, st
 	}
 	if rec.Status == StatusInterrupted {
-		ev = jobs.Event{Type: EventInterrupted,
+		ev = jobkind.Event{Type: EventInterrupted,
 			Message: fmt.Sprintf("episode %s was cut off by a massd restart: closed as interrupted (failure %s, %d model calls, %d prompt + %d completion tokens spent), never used as data",
 				rec.ID, FailInfra, st.ModelCalls, st.Tokens.Prompt, st.Tokens.Completion),
 			Fields: map[string]any{"episode_id": rec.ID, "model_calls": st.ModelCalls,

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mass-dev/mass/agents/grade"
 	"github.com/mass-dev/mass/agents/guard"
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // KindName is the job kind that runs one episode.
@@ -72,20 +72,20 @@ const attemptsFile = "episodes.txt"
 // record (run_status.json with failure "infrastructure", containers and
 // workspace removed) and then runs a fresh episode with a new id; the
 // interrupted one stays on disk for inspection and is never used as data.
-func NewKind(d Deps, defaultModel string) jobs.Kind {
-	return jobs.Kind{
+func NewKind(d Deps, defaultModel string) jobkind.Kind {
+	return jobkind.Kind{
 		Name:        KindName,
 		Description: "run one MASS episode: orchestrator and sub-agents in sandboxes on a task (params: model, workflow, seed, on_interrupt retry|fail)",
-		OnInterrupt: jobs.Retry,
+		OnInterrupt: jobkind.Retry,
 		NeedsTask:   true,
 		Validate:    func(raw json.RawMessage) error { _, err := parseParams(d, defaultModel, raw); return err },
-		Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+		Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
 			return runJob(ctx, d, defaultModel, job, rep)
 		},
 	}
 }
 
-func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep jobs.Reporter) error {
+func runJob(ctx context.Context, d Deps, defaultModel string, job jobkind.Job, rep jobkind.Reporter) error {
 	p, err := parseParams(d, defaultModel, job.Params)
 	if err != nil {
 		return err
@@ -113,7 +113,7 @@ func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep 
 	if err := appendLine(filepath.Join(job.WorkDir, attemptsFile), id); err != nil {
 		return err
 	}
-	rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: "running", Dir: dir})
+	rep.Episode(jobkind.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: "running", Dir: dir})
 	rep.Event("episode_started", "episode "+id, map[string]any{"episode_id": id, "dir": dir, "model": p.Model})
 	var last time.Time
 	observe := func(pr Progress) {
@@ -123,7 +123,7 @@ func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep 
 			return
 		}
 		last = time.Now()
-		rep.Progress(jobs.Progress{Stage: pr.Stage, Message: pr.Last, Counters: map[string]int64{
+		rep.Progress(jobkind.Progress{Stage: pr.Stage, Message: pr.Last, Counters: map[string]int64{
 			"agents": int64(pr.Agents), "running_agents": int64(len(pr.Running)), "turns": int64(pr.Turns),
 			"tool_calls": int64(pr.ToolCalls), "prompt_tokens": pr.PromptTokens, "completion_tokens": pr.CompletionTokens,
 		}})
@@ -131,14 +131,14 @@ func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep 
 	st, err := Run(ctx, d, Options{ID: id, JobID: job.ID, Task: spec, TaskID: job.TaskID, Workflow: p.Workflow,
 		Model: p.Model, Seed: p.Seed, Dir: dir, Observe: serialize(observe)})
 	if st.EpisodeID == "" {
-		rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: "failed", Dir: dir})
+		rep.Episode(jobkind.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: "failed", Dir: dir})
 		return err
 	}
 	res := Result{EpisodeID: id, Dir: dir, Exit: st.Exit, Success: st.Success, Failure: st.Failure, Reason: st.Reason,
 		WorkspaceExport: st.WorkspaceExport, Model: st.Model, DryRun: st.DryRun, Agents: st.Agents,
 		ModelCalls: st.ModelCalls, ToolCalls: st.ToolCalls, Tokens: st.Tokens, OutputsPresent: st.OutputsPresent,
 		Grade: st.Grade, Guards: st.Guards, Attempt: job.Attempt, LostAttempts: lost}
-	rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: st.Exit, Dir: dir, Summary: res})
+	rep.Episode(jobkind.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: st.Exit, Dir: dir, Summary: res})
 	fields := map[string]any{}
 	b, _ := json.Marshal(res)
 	_ = json.Unmarshal(b, &fields)
@@ -162,7 +162,7 @@ func runJob(ctx context.Context, d Deps, defaultModel string, job jobs.Job, rep 
 // and checks that the model is one this massd can call.
 func parseParams(d Deps, defaultModel string, raw json.RawMessage) (Params, error) {
 	var p Params
-	if err := jobs.DecodeParams(raw, &p); err != nil {
+	if err := jobkind.DecodeParams(raw, &p); err != nil {
 		return p, fmt.Errorf("episode params: %w", err)
 	}
 	if p.Model == "" {

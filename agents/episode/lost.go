@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // LostAttempt is an episode a job attempt started and a massd crash cut
@@ -33,7 +33,7 @@ const lostFile = "lost.json"
 // closeInterrupted finishes the record of the episodes earlier attempts of
 // this job started (the job manager set each attempt's work dir aside as
 // <dir>.attempt-N) and reports each once, with an attempt_lost event.
-func closeInterrupted(d Deps, job jobs.Job, rep jobs.Reporter) []LostAttempt {
+func closeInterrupted(d Deps, job jobkind.Job, rep jobkind.Reporter) []LostAttempt {
 	dirs, _ := filepath.Glob(job.WorkDir + ".attempt-*")
 	sort.Slice(dirs, func(i, j int) bool { return attemptOf(dirs[i]) < attemptOf(dirs[j]) })
 	var all []LostAttempt
@@ -65,19 +65,19 @@ func closeInterrupted(d Deps, job jobs.Job, rep jobs.Reporter) []LostAttempt {
 }
 
 // closeOne closes episode id through CloseInterrupted and reports it.
-func closeOne(d Deps, job jobs.Job, rep jobs.Reporter, id string, attempt int) LostAttempt {
+func closeOne(d Deps, job jobkind.Job, rep jobkind.Reporter, id string, attempt int) LostAttempt {
 	dir := job.Layout.Episode(id)
 	// Bounded like an episode's own finish: a hung engine must not hold
 	// the retry forever.
 	ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
-	rows, _ := rep.(jobs.EpisodeCloser)
-	st, _, err := CloseInterrupted(ctx, d, rows, jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Dir: dir})
+	rows, _ := rep.(jobkind.EpisodeCloser)
+	st, _, err := CloseInterrupted(ctx, d, rows, jobkind.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Dir: dir})
 	cancel()
 	if err != nil {
 		rep.Logger().Warn("close interrupted episode", "episode", id, "err", err)
 	}
 	if rows == nil {
-		rep.Episode(jobs.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: StatusInterrupted, Dir: dir})
+		rep.Episode(jobkind.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Status: StatusInterrupted, Dir: dir})
 	}
 	l := LostAttempt{Attempt: attempt, EpisodeID: id, Exit: st.Exit, Reason: st.Reason, ModelCalls: st.ModelCalls, Tokens: st.Tokens}
 	if l.Reason == "" {

@@ -12,11 +12,11 @@ import (
 
 	"github.com/mass-dev/mass/agents/model"
 	"github.com/mass-dev/mass/agents/model/fakeopenai"
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/sandbox"
 	"github.com/mass-dev/mass/sandbox/docker"
 	"github.com/mass-dev/mass/sandbox/image"
 	"github.com/mass-dev/mass/sandbox/sandboxtest"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // One Docker runtime on the real engine for all tests, with the helper

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // TestSettleOmittedExport: an episode whose export left files out (the

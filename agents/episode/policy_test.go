@@ -3,7 +3,7 @@ package episode
 import (
 	"testing"
 
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // The task's limits.gpus reaches the box policy; a task without it asks for none.

@@ -13,9 +13,9 @@ import (
 
 	"github.com/mass-dev/mass/agents/ledger"
 	"github.com/mass-dev/mass/agents/record"
-	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/episodefmt"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // Recover closes the record of an episode whose daemon died mid-run: it
@@ -100,8 +100,8 @@ func Recover(ctx context.Context, d Deps, id, dir string) error {
 // interrupted) is closed all the same, its row and event included, and its
 // ledger verifies. Meant for start-up, before jobs resume; rows may be nil.
 // It returns how many it closed.
-func CloseOrphans(ctx context.Context, d Deps, lay datadir.Layout, rows jobs.EpisodeCloser, running []jobs.EpisodeRecord) (int, error) {
-	todo := map[string]jobs.EpisodeRecord{}
+func CloseOrphans(ctx context.Context, d Deps, lay datadir.Layout, rows jobkind.EpisodeCloser, running []jobkind.EpisodeRecord) (int, error) {
+	todo := map[string]jobkind.EpisodeRecord{}
 	for _, r := range running {
 		r.Dir = lay.Episode(r.ID)
 		todo[r.ID] = r
@@ -121,7 +121,7 @@ func CloseOrphans(ctx context.Context, d Deps, lay datadir.Layout, rows jobs.Epi
 		if _, err := os.Stat(filepath.Join(dir, StatusFile)); err == nil {
 			continue
 		}
-		rec := jobs.EpisodeRecord{ID: id, Dir: dir}
+		rec := jobkind.EpisodeRecord{ID: id, Dir: dir}
 		if info, err := episodefmt.ReadInfo(dir); err == nil {
 			rec.JobID, rec.TaskID = info.JobID, info.TaskID
 		}

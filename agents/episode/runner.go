@@ -24,9 +24,9 @@ import (
 	"github.com/mass-dev/mass/agents/model"
 	"github.com/mass-dev/mass/agents/prompts"
 	"github.com/mass-dev/mass/agents/record"
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/episodefmt"
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // Defaults for limits a task leaves unset.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // CycleKindName is the job kind of the whole loop over generations.
@@ -131,7 +131,7 @@ type SearchOptions struct {
 // CycleEnv is massd's side of the cycle kind.
 type CycleEnv interface {
 	Env
-	Searches(ctx context.Context, job jobs.Job, rep jobs.Reporter) (Searches, error)
+	Searches(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) (Searches, error)
 }
 
 // CycleStep is one generation of a cycle: its searches and its outcome.
@@ -148,12 +148,12 @@ type CycleStep struct {
 
 // NewCycleKind is the "cycle" job kind: for g = 1..G, a search on every
 // task with model g−1, then generation g. Resumable like its parts.
-func NewCycleKind(env CycleEnv) jobs.Kind {
-	return jobs.Kind{
+func NewCycleKind(env CycleEnv) jobkind.Kind {
+	return jobkind.Kind{
 		Name:        CycleKindName,
 		StageEvent:  StageEvent,
 		Description: "MASS cycle: for each of `generations` rounds, a workflow search on every task with the current model, then a generation trained from it (params: a generation's, plus generations)",
-		OnInterrupt: jobs.Resume,
+		OnInterrupt: jobkind.Resume,
 		Validate: func(raw json.RawMessage) error {
 			p, err := ParseCycleParams(raw)
 			if err != nil {
@@ -161,11 +161,13 @@ func NewCycleKind(env CycleEnv) jobs.Kind {
 			}
 			return CheckSplits(context.Background(), env.Splits(), p.Tasks)
 		},
-		Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error { return runCycle(ctx, env, job, rep) },
+		Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
+			return runCycle(ctx, env, job, rep)
+		},
 	}
 }
 
-func runCycle(ctx context.Context, env CycleEnv, job jobs.Job, rep jobs.Reporter) error {
+func runCycle(ctx context.Context, env CycleEnv, job jobkind.Job, rep jobkind.Reporter) error {
 	p, err := ParseCycleParams(job.Params)
 	if err != nil {
 		return err
@@ -220,7 +222,7 @@ func runCycle(ctx context.Context, env CycleEnv, job jobs.Job, rep jobs.Reporter
 }
 
 // cycleSearches runs the step's searches not yet recorded, one per task.
-func cycleSearches(ctx context.Context, s Searches, job jobs.Job, rep jobs.Reporter, p CycleParams, st *CycleStep, path string, steps []CycleStep) error {
+func cycleSearches(ctx context.Context, s Searches, job jobkind.Job, rep jobkind.Reporter, p CycleParams, st *CycleStep, path string, steps []CycleStep) error {
 	for i, task := range p.Tasks {
 		if _, ok := st.Searches[task]; ok {
 			continue
@@ -228,7 +230,7 @@ func cycleSearches(ctx context.Context, s Searches, job jobs.Job, rep jobs.Repor
 		if _, ok := st.Failed[task]; ok {
 			continue
 		}
-		rep.Progress(jobs.Progress{Stage: fmt.Sprintf("search g%d", st.G), Message: task})
+		rep.Progress(jobkind.Progress{Stage: fmt.Sprintf("search g%d", st.G), Message: task})
 		start := time.Now()
 		r, err := s.Search(ctx, fmt.Sprintf("%s-g%d-%d", job.ID, st.G, i), task, st.Parent, p.searchSeed(st.G, i),
 			SearchOptions{Iterations: p.SearchIterations, Judgments: p.SearchJudgments, JudgeMode: p.SearchJudgeMode})

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/mass-dev/mass/agents/prompts"
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // KindName is the job kind of one generation.
@@ -83,7 +83,7 @@ type Parts struct {
 type Env interface {
 	// Parts resolves the parent model by name ("" = the default) and
 	// returns the parts, with episodes recorded as the job's children.
-	Parts(ctx context.Context, job jobs.Job, rep jobs.Reporter, parent string) (Parts, error)
+	Parts(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, parent string) (Parts, error)
 	// Splits answers the tasks' splits from their specs, for the split
 	// guard at submission and in stage eligible.
 	Splits() Splits
@@ -105,12 +105,12 @@ func (p Params) config(parts Parts, dir string) Config {
 
 // NewKind is the "generation" job kind. It resumes after a restart from
 // the files of its generation directory.
-func NewKind(env Env) jobs.Kind {
-	return jobs.Kind{
+func NewKind(env Env) jobkind.Kind {
+	return jobkind.Kind{
 		Name:        KindName,
 		StageEvent:  StageEvent,
 		Description: "MASS generation g from model g−1: eligible tasks, collect, rank, select, render, train, export, serve (params: tasks, model, episodes, opponents, min_success, cap, train, val, concurrency, seed, fp8)",
-		OnInterrupt: jobs.Resume,
+		OnInterrupt: jobkind.Resume,
 		Validate: func(raw json.RawMessage) error {
 			p, err := ParseParams(raw)
 			if err != nil {
@@ -118,7 +118,7 @@ func NewKind(env Env) jobs.Kind {
 			}
 			return CheckSplits(context.Background(), env.Splits(), p.Tasks)
 		},
-		Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+		Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
 			p, err := ParseParams(job.Params)
 			if err != nil {
 				return err
@@ -141,7 +141,7 @@ func NewKind(env Env) jobs.Kind {
 
 // runOwned runs cfg in generations/<g>, which the job claims on its first
 // run: a directory claimed by another job is an error, never shared.
-func runOwned(ctx context.Context, job jobs.Job, rep jobs.Reporter, cfg Config) (Summary, error) {
+func runOwned(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, cfg Config) (Summary, error) {
 	cfg.Dir = job.Layout.Generation(strconv.Itoa(cfg.G))
 	if err := claim(cfg.Dir, job.ID); err != nil {
 		return Summary{}, err

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 type reporter struct {
@@ -22,15 +22,15 @@ type reporter struct {
 }
 
 func (r *reporter) Event(string, string, map[string]any) {}
-func (r *reporter) Progress(p jobs.Progress) {
+func (r *reporter) Progress(p jobkind.Progress) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.stages = append(r.stages, p.Stage)
 }
-func (r *reporter) SetResult(v any)            { r.result = v }
-func (r *reporter) Episode(jobs.EpisodeRecord) {}
-func (r *reporter) Logger() *slog.Logger       { return slog.New(slog.DiscardHandler) }
-func (w *world) Parts(_ context.Context, _ jobs.Job, _ jobs.Reporter, parent string) (Parts, error) {
+func (r *reporter) SetResult(v any)               { r.result = v }
+func (r *reporter) Episode(jobkind.EpisodeRecord) {}
+func (r *reporter) Logger() *slog.Logger          { return slog.New(slog.DiscardHandler) }
+func (w *world) Parts(_ context.Context, _ jobkind.Job, _ jobkind.Reporter, parent string) (Parts, error) {
 	m := Model{Name: "base", Weights: "/models/base", Tokenizer: "/models/base/tokenizer.json"}
 	if parent != "" && parent != "base" {
 		ok, err := readJSON(filepath.Join(w.root, "models", parent+".json"), &m)
@@ -41,17 +41,19 @@ func (w *world) Parts(_ context.Context, _ jobs.Job, _ jobs.Reporter, parent str
 	return Parts{Parent: m, Workflows: w, Runner: w, Judge: w, Datasets: w, Trainer: w, Exporter: w, Models: w}, nil
 }
 
-func (w *world) Searches(context.Context, jobs.Job, jobs.Reporter) (Searches, error) { return w, nil }
+func (w *world) Searches(context.Context, jobkind.Job, jobkind.Reporter) (Searches, error) {
+	return w, nil
+}
 
 func (w *world) Search(ctx context.Context, id, task, model string, seed int64, _ SearchOptions) (Retained, error) {
 	w.log("search %s %s %s seed=%d", id, task, model, seed)
 	return w.Retained(ctx, task)
 }
 
-func job(root, kind string, params any) jobs.Job {
+func job(root, kind string, params any) jobkind.Job {
 	b, _ := json.Marshal(params)
 	l := datadir.New(root)
-	return jobs.Job{ID: "job-1", Kind: kind, Params: b, Attempt: 1, Layout: l, WorkDir: l.Job("job-1")}
+	return jobkind.Job{ID: "job-1", Kind: kind, Params: b, Attempt: 1, Layout: l, WorkDir: l.Job("job-1")}
 }
 
 var small = Params{Tasks: []string{"alpha", "lost-1"}, Episodes: 8, MinSuccess: 6, Cap: 10, Opponents: 4, Train: 5, Val: 1, Seed: 3}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // StageEvent is the event the pipeline appends on entering each stage; the
@@ -16,7 +16,7 @@ const StageEvent = "generation_stage"
 // watch), how many slots (episodes, judgments) the stage has started, the
 // latest message, and one event per stage change so a job's events list
 // every stage it ran.
-func stageProgress(rep jobs.Reporter) func(stage, msg string) {
+func stageProgress(rep jobkind.Reporter) func(stage, msg string) {
 	var mu sync.Mutex
 	cur, started := "", int64(0)
 	return func(stage, msg string) {
@@ -29,7 +29,7 @@ func stageProgress(rep jobs.Reporter) func(stage, msg string) {
 		if msg != "start" {
 			started++
 		}
-		rep.Progress(jobs.Progress{Stage: stage, Message: msg, Counters: map[string]int64{
+		rep.Progress(jobkind.Progress{Stage: stage, Message: msg, Counters: map[string]int64{
 			"stage": int64(slices.Index(Stages, stage) + 1), "stages": int64(len(Stages)), "slots_started": started}})
 	}
 }

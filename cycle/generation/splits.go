@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // Splits answers a task's split as its spec says ("" counts as train).

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 
 	"github.com/mass-dev/mass/cycle/generation"
-	"github.com/mass-dev/mass/daemon/jobs"
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // KindName is the job kind of a rollout.
@@ -33,7 +33,7 @@ type Params struct {
 // ParseParams decodes, defaults and checks a rollout job's params.
 func ParseParams(raw json.RawMessage) (Params, error) {
 	var p Params
-	if err := jobs.DecodeParams(raw, &p); err != nil {
+	if err := jobkind.DecodeParams(raw, &p); err != nil {
 		return p, fmt.Errorf("rollout params: %w", err)
 	}
 	if p.Episodes == 0 {
@@ -70,18 +70,18 @@ func ParseParams(raw json.RawMessage) (Params, error) {
 type Env interface {
 	// Setup returns the episode runner (episodes recorded as the job's
 	// children) and the task splits; it refuses models it cannot call.
-	Setup(ctx context.Context, job jobs.Job, rep jobs.Reporter, models []string) (Episodes, Tasks, error)
+	Setup(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, models []string) (Episodes, Tasks, error)
 }
 
 // NewKind is the "rollout" job kind. It resumes after a restart from its
 // slot books.
-func NewKind(env Env) jobs.Kind {
-	return jobs.Kind{
+func NewKind(env Env) jobkind.Kind {
+	return jobkind.Kind{
 		Name:        KindName,
 		Description: "MASS evaluation rollout: M bare-prompt episodes per held-out task for each model, paired by index and seed (params: name, tasks, models, episodes, seed, concurrency)",
-		OnInterrupt: jobs.Resume,
+		OnInterrupt: jobkind.Resume,
 		Validate:    func(raw json.RawMessage) error { _, err := ParseParams(raw); return err },
-		Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+		Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
 			p, err := ParseParams(job.Params)
 			if err != nil {
 				return err
@@ -109,7 +109,7 @@ func NewKind(env Env) jobs.Kind {
 			rep.Event("rollout", fmt.Sprintf("rollout %s: %d tasks × %d models × %d episodes in %s", p.Name, len(p.Tasks), len(p.Models), p.Episodes, dir), nil)
 			sum, err := Execute(ctx, Config{Name: p.Name, Dir: dir, Tasks: p.Tasks, Models: p.Models, Episodes: p.Episodes,
 				Seed: p.Seed, Concurrency: p.Concurrency, Attempts: DefaultAttempts, Runner: runner, Log: rep.Logger(),
-				Progress: func(msg string) { rep.Progress(jobs.Progress{Stage: "rollout", Message: msg}) }})
+				Progress: func(msg string) { rep.Progress(jobkind.Progress{Stage: "rollout", Message: msg}) }})
 			if err != nil {
 				return err
 			}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 type splits map[string]string
@@ -19,16 +19,16 @@ type env struct {
 	s splits
 }
 
-func (e env) Setup(context.Context, jobs.Job, jobs.Reporter, []string) (Episodes, Tasks, error) {
+func (e env) Setup(context.Context, jobkind.Job, jobkind.Reporter, []string) (Episodes, Tasks, error) {
 	return e.r, e.s, nil
 }
 
 type reporter struct{ result any }
 
 func (*reporter) Event(string, string, map[string]any) {}
-func (*reporter) Progress(jobs.Progress)               {}
+func (*reporter) Progress(jobkind.Progress)            {}
 func (r *reporter) SetResult(v any)                    { r.result = v }
-func (*reporter) Episode(jobs.EpisodeRecord)           {}
+func (*reporter) Episode(jobkind.EpisodeRecord)        {}
 func (*reporter) Logger() *slog.Logger                 { return slog.New(slog.DiscardHandler) }
 
 // TestKindRunsHeldOutTasksOnly: a task of the train split is refused
@@ -37,7 +37,7 @@ func TestKindRunsHeldOutTasksOnly(t *testing.T) {
 	r := &runner{failAt: -1}
 	k := NewKind(env{r, splits{"held": "test", "seen": "train", "out": "excluded"}})
 	l := datadir.New(t.TempDir())
-	job := jobs.Job{ID: "job-1", Layout: l, Params: []byte(`{"tasks":["held","seen"],"models":["base","gen-1"],"episodes":1}`)}
+	job := jobkind.Job{ID: "job-1", Layout: l, Params: []byte(`{"tasks":["held","seen"],"models":["base","gen-1"],"episodes":1}`)}
 	if err := k.Run(context.Background(), job, &reporter{}); err == nil || !strings.Contains(err.Error(), "split: test") || len(r.runs) != 0 {
 		t.Fatalf("train task: %v, %d episodes", err, len(r.runs))
 	}
@@ -52,15 +52,15 @@ func TestKindRunsHeldOutTasksOnly(t *testing.T) {
 	if _, err := Load(l, "job-1"); err != nil {
 		t.Error(err)
 	}
-	allowed := jobs.Job{ID: "job-3", Layout: l, Params: []byte(`{"name":"train-run","tasks":["held","seen"],"models":["base","gen-1"],"episodes":1,"allow_train_tasks":true}`)}
+	allowed := jobkind.Job{ID: "job-3", Layout: l, Params: []byte(`{"name":"train-run","tasks":["held","seen"],"models":["base","gen-1"],"episodes":1,"allow_train_tasks":true}`)}
 	if err := k.Run(context.Background(), allowed, &reporter{}); err != nil {
 		t.Errorf("train task with allow_train_tasks: %v", err)
 	}
-	excluded := jobs.Job{ID: "job-4", Layout: l, Params: []byte(`{"name":"ex","tasks":["out"],"models":["base","gen-1"],"episodes":1,"allow_train_tasks":true}`)}
+	excluded := jobkind.Job{ID: "job-4", Layout: l, Params: []byte(`{"name":"ex","tasks":["out"],"models":["base","gen-1"],"episodes":1,"allow_train_tasks":true}`)}
 	if err := k.Run(context.Background(), excluded, &reporter{}); err == nil || !strings.Contains(err.Error(), `task out has split "excluded"`) {
 		t.Errorf("excluded task with allow_train_tasks: %v", err)
 	}
-	other := jobs.Job{ID: "job-2", Layout: l, Params: []byte(`{"name":"job-1","tasks":["held"],"models":["base","gen-1"]}`)}
+	other := jobkind.Job{ID: "job-2", Layout: l, Params: []byte(`{"name":"job-1","tasks":["held"],"models":["base","gen-1"]}`)}
 	if err := k.Run(context.Background(), other, &reporter{}); err == nil || !strings.Contains(err.Error(), "belongs to job job-1") {
 		t.Errorf("second job on the same evaluation: %v", err)
 	}

@@ -12,9 +12,9 @@ import (
 
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/workflow"
-	"github.com/mass-dev/mass/daemon/jobs"
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // KindName is the job kind of a workflow search.
@@ -85,22 +85,24 @@ func (p Params) config() Config {
 // Env is what the kind needs from massd, per job: episodes recorded with
 // the job, the role-call models and the default model name.
 type Env interface {
-	Setup(ctx context.Context, job jobs.Job, rep jobs.Reporter, spec *taskspec.Spec) (Episodes, judge.Model, string, error)
+	Setup(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, spec *taskspec.Spec) (Episodes, judge.Model, string, error)
 }
 
 // NewKind is the "search" job kind. It resumes after a restart from the
 // files of its search directory.
-func NewKind(env Env) jobs.Kind {
-	return jobs.Kind{
+func NewKind(env Env) jobkind.Kind {
+	return jobkind.Kind{
 		Name:        KindName,
 		Description: "MASS workflow search on a task: reference, v0, then optimizer → v(k) → judged as the judging rule needs (params: model, judge_model, optimizer_model, iterations, seed, judgments, judge_mode, judging, judge_retries, resume)",
-		OnInterrupt: jobs.Resume,
+		OnInterrupt: jobkind.Resume,
 		Validate:    func(raw json.RawMessage) error { _, err := ParseParams(raw); return err },
-		Run:         func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error { return runKind(ctx, env, job, rep) },
+		Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
+			return runKind(ctx, env, job, rep)
+		},
 	}
 }
 
-func runKind(ctx context.Context, env Env, job jobs.Job, rep jobs.Reporter) error {
+func runKind(ctx context.Context, env Env, job jobkind.Job, rep jobkind.Reporter) error {
 	p, err := ParseParams(job.Params)
 	if err != nil {
 		return err
@@ -164,7 +166,7 @@ func V0(spec *taskspec.Spec) (workflow.Workflow, error) {
 
 // progressTo reports search progress as job progress, at most about ten
 // updates a second, stage changes always.
-func progressTo(rep jobs.Reporter) func(Progress) {
+func progressTo(rep jobkind.Reporter) func(Progress) {
 	var mu sync.Mutex
 	var last time.Time
 	stage := ""
@@ -178,7 +180,7 @@ func progressTo(rep jobs.Reporter) func(Progress) {
 			rep.Event("search_stage", p.Stage, map[string]any{"iteration": p.Iteration, "champion_version": p.ChampionVersion})
 		}
 		stage, last = p.Stage, time.Now()
-		rep.Progress(jobs.Progress{Stage: p.Stage, Message: fmt.Sprintf("iteration %d/%d, champion v%d", p.Iteration, p.Iterations, p.ChampionVersion),
+		rep.Progress(jobkind.Progress{Stage: p.Stage, Message: fmt.Sprintf("iteration %d/%d, champion v%d", p.Iteration, p.Iterations, p.ChampionVersion),
 			Counters: map[string]int64{"iteration": int64(p.Iteration), "iterations": int64(p.Iterations), "champion_version": int64(p.ChampionVersion),
 				"ref_wins": int64(p.RefWins), "ref_losses": int64(p.RefLosses), "tokens": p.Tokens}})
 	}

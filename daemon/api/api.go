@@ -6,7 +6,8 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // Job states.
@@ -75,13 +76,8 @@ type DiskHealth struct {
 	Low          bool  `json:"low"`
 }
 
-// Progress is a job's live stage and counters; job kinds report it
-// (jobs.Progress is this type).
-type Progress struct {
-	Stage    string           `json:"stage"`
-	Counters map[string]int64 `json:"counters,omitempty"`
-	Message  string           `json:"message,omitempty"`
-}
+// Progress is a job's live stage and counters; job kinds report it.
+type Progress = jobkind.Progress
 
 // Task is a stored task.
 type Task struct {

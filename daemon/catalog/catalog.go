@@ -20,8 +20,8 @@ import (
 
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // stagingPrefix names the folders an upload is unpacked into before it is

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mass-dev/mass/agents/model/scripted"
 	"github.com/mass-dev/mass/daemon/api"
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // checkRecipe refuses an upload whose scripted-recipe.json is malformed or

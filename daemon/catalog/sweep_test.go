@@ -10,8 +10,8 @@ import (
 
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // TestSweepTasks lays out what a daemon killed mid-upload leaves behind and checks that

@@ -13,8 +13,8 @@ import (
 
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // RemoveTask deletes a task's row and folder. A task that jobs reference is

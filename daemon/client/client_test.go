@@ -16,6 +16,7 @@ import (
 	"github.com/mass-dev/mass/daemon/config"
 	"github.com/mass-dev/mass/daemon/daemontest"
 	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // startDaemon runs massd in-process on a temporary socket, with configure
@@ -26,7 +27,7 @@ func startDaemon(t *testing.T, configure ...func(*config.Config)) (*client.Clien
 	for _, f := range configure {
 		f(cfg)
 	}
-	d := daemontest.Start(t, daemon.Options{Config: cfg, Version: "t", Kinds: []jobs.Kind{jobs.WaitKind()}})
+	d := daemontest.Start(t, daemon.Options{Config: cfg, Version: "t", Kinds: []jobkind.Kind{jobs.WaitKind()}})
 	return d.Client, cfg.DataDir
 }
 

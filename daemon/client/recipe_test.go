@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // TestWithRecipe: a recipe beside the spec is uploaded; one an input would

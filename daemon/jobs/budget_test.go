@@ -11,6 +11,7 @@ import (
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // Issue 31: a job that advances between crashes (a finished episode of it
@@ -21,8 +22,8 @@ import (
 func TestAttemptBudgetByProgress(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	kind := Kind{Name: "long", OnInterrupt: Resume, StageEvent: "generation_stage", Run: func(ctx context.Context, _ Job, _ Reporter) error { <-ctx.Done(); return ctx.Err() }}
-	m, err := NewManager(Options{Store: e.store, Kinds: []Kind{kind}, Layout: datadir.New(e.dir), Logger: slog.New(slog.DiscardHandler)})
+	kind := jobkind.Kind{Name: "long", OnInterrupt: jobkind.Resume, StageEvent: "generation_stage", Run: func(ctx context.Context, _ jobkind.Job, _ jobkind.Reporter) error { <-ctx.Done(); return ctx.Err() }}
+	m, err := NewManager(Options{Store: e.store, Kinds: []jobkind.Kind{kind}, Layout: datadir.New(e.dir), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"github.com/mass-dev/mass/jobkind"
 	"testing"
 	"time"
 )
@@ -9,7 +10,7 @@ import (
 // A manager that never started closes at once.
 func TestCloseWithoutStart(t *testing.T) {
 	e := newEnv(t)
-	m, err := NewManager(Options{Store: e.store, Kinds: []Kind{WaitKind()}})
+	m, err := NewManager(Options{Store: e.store, Kinds: []jobkind.Kind{WaitKind()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // Defect 4: when the end of a job could not be written (disk full) the job
@@ -53,7 +54,7 @@ func TestFinishRetriesUntilTheWriteSucceeds(t *testing.T) {
 
 func TestSubmitRefusedOnLowDisk(t *testing.T) {
 	e := newEnv(t)
-	m, err := NewManager(Options{Store: e.store, Kinds: []Kind{WaitKind()}, Layout: datadir.New(e.dir), Logger: slog.New(slog.DiscardHandler), MinFreeBytes: 1 << 62})
+	m, err := NewManager(Options{Store: e.store, Kinds: []jobkind.Kind{WaitKind()}, Layout: datadir.New(e.dir), Logger: slog.New(slog.DiscardHandler), MinFreeBytes: 1 << 62})
 	if err != nil {
 		t.Fatal(err)
 	}

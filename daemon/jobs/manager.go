@@ -17,6 +17,7 @@ import (
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // DefaultConcurrency is how many jobs run at once when Options leaves it 0.
@@ -30,7 +31,7 @@ var (
 // Options configure a Manager.
 type Options struct {
 	Store       *store.Store
-	Kinds       []Kind
+	Kinds       []jobkind.Kind
 	Concurrency int
 	Layout      datadir.Layout // where job work dirs and task dirs live
 	Logger      *slog.Logger
@@ -47,7 +48,7 @@ type Options struct {
 // Its methods are safe for concurrent use.
 type Manager struct {
 	store   *store.Store
-	kinds   map[string]Kind
+	kinds   map[string]jobkind.Kind
 	conc    int
 	layout  datadir.Layout
 	minFree int64
@@ -86,7 +87,7 @@ func NewManager(o Options) (*Manager, error) {
 		o.MinFreeBytes = 0
 	}
 	m := &Manager{minFree: o.MinFreeBytes,
-		store: o.Store, kinds: map[string]Kind{}, conc: o.Concurrency, layout: o.Layout,
+		store: o.Store, kinds: map[string]jobkind.Kind{}, conc: o.Concurrency, layout: o.Layout,
 		log:  o.Logger.With("component", "jobs"),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), loopDone: make(chan struct{}),
 		running: map[string]context.CancelCauseFunc{}, held: o.Held,
@@ -193,7 +194,7 @@ func (m *Manager) dispatch() {
 	}
 }
 
-func (m *Manager) startRun(j api.Job, k Kind) {
+func (m *Manager) startRun(j api.Job, k jobkind.Kind) {
 	ctx, cancel := context.WithCancelCause(m.runCtx)
 	m.mu.Lock()
 	m.running[j.ID] = cancel
@@ -212,10 +213,10 @@ func (m *Manager) startRun(j api.Job, k Kind) {
 }
 
 // run runs one attempt and says how it ended.
-func (m *Manager) run(ctx context.Context, j api.Job, k Kind) (state, msg string, again bool) {
+func (m *Manager) run(ctx context.Context, j api.Job, k jobkind.Kind) (state, msg string, again bool) {
 	log := m.log.With("job", j.ID, "kind", j.Kind, "attempt", j.Attempt)
 	rep := &reporter{m: m, id: j.ID, log: log}
-	job := Job{
+	job := jobkind.Job{
 		ID: j.ID, Kind: j.Kind, TaskID: j.TaskID, Params: j.Params, Attempt: j.Attempt,
 		Layout: m.layout, WorkDir: m.layout.Job(j.ID),
 	}
@@ -239,7 +240,7 @@ func (m *Manager) run(ctx context.Context, j api.Job, k Kind) (state, msg string
 	}
 }
 
-func safeRun(ctx context.Context, k Kind, job Job, rep Reporter) (err error) {
+func safeRun(ctx context.Context, k jobkind.Kind, job jobkind.Job, rep jobkind.Reporter) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("job kind %s panicked: %v", k.Name, r)
@@ -321,7 +322,7 @@ func (m *Manager) Submit(ctx context.Context, req api.JobRequest) (api.Job, erro
 
 // checkTask refuses a submission whose kind needs a task but has none, or
 // that names a task this massd does not have, as invalid (400).
-func (m *Manager) checkTask(ctx context.Context, k Kind, id string) error {
+func (m *Manager) checkTask(ctx context.Context, k jobkind.Kind, id string) error {
 	if id == "" {
 		if k.NeedsTask {
 			return fmt.Errorf("field task: a %s job needs a task; pass --task ID (see massctl task list): %w", k.Name, api.ErrInvalid)

@@ -13,8 +13,9 @@ import (
 
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 type env struct {
@@ -33,7 +34,7 @@ func newEnv(t *testing.T) *env {
 	return &env{dir: dir, store: s}
 }
 
-func (e *env) manager(t *testing.T, conc int, kinds ...Kind) *Manager {
+func (e *env) manager(t *testing.T, conc int, kinds ...jobkind.Kind) *Manager {
 	t.Helper()
 	m, err := NewManager(Options{Store: e.store, Kinds: kinds, Concurrency: conc, Layout: datadir.New(e.dir), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -164,7 +165,7 @@ func TestCancel(t *testing.T) {
 func TestConcurrencyBound(t *testing.T) {
 	e := newEnv(t)
 	var cur, peak atomic.Int32
-	k := Kind{Name: "busy", OnInterrupt: Fail, Run: func(ctx context.Context, job Job, rep Reporter) error {
+	k := jobkind.Kind{Name: "busy", OnInterrupt: jobkind.Fail, Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
 		n := cur.Add(1)
 		for {
 			p := peak.Load()
@@ -193,8 +194,8 @@ func TestConcurrencyBound(t *testing.T) {
 func TestPanicAndErrorFail(t *testing.T) {
 	e := newEnv(t)
 	m := e.manager(t, 2,
-		Kind{Name: "boom", Run: func(context.Context, Job, Reporter) error { panic("kaboom") }},
-		Kind{Name: "err", Run: func(context.Context, Job, Reporter) error { return errors.New("no luck") }},
+		jobkind.Kind{Name: "boom", Run: func(context.Context, jobkind.Job, jobkind.Reporter) error { panic("kaboom") }},
+		jobkind.Kind{Name: "err", Run: func(context.Context, jobkind.Job, jobkind.Reporter) error { return errors.New("no luck") }},
 	)
 	defer m.Close(context.Background())
 	for kind, want := range map[string]string{"boom": "panicked: kaboom", "err": "no luck"} {
@@ -259,9 +260,9 @@ func TestDrainThenResume(t *testing.T) {
 
 func TestReporterEpisode(t *testing.T) {
 	e := newEnv(t)
-	k := Kind{Name: "episodic", Run: func(ctx context.Context, job Job, rep Reporter) error {
-		rep.Episode(EpisodeRecord{ID: "ep-a", TaskID: "t", Status: "running", Dir: job.Layout.Episode("ep-a")})
-		rep.Episode(EpisodeRecord{ID: "ep-a", TaskID: "t", Status: "completed", Summary: map[string]any{"success": true}})
+	k := jobkind.Kind{Name: "episodic", Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
+		rep.Episode(jobkind.EpisodeRecord{ID: "ep-a", TaskID: "t", Status: "running", Dir: job.Layout.Episode("ep-a")})
+		rep.Episode(jobkind.EpisodeRecord{ID: "ep-a", TaskID: "t", Status: "completed", Summary: map[string]any{"success": true}})
 		return nil
 	}}
 	m := e.manager(t, 1, k)
@@ -289,7 +290,7 @@ func TestReporterEpisode(t *testing.T) {
 func TestRetryStartsFresh(t *testing.T) {
 	e := newEnv(t)
 	started := make(chan string, 4)
-	k := Kind{Name: "flaky", OnInterrupt: Retry, Run: func(ctx context.Context, job Job, rep Reporter) error {
+	k := jobkind.Kind{Name: "flaky", OnInterrupt: jobkind.Retry, Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
 		marker := filepath.Join(job.WorkDir, "marker")
 		if _, err := os.Stat(marker); err == nil {
 			return errors.New("work dir was not fresh")
@@ -330,21 +331,21 @@ func TestLoadTask(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, taskspec.FileName), []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Job{ID: "x", TaskDir: dir}.LoadTask()
+	s, err := jobkind.Job{ID: "x", TaskDir: dir}.LoadTask()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := s.Dir, dir; got != want {
 		t.Errorf("spec dir = %q, want %q", got, want)
 	}
-	if _, err := (Job{ID: "y"}).LoadTask(); err == nil {
+	if _, err := (jobkind.Job{ID: "y"}).LoadTask(); err == nil {
 		t.Error("loaded a task for a job without one")
 	}
 }
 
 func TestOperatorRetry(t *testing.T) {
 	e := newEnv(t)
-	k := Kind{Name: "once", Run: func(ctx context.Context, job Job, rep Reporter) error {
+	k := jobkind.Kind{Name: "once", Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
 		if job.Attempt == 1 {
 			return errors.New("first attempt fails")
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // MaxAutoAttempts caps the attempts in a row that a job gets from
@@ -44,16 +45,16 @@ func (m *Manager) recover(ctx context.Context) error {
 		k, ok := m.kinds[j.Kind]
 		policy := k.OnInterrupt
 		if !ok {
-			policy = Fail
+			policy = jobkind.Fail
 		}
 		b := m.budget(ctx, j)
-		capped := policy != Fail && (b.stalled >= MaxAutoAttempts || j.Attempt >= MaxTotalAttempts)
+		capped := policy != jobkind.Fail && (b.stalled >= MaxAutoAttempts || j.Attempt >= MaxTotalAttempts)
 		if capped {
-			policy = Fail
+			policy = jobkind.Fail
 		}
 		switch policy {
-		case Retry, Resume:
-			if policy == Retry {
+		case jobkind.Retry, jobkind.Resume:
+			if policy == jobkind.Retry {
 				m.setAsideWorkDir(j)
 			}
 			attempt, err := m.store.Requeue(ctx, j.ID, now, store.EventInput{

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // reporter writes a running job's events, progress, result and episodes to
@@ -18,7 +19,7 @@ type reporter struct {
 	log *slog.Logger
 }
 
-var _ Reporter = (*reporter)(nil)
+var _ jobkind.Reporter = (*reporter)(nil)
 
 func (r *reporter) ctx() context.Context { return context.Background() }
 
@@ -29,7 +30,7 @@ func (r *reporter) Event(typ, msg string, fields map[string]any) {
 	r.m.hub.notify(r.id)
 }
 
-func (r *reporter) Progress(p Progress) {
+func (r *reporter) Progress(p jobkind.Progress) {
 	if err := r.m.store.SetProgress(r.ctx(), r.id, p); err != nil {
 		r.log.Error("record progress", "err", err)
 	}
@@ -47,7 +48,7 @@ func (r *reporter) SetResult(v any) {
 	}
 }
 
-func (r *reporter) Episode(e EpisodeRecord) {
+func (r *reporter) Episode(e jobkind.EpisodeRecord) {
 	ae := api.Episode{ID: e.ID, JobID: e.JobID, TaskID: e.TaskID, Status: e.Status, Dir: e.Dir}
 	if ae.JobID == "" {
 		ae.JobID = r.id

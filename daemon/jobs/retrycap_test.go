@@ -10,6 +10,7 @@ import (
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // Also-list: interrupted jobs were requeued without end (up to attempt 12
@@ -19,8 +20,8 @@ import (
 func TestInterruptedRetriesAreCappedAndSpread(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	kind := Kind{Name: "slow", OnInterrupt: Retry, Run: func(ctx context.Context, _ Job, _ Reporter) error { <-ctx.Done(); return ctx.Err() }}
-	m, err := NewManager(Options{Store: e.store, Kinds: []Kind{kind}, Layout: datadir.New(e.dir), Logger: slog.New(slog.DiscardHandler)})
+	kind := jobkind.Kind{Name: "slow", OnInterrupt: jobkind.Retry, Run: func(ctx context.Context, _ jobkind.Job, _ jobkind.Reporter) error { <-ctx.Done(); return ctx.Err() }}
+	m, err := NewManager(Options{Store: e.store, Kinds: []jobkind.Kind{kind}, Layout: datadir.New(e.dir), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

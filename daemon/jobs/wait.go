@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mass-dev/mass/jobkind"
 	"os"
 	"path/filepath"
 	"time"
@@ -17,7 +18,7 @@ type WaitParams struct {
 
 func parseWait(raw json.RawMessage) (WaitParams, error) {
 	p := WaitParams{Seconds: 10, IntervalMS: 1000}
-	if err := DecodeParams(raw, &p); err != nil {
+	if err := jobkind.DecodeParams(raw, &p); err != nil {
 		return p, err
 	}
 	if p.Seconds <= 0 || p.Seconds > 7*24*3600 {
@@ -37,17 +38,17 @@ type waitState struct {
 // WaitKind returns the built-in "wait" kind: it emits a tick event and
 // progress every interval for a duration. Operators use it to check the
 // pipeline end to end; it resumes from its checkpoint after a crash.
-func WaitKind() Kind {
-	return Kind{
+func WaitKind() jobkind.Kind {
+	return jobkind.Kind{
 		Name:        "wait",
 		Description: `emit a tick every interval_ms for seconds (params {"seconds":N,"interval_ms":M})`,
-		OnInterrupt: Resume,
+		OnInterrupt: jobkind.Resume,
 		Validate:    func(raw json.RawMessage) error { _, err := parseWait(raw); return err },
 		Run:         runWait,
 	}
 }
 
-func runWait(ctx context.Context, job Job, rep Reporter) error {
+func runWait(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
 	p, err := parseWait(job.Params)
 	if err != nil {
 		return err
@@ -79,7 +80,7 @@ func runWait(ctx context.Context, job Job, rep Reporter) error {
 			return err
 		}
 		rep.Event("tick", fmt.Sprintf("tick %d/%d", st.Done, total), map[string]any{"tick": st.Done, "ticks": total, "attempt": job.Attempt})
-		rep.Progress(Progress{Stage: "waiting", Counters: map[string]int64{"tick": int64(st.Done), "ticks": int64(total)}})
+		rep.Progress(jobkind.Progress{Stage: "waiting", Counters: map[string]int64{"tick": int64(st.Done), "ticks": int64(total)}})
 	}
 	rep.SetResult(map[string]any{"ticks": total, "attempts": job.Attempt})
 	return nil

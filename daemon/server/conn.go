@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/daemon/api"
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // Connection and request limits (docs/formats.md, Caps). Each listener has

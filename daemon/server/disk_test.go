@@ -12,6 +12,7 @@ import (
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/daemon/store"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // Defect 4: massd reports a low disk in healthz and metrics and refuses
@@ -24,7 +25,7 @@ func TestLowDiskRefusesNewWork(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Close() })
 	log := slog.New(slog.DiscardHandler)
-	m, err := jobs.NewManager(jobs.Options{Store: st, Kinds: []jobs.Kind{jobs.WaitKind()}, Layout: datadir.New(dir), Logger: log, MinFreeBytes: 1 << 62})
+	m, err := jobs.NewManager(jobs.Options{Store: st, Kinds: []jobkind.Kind{jobs.WaitKind()}, Layout: datadir.New(dir), Logger: log, MinFreeBytes: 1 << 62})
 	if err != nil {
 		t.Fatal(err)
 	}

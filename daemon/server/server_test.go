@@ -19,6 +19,7 @@ import (
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/daemon/store"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 func newTestServer(t testing.TB) (*Server, string) {
@@ -30,7 +31,7 @@ func newTestServer(t testing.TB) (*Server, string) {
 	}
 	t.Cleanup(func() { st.Close() })
 	log := slog.New(slog.DiscardHandler)
-	m, err := jobs.NewManager(jobs.Options{Store: st, Kinds: []jobs.Kind{jobs.WaitKind()}, Layout: datadir.New(dir), Logger: log})
+	m, err := jobs.NewManager(jobs.Options{Store: st, Kinds: []jobkind.Kind{jobs.WaitKind()}, Layout: datadir.New(dir), Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

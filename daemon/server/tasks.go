@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/mass-dev/mass/daemon/api"
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) error {

@@ -13,7 +13,7 @@ import (
 	"syscall"
 
 	"github.com/mass-dev/mass/daemon/api"
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // Upload limits for POST /v1/tasks. The bytes received and the bytes

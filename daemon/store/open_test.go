@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/daemon/api"
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // TestOpenOddPaths checks that characters with a meaning in a file: URI

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/daemon/api"
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 func open(t *testing.T, path string) *Store {

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mass-dev/mass/daemon/jobs"
+	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/trainer/train"
 )
 
@@ -26,13 +26,13 @@ const StopGrace = 60 * time.Second
 
 // Kind returns the "train" job kind running binary (empty: mass-train next
 // to the running executable, else on PATH).
-func Kind(binary string) jobs.Kind {
-	return jobs.Kind{
+func Kind(binary string) jobkind.Kind {
+	return jobkind.Kind{
 		Name:        KindName,
 		Description: `LoRA SFT with mass-train (params {"model","data","val","steps",...}); resumes from its checkpoints`,
-		OnInterrupt: jobs.Resume,
+		OnInterrupt: jobkind.Resume,
 		Validate:    func(raw json.RawMessage) error { _, err := ParseParams(raw); return err },
-		Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+		Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
 			return run(ctx, binary, job, rep)
 		},
 	}
@@ -53,7 +53,7 @@ func FindBinary() (string, error) {
 	return p, nil
 }
 
-func run(ctx context.Context, binary string, job jobs.Job, rep jobs.Reporter) error {
+func run(ctx context.Context, binary string, job jobkind.Job, rep jobkind.Reporter) error {
 	p, err := ParseParams(job.Params)
 	if err != nil {
 		return err
@@ -85,7 +85,7 @@ func run(ctx context.Context, binary string, job jobs.Job, rep jobs.Reporter) er
 		return fmt.Errorf("mass-train stderr: %w", err)
 	}
 	rep.Event("start", "mass-train "+out, map[string]any{"out": out, "binary": binary})
-	rep.Progress(jobs.Progress{Stage: "starting", Message: out})
+	rep.Progress(jobkind.Progress{Stage: "starting", Message: out})
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start mass-train: %w", err)
 	}
@@ -128,13 +128,13 @@ func run(ctx context.Context, binary string, job jobs.Job, rep jobs.Reporter) er
 	return nil
 }
 
-func report(rep jobs.Reporter, r train.Record) {
+func report(rep jobkind.Reporter, r train.Record) {
 	if r.ValLoss != nil {
 		rep.Event("validation", fmt.Sprintf("step %d val_loss %.4f", r.Step, *r.ValLoss),
 			map[string]any{"step": r.Step, "val_loss": *r.ValLoss})
 		return
 	}
-	rep.Progress(jobs.Progress{Stage: "train", Message: train.ProgressLine(r), Counters: map[string]int64{
+	rep.Progress(jobkind.Progress{Stage: "train", Message: train.ProgressLine(r), Counters: map[string]int64{
 		"step": int64(r.Step), "steps": int64(r.Steps), "processed_supervised_tokens": r.ProcessedTokens}})
 	if r.Step%50 == 0 || r.Step == r.Steps {
 		loss := 0.0
@@ -147,7 +147,7 @@ func report(rep jobs.Reporter, r train.Record) {
 
 // lastLines drains r (mass-train's stderr: progress lines and logs) and
 // returns its last n lines for an error message.
-func lastLines(r io.Reader, n int, rep jobs.Reporter) string {
+func lastLines(r io.Reader, n int, rep jobkind.Reporter) string {
 	defer io.Copy(io.Discard, r) // never leave the child blocked on a full pipe
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)

@@ -11,18 +11,18 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/sft"
 	"github.com/mass-dev/mass/trainer/train"
 )
 
-// recorder is a jobs.Reporter that keeps what it is told.
+// recorder is a jobkind.Reporter that keeps what it is told.
 type recorder struct {
 	mu       sync.Mutex
 	events   []string
-	progress []jobs.Progress
+	progress []jobkind.Progress
 	result   any
 }
 
@@ -31,16 +31,16 @@ func (r *recorder) Event(typ, msg string, _ map[string]any) {
 	defer r.mu.Unlock()
 	r.events = append(r.events, typ+": "+msg)
 }
-func (r *recorder) Progress(p jobs.Progress) {
+func (r *recorder) Progress(p jobkind.Progress) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.progress = append(r.progress, p)
 }
-func (r *recorder) SetResult(v any)            { r.result = v }
-func (r *recorder) Episode(jobs.EpisodeRecord) {}
-func (r *recorder) Logger() *slog.Logger       { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func (r *recorder) SetResult(v any)               { r.result = v }
+func (r *recorder) Episode(jobkind.EpisodeRecord) {}
+func (r *recorder) Logger() *slog.Logger          { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-var _ jobs.Reporter = (*recorder)(nil)
+var _ jobkind.Reporter = (*recorder)(nil)
 
 func buildMassTrain(t *testing.T) string {
 	t.Helper()
@@ -90,7 +90,7 @@ func TestTrainJobRunsMassTrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := &recorder{}
-	job := jobs.Job{ID: "job-1", Kind: KindName, Params: params, Attempt: 1, Layout: datadir.New(data), WorkDir: t.TempDir()}
+	job := jobkind.Job{ID: "job-1", Kind: KindName, Params: params, Attempt: 1, Layout: datadir.New(data), WorkDir: t.TempDir()}
 	if err := k.Run(context.Background(), job, rep); err != nil {
 		t.Fatalf("run: %v\nevents: %v", err, rep.events)
 	}

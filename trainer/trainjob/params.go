@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // Params are the "train" job parameters (massctl train builds them).
@@ -42,7 +42,7 @@ type Params struct {
 // ParseParams decodes and checks job parameters.
 func ParseParams(raw json.RawMessage) (Params, error) {
 	var p Params
-	if err := jobs.DecodeParams(raw, &p); err != nil {
+	if err := jobkind.DecodeParams(raw, &p); err != nil {
 		return Params{}, fmt.Errorf("train params: %w", err)
 	}
 	if p.Model == "" || p.Data == "" {

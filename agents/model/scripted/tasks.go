@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // RecipeFile is the name of a task's own scripted recipe

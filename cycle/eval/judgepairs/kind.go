@@ -8,8 +8,8 @@ import (
 	"github.com/mass-dev/mass/agents/model"
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/rollout"
-	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // KindName is the job kind.
@@ -45,7 +45,7 @@ type Params struct {
 // ParseParams decodes, defaults and checks the params.
 func ParseParams(raw json.RawMessage) (Params, error) {
 	var p Params
-	if err := jobs.DecodeParams(raw, &p); err != nil {
+	if err := jobkind.DecodeParams(raw, &p); err != nil {
 		return p, fmt.Errorf("judge-pairs params: %w", err)
 	}
 	if p.Mode == "" {
@@ -100,18 +100,18 @@ type Parts struct {
 
 // Env is massd's side of the kind.
 type Env interface {
-	Setup(ctx context.Context, job jobs.Job, rep jobs.Reporter, mode string) (Parts, error)
+	Setup(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, mode string) (Parts, error)
 }
 
 // NewKind is the "judge-pairs" job kind; a resumed job keeps every
 // verdict file already written.
-func NewKind(env Env) jobs.Kind {
-	return jobs.Kind{
+func NewKind(env Env) jobkind.Kind {
+	return jobkind.Kind{
 		Name:        KindName,
 		Description: "MASS evaluation: external judges (each seed) and self-judges on every pair of a rollout; win rates with pair-level intervals, agreement (params: rollout, baseline, judges, self_judges, no_self, self_seed, mode, concurrency)",
-		OnInterrupt: jobs.Resume,
+		OnInterrupt: jobkind.Resume,
 		Validate:    func(raw json.RawMessage) error { _, err := ParseParams(raw); return err },
-		Run: func(ctx context.Context, job jobs.Job, rep jobs.Reporter) error {
+		Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
 			p, err := ParseParams(job.Params)
 			if err != nil {
 				return err
@@ -125,7 +125,7 @@ func NewKind(env Env) jobs.Kind {
 				return err
 			}
 			res, err := Execute(ctx, Config{Dir: job.Layout.Eval(p.Rollout), Rollout: ro, Params: p, Parts: parts,
-				Progress: func(msg string) { rep.Progress(jobs.Progress{Stage: "judge", Message: msg}) }})
+				Progress: func(msg string) { rep.Progress(jobkind.Progress{Stage: "judge", Message: msg}) }})
 			if err != nil {
 				return err
 			}

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // split maps the reference's lists onto a mass split, with a note when the

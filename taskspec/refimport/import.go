@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/mass-dev/mass/agents/prompts"
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // File names inside an imported task folder.

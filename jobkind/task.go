@@ -1,10 +1,10 @@
-package jobs
+package jobkind
 
 import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // LoadTask loads and validates the spec of the job's task from its stored

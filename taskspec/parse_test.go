@@ -222,7 +222,7 @@ func TestLoadChecksFiles(t *testing.T) {
 }
 
 func TestExamples(t *testing.T) {
-	paths, err := filepath.Glob("../../examples/tasks/*/task.yaml")
+	paths, err := filepath.Glob("../examples/tasks/*/task.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/cycle/workflow"
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 	"gopkg.in/yaml.v3"
 )
 

@@ -1,14 +1,13 @@
-// Package jobs runs massd's durable jobs: queued → running → succeeded,
-// failed, cancelled or interrupted, with bounded concurrency and a per-job
-// event stream that survives daemon crashes.
-package jobs
+// Package jobkind is the contract between massd's job manager and the kinds
+// of work it runs: a Kind's Run receives a Job and a Reporter. It is a leaf:
+// the kinds (agents, cycle, trainer) import it, never the daemon or a store.
+package jobkind
 
 import (
 	"context"
 	"encoding/json"
 	"log/slog"
 
-	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/datadir"
 )
 
@@ -79,9 +78,13 @@ type Reporter interface {
 	Logger() *slog.Logger
 }
 
-// Progress is a job's live state for `massctl job watch`: api.Progress,
-// the one type from the reporter to the wire.
-type Progress = api.Progress
+// Progress is a job's live stage and counters for `massctl job watch`; the
+// one type from the reporter to the wire (api.Progress is this type).
+type Progress struct {
+	Stage    string           `json:"stage"`
+	Counters map[string]int64 `json:"counters,omitempty"`
+	Message  string           `json:"message,omitempty"`
+}
 
 // EpisodeRecord is one row of the episodes table.
 type EpisodeRecord struct {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mass-dev/mass/agents/prompts"
 	"github.com/mass-dev/mass/cycle/workflow"
-	"github.com/mass-dev/mass/daemon/taskspec"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 const fixture = "testdata/reference/tasks"
