@@ -119,7 +119,7 @@ func cycleRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return submitAndWait(c, generation.CycleKindName, generation.CycleParams{Params: p, Generations: c.Int("generations"),
+	return submitAndWait(c, generation.CycleKindName, generation.CycleParams{GenerationParams: p, Generations: c.Int("generations"),
 		SearchIterations: c.Int("search-iterations")})
 }
 

@@ -12,21 +12,14 @@ import (
 	"github.com/mass-dev/mass/agents/grade"
 	"github.com/mass-dev/mass/agents/guard"
 	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/jobwire"
 )
 
 // KindName is the job kind that runs one episode.
-const KindName = "episode"
+const KindName = jobwire.EpisodeKind
 
-// Params are the parameters of an "episode" job.
-type Params struct {
-	Model    string `json:"model,omitempty"`    // configured model name; default Deps' default
-	Workflow string `json:"workflow,omitempty"` // workflow text; empty runs the bare task
-	Seed     *int   `json:"seed,omitempty"`     // sampling seed of every model call
-	// OnInterrupt is what a massd crash under the episode leads to: "retry"
-	// (the default) runs a fresh episode as the job's next attempt, "fail"
-	// ends the job failed. Either way the job reports the lost attempt.
-	OnInterrupt string `json:"on_interrupt,omitempty"`
-}
+// Params are the parameters of an "episode" job (jobwire.EpisodeParams).
+type Params = jobwire.EpisodeParams
 
 // The on_interrupt values.
 const (

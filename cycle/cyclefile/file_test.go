@@ -108,11 +108,11 @@ func TestOverridesResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g2, err := res.Cycle.ForGeneration(2)
+	g2, err := generation.ForGeneration(res.Cycle, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g3, _ := res.Cycle.ForGeneration(3)
+	g3, _ := generation.ForGeneration(res.Cycle, 3)
 	if g2.Episodes != 20 || g2.Train != 15 || g2.TrainSteps != 100 || g2.Training.LR != 2e-5 || g2.Training.LoRAR != 64 ||
 		g3.Episodes != 18 || g3.Training.LR != 3e-5 {
 		t.Errorf("generation 2 %+v %+v; generation 3 %+v %+v", g2, g2.Training, g3, g3.Training)

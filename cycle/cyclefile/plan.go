@@ -43,7 +43,7 @@ func (f *File) CheckSpecs(specs Specs) error {
 // split (marked when massd does not have them), and per generation the
 // episodes, judgments, training steps and windows per step.
 func (f *File) WritePlan(w io.Writer, r Resolved, specs Specs) {
-	p := r.Cycle.Params
+	p := r.Cycle.GenerationParams
 	parent := p.Model
 	if parent == "" {
 		parent = "massd's default model"
@@ -76,7 +76,7 @@ func (f *File) WritePlan(w io.Writer, r Resolved, specs Specs) {
 		fmt.Fprintf(w, "teacher directive: %d bytes\n", len(r.Directive))
 	}
 	for _, s := range r.Rounds {
-		gp, err := r.Cycle.ForGeneration(s.G)
+		gp, err := generation.ForGeneration(r.Cycle, s.G)
 		if err != nil {
 			fmt.Fprintf(w, "generation %d: %v\n", s.G, err)
 			continue

@@ -36,7 +36,7 @@ func (f *File) Resolve() (Resolved, error) {
 	base := Sections{G: 1, Collection: f.Collection, Ranking: f.Ranking, Training: f.Training}
 	p := f.params(base)
 	res := Resolved{Directive: f.Collection.Directive, Rounds: []Sections{base}}
-	res.Cycle = generation.CycleParams{Params: p, Generations: f.Count, SearchIterations: f.Search.Iterations,
+	res.Cycle = generation.CycleParams{GenerationParams: p, Generations: f.Count, SearchIterations: f.Search.Iterations,
 		SearchSeed: f.Search.SeedBase, SearchJudgments: f.Search.Judgments, SearchJudgeMode: f.Search.JudgeMode}
 	for g := 2; g <= f.Count; g++ {
 		s := base
@@ -72,7 +72,7 @@ func (f *File) Resolve() (Resolved, error) {
 func (r Resolved) Params(cycle bool) (json.RawMessage, error) {
 	var v any = r.Cycle
 	if !cycle {
-		v = r.Cycle.Params
+		v = r.Cycle.GenerationParams
 	}
 	b, err := json.Marshal(v)
 	if err != nil || r.Directive == "" {

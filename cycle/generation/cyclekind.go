@@ -11,30 +11,17 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/jobwire"
 )
 
 // CycleKindName is the job kind of the whole loop over generations.
-const CycleKindName = "cycle"
+const CycleKindName = jobwire.CycleKind
 
 // CycleFile is the cycle job's record in its work directory.
 const CycleFile = "cycle.json"
 
-// CycleParams are a "cycle" job's parameters: a generation's, and how many.
-type CycleParams struct {
-	Params
-	Generations      int   `json:"generations"`
-	SearchIterations int   `json:"search_iterations,omitempty"` // per search; 0: the search kind's default (11)
-	SearchSeed       int64 `json:"search_seed,omitempty"`       // the searches' seed base (the reference's search.seed_base); 0: seed
-	// SearchJudgments and SearchJudgeMode are the searches' judging rule
-	// (judgments per comparison, bundle or agent); 0 and "": the search's.
-	SearchJudgments int    `json:"search_judgments,omitempty"`
-	SearchJudgeMode string `json:"search_judge_mode,omitempty"`
-	// PerGeneration overrides a generation's params, keyed by g ("2":
-	// {"episodes": 20, "training": {"lr": 2e-5}}): the cycle2.json case.
-	// A key set there replaces the cycle's value (training merges by key);
-	// tasks and model are the cycle's own and cannot be overridden.
-	PerGeneration map[string]json.RawMessage `json:"per_generation,omitempty"`
-}
+// CycleParams are a "cycle" job's parameters (jobwire.CycleParams).
+type CycleParams = jobwire.CycleParams
 
 // ParseCycleParams decodes and checks a cycle job's params.
 func ParseCycleParams(raw json.RawMessage) (CycleParams, error) {
@@ -53,7 +40,7 @@ func ParseCycleParams(raw json.RawMessage) (CycleParams, error) {
 	if p.Generations > 1 && p.ServedName != "" && !strings.Contains(p.ServedName, "{g}") {
 		return p, fmt.Errorf("cycle params: served_name %q names every generation alike; put {g} in it (L{g})", p.ServedName)
 	}
-	b, _ := json.Marshal(p.Params)
+	b, _ := json.Marshal(p.GenerationParams)
 	if _, err := ParseParams(b); err != nil {
 		return p, err
 	}
@@ -62,7 +49,7 @@ func ParseCycleParams(raw json.RawMessage) (CycleParams, error) {
 		if err != nil || g < 1 || g > p.Generations {
 			return p, fmt.Errorf("cycle params: per_generation key %q must be a generation 1..%d", k, p.Generations)
 		}
-		if _, err := p.ForGeneration(g); err != nil {
+		if _, err := ForGeneration(p, g); err != nil {
 			return p, err
 		}
 	}
@@ -70,22 +57,22 @@ func ParseCycleParams(raw json.RawMessage) (CycleParams, error) {
 }
 
 // ForGeneration is generation g's params: the cycle's, with g's overrides.
-func (p CycleParams) ForGeneration(g int) (Params, error) {
+func ForGeneration(p CycleParams, g int) (Params, error) {
 	raw, ok := p.PerGeneration[strconv.Itoa(g)]
 	if !ok {
-		return p.Params, nil
+		return p.GenerationParams, nil
 	}
 	var over map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &over); err != nil {
-		return p.Params, fmt.Errorf("per_generation %d: %w", g, err)
+		return p.GenerationParams, fmt.Errorf("per_generation %d: %w", g, err)
 	}
 	for _, k := range []string{"tasks", "model"} {
 		if _, ok := over[k]; ok {
-			return p.Params, fmt.Errorf("per_generation %d: %s is the cycle's and cannot change per generation", g, k)
+			return p.GenerationParams, fmt.Errorf("per_generation %d: %s is the cycle's and cannot change per generation", g, k)
 		}
 	}
 	var base map[string]json.RawMessage
-	b, _ := json.Marshal(p.Params)
+	b, _ := json.Marshal(p.GenerationParams)
 	_ = json.Unmarshal(b, &base)
 	for k, v := range over {
 		if k == "training" && base[k] != nil {
@@ -96,7 +83,7 @@ func (p CycleParams) ForGeneration(g int) (Params, error) {
 	b, _ = json.Marshal(base)
 	out, err := ParseParams(b)
 	if err != nil {
-		return p.Params, fmt.Errorf("per_generation %d: %w", g, err)
+		return p.GenerationParams, fmt.Errorf("per_generation %d: %w", g, err)
 	}
 	return out, nil
 }
@@ -202,11 +189,11 @@ func runCycle(ctx context.Context, env CycleEnv, job jobkind.Job, rep jobkind.Re
 			return err
 		}
 		parts.Workflows = stepWorkflows{st}
-		gp, err := p.ForGeneration(st.G)
+		gp, err := ForGeneration(p, st.G)
 		if err != nil {
 			return err
 		}
-		cfg := gp.config(parts, "")
+		cfg := configOf(gp, parts, "")
 		cfg.Splits = env.Splits()
 		sum, err := runOwned(ctx, job, rep, cfg)
 		if err != nil {
@@ -232,7 +219,7 @@ func cycleSearches(ctx context.Context, s Searches, job jobkind.Job, rep jobkind
 		}
 		rep.Progress(jobkind.Progress{Stage: fmt.Sprintf("search g%d", st.G), Message: task})
 		start := time.Now()
-		r, err := s.Search(ctx, fmt.Sprintf("%s-g%d-%d", job.ID, st.G, i), task, st.Parent, p.searchSeed(st.G, i),
+		r, err := s.Search(ctx, fmt.Sprintf("%s-g%d-%d", job.ID, st.G, i), task, st.Parent, searchSeed(p, st.G, i),
 			SearchOptions{Iterations: p.SearchIterations, Judgments: p.SearchJudgments, JudgeMode: p.SearchJudgeMode})
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -255,7 +242,7 @@ func cycleSearches(ctx context.Context, s Searches, job jobkind.Job, rep jobkind
 
 // searchSeed is the seed of generation g's search on the i-th task: the
 // search base moved to generation g, plus i (the reference adds the task).
-func (p CycleParams) searchSeed(g, i int) int64 {
+func searchSeed(p CycleParams, g, i int) int64 {
 	base := p.SearchSeed
 	if base == 0 {
 		base = p.Seed

@@ -10,39 +10,14 @@ import (
 
 	"github.com/mass-dev/mass/agents/prompts"
 	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/jobwire"
 )
 
 // KindName is the job kind of one generation.
-const KindName = "generation"
+const KindName = jobwire.GenerationKind
 
-// Params are a "generation" job's parameters; zero values mean the defaults.
-type Params struct {
-	Tasks       []string `json:"tasks"`
-	Model       string   `json:"model,omitempty"` // the parent, model g−1; default: massd's default model
-	Episodes    int      `json:"episodes,omitempty"`
-	MinSuccess  int      `json:"min_success,omitempty"`
-	Cap         int      `json:"cap,omitempty"`
-	Opponents   int      `json:"opponents,omitempty"`
-	Train       int      `json:"train,omitempty"`
-	Val         int      `json:"val,omitempty"`
-	Concurrency int      `json:"concurrency,omitempty"`
-	Seed        int64    `json:"seed,omitempty"`      // the cycle's seed; generation g's base is GenerationSeed(seed, g)
-	RankSeed    int64    `json:"rank_seed,omitempty"` // ring and judge seeds' base (the reference's ranking.seed); 0: seed
-	FP8         bool     `json:"fp8,omitempty"`
-	TrainSteps  int      `json:"train_steps,omitempty"` // 0: mass-train's default
-	// Lenient lets render keep selected episodes that yield no window with
-	// supervised tokens (counted); by default render fails naming them.
-	Lenient bool `json:"lenient,omitempty"`
-	// Training is the recipe (render windows and mass-train's knobs);
-	// nil or zero fields: the defaults, which are the paper's.
-	Training *Recipe `json:"training,omitempty"`
-	// ServedName is the new model's name, "{g}" replaced by g; default gen-{g}.
-	ServedName string `json:"served_name,omitempty"`
-	// Directive, when set, is the execution directive text appended to
-	// task + workflow in collection episodes, verbatim, in place of the
-	// task's spec directive or mass's own (docs/formats.md).
-	Directive string `json:"directive,omitempty"`
-}
+// Params are a "generation" job's parameters (jobwire.GenerationParams).
+type Params = jobwire.GenerationParams
 
 // ParseParams decodes and checks a generation job's params.
 func ParseParams(raw json.RawMessage) (Params, error) {
@@ -52,7 +27,7 @@ func ParseParams(raw json.RawMessage) (Params, error) {
 	if err := dec.Decode(&p); err != nil {
 		return p, fmt.Errorf("generation params: %w", err)
 	}
-	c := p.config(Parts{Parent: Model{Name: "parent"}, Workflows: nothing{}, Runner: nothing{}, Judge: nothing{},
+	c := configOf(p, Parts{Parent: Model{Name: "parent"}, Workflows: nothing{}, Runner: nothing{}, Judge: nothing{},
 		Datasets: nothing{}, Trainer: nothing{}, Exporter: nothing{}, Models: nothing{}}, "x")
 	if p.Directive != "" {
 		if err := prompts.CheckDirective(p.Directive); err != nil {
@@ -89,7 +64,7 @@ type Env interface {
 	Splits() Splits
 }
 
-func (p Params) config(parts Parts, dir string) Config {
+func configOf(p Params, parts Parts, dir string) Config {
 	g := parts.Parent.G + 1
 	rankSeed := p.RankSeed
 	if rankSeed == 0 {
@@ -127,7 +102,7 @@ func NewKind(env Env) jobkind.Kind {
 			if err != nil {
 				return err
 			}
-			cfg := p.config(parts, "")
+			cfg := configOf(p, parts, "")
 			cfg.Splits = env.Splits()
 			sum, err := runOwned(ctx, job, rep, cfg)
 			if err != nil {

@@ -90,7 +90,7 @@ func TestCycleKind(t *testing.T) {
 		t.Error("zero generations accepted")
 	}
 	rep := &reporter{}
-	j := job(w.root, CycleKindName, CycleParams{Params: small, Generations: 2})
+	j := job(w.root, CycleKindName, CycleParams{GenerationParams: small, Generations: 2})
 	if err := k.Run(context.Background(), j, rep); err != nil {
 		t.Fatal(err)
 	}

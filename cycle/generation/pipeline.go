@@ -75,7 +75,7 @@ func (p *pipeline) run(ctx context.Context) error {
 func (p *pipeline) train(ctx context.Context, sel Selection) error {
 	ds, err := stage(ctx, p, "render", DatasetFile, func(ctx context.Context) (Dataset, error) {
 		return p.cfg.Datasets.Build(ctx, DatasetRequest{Name: p.cfg.NewModel, Train: sel.Train, Val: sel.Val, Tokenizer: p.cfg.Parent.Tokenizer, Lenient: p.cfg.Lenient,
-			Window: p.cfg.Recipe.window(), ContextOverlap: p.cfg.Recipe.overlap()})
+			Window: recipeWindow(p.cfg.Recipe), ContextOverlap: recipeOverlap(p.cfg.Recipe)})
 	})
 	if err != nil {
 		return err

@@ -36,7 +36,7 @@ func TestPerGenerationOverrides(t *testing.T) {
 	w := &world{root: t.TempDir()}
 	p := small
 	p.Training = &Recipe{LR: 3e-5, LoRAR: 64}
-	cp := CycleParams{Params: p, Generations: 2, PerGeneration: map[string]json.RawMessage{
+	cp := CycleParams{GenerationParams: p, Generations: 2, PerGeneration: map[string]json.RawMessage{
 		"2": json.RawMessage(`{"episodes": 9, "training": {"lr": 2e-5}}`)}}
 	raw, _ := json.Marshal(cp)
 	k := NewCycleKind(w)
@@ -51,7 +51,7 @@ func TestPerGenerationOverrides(t *testing.T) {
 	for _, bad := range []string{`{"3": {}}`, `{"2": {"tasks": ["x"]}}`, `{"2": {"episodes": "many"}}`, `{"2": {"bogus": 1}}`} {
 		var m map[string]json.RawMessage
 		_ = json.Unmarshal([]byte(bad), &m)
-		b, _ := json.Marshal(CycleParams{Params: p, Generations: 2, PerGeneration: m})
+		b, _ := json.Marshal(CycleParams{GenerationParams: p, Generations: 2, PerGeneration: m})
 		if err := k.Validate(b); err == nil {
 			t.Errorf("per_generation %s accepted", bad)
 		}

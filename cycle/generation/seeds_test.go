@@ -16,7 +16,7 @@ func TestCycleSeedsDistinctPerGeneration(t *testing.T) {
 	w := &world{root: t.TempDir()}
 	p := small
 	p.Tasks = []string{"alpha", "beta"}
-	j := job(w.root, CycleKindName, CycleParams{Params: p, Generations: 3})
+	j := job(w.root, CycleKindName, CycleParams{GenerationParams: p, Generations: 3})
 	if err := NewCycleKind(w).Run(context.Background(), j, &reporter{}); err != nil {
 		t.Fatal(err)
 	}

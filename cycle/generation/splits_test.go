@@ -48,7 +48,7 @@ func TestSplitGuardAtEligible(t *testing.T) {
 		}
 	}
 	rep := &reporter{}
-	j := job(w.root, CycleKindName, CycleParams{Params: Params{Tasks: []string{"excluded-q"}}, Generations: 1})
+	j := job(w.root, CycleKindName, CycleParams{GenerationParams: Params{Tasks: []string{"excluded-q"}}, Generations: 1})
 	if err := NewCycleKind(w).Run(context.Background(), j, rep); !errors.Is(err, ErrSplit) {
 		t.Errorf("cycle run with an excluded task: %v", err)
 	}

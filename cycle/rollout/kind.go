@@ -11,24 +11,15 @@ import (
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/jobwire"
 	"github.com/mass-dev/mass/taskspec"
 )
 
 // KindName is the job kind of a rollout.
-const KindName = "rollout"
+const KindName = jobwire.RolloutKind
 
-// Params are a rollout job's parameters; zero values mean the defaults.
-type Params struct {
-	Name        string   `json:"name,omitempty"` // evals/<name>; default: the job id
-	Tasks       []string `json:"tasks"`          // held-out tasks (split: test)
-	Models      []string `json:"models"`         // the first is the baseline, e.g. base, gen-1, gen-2
-	Episodes    int      `json:"episodes,omitempty"`
-	Seed        int64    `json:"seed,omitempty"`
-	Concurrency int      `json:"concurrency,omitempty"`
-	// AllowTrainTasks lets split: train tasks roll out too (the paper's
-	// train-task rollouts, its Table 5); excluded tasks never run.
-	AllowTrainTasks bool `json:"allow_train_tasks,omitempty"`
-}
+// Params are a rollout job's parameters (jobwire.RolloutParams).
+type Params = jobwire.RolloutParams
 
 // ParseParams decodes, defaults and checks a rollout job's params.
 func ParseParams(raw json.RawMessage) (Params, error) {

@@ -14,30 +14,18 @@ import (
 	"github.com/mass-dev/mass/cycle/workflow"
 	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/jobwire"
 	"github.com/mass-dev/mass/taskspec"
 )
 
 // KindName is the job kind of a workflow search.
-const KindName = "search"
+const KindName = jobwire.SearchKind
 
 // Dir is the folder of all searches in a data directory.
 const Dir = "search"
 
-// Params are the parameters of a "search" job.
-type Params struct {
-	Model          string `json:"model,omitempty"`           // executor; default: massd's default model
-	JudgeModel     string `json:"judge_model,omitempty"`     // default: model
-	OptimizerModel string `json:"optimizer_model,omitempty"` // default: model
-	Iterations     *int   `json:"iterations,omitempty"`      // default 11
-	Seed           int64  `json:"seed,omitempty"`
-	Judgments      int    `json:"judgments,omitempty"`     // per comparison, default 1
-	JudgeMode      string `json:"judge_mode,omitempty"`    // bundle (default) | agent
-	Judging        string `json:"judging,omitempty"`       // reference (default) | paper | adjacent
-	JudgeRetries   *int   `json:"judge_retries,omitempty"` // re-asks of an unparseable verdict, default 2
-	// Resume is the id of an existing search folder of the task
-	// (search/<task>/<resume>) to continue instead of a new one.
-	Resume string `json:"resume,omitempty"`
-}
+// Params are the parameters of a "search" job (jobwire.SearchParams).
+type Params = jobwire.SearchParams
 
 // ParseParams decodes and checks job params.
 func ParseParams(raw json.RawMessage) (Params, error) {
@@ -49,7 +37,7 @@ func ParseParams(raw json.RawMessage) (Params, error) {
 			return p, fmt.Errorf("search params: %w", err)
 		}
 	}
-	c := p.config()
+	c := configOf(p)
 	c.SearchID, c.TaskID, c.Dir, c.TaskDir = "x", "x", "x", "x"
 	c.Episodes, c.Models, c.V0, c.Judges = noEpisodes{}, judge.Clients(nil), workflow.Generic(), noJudges{}
 	c.Defaults()
@@ -72,7 +60,7 @@ func (noJudges) RunJudge(context.Context, judge.AgentRequest) (judge.AgentAnswer
 	return judge.AgentAnswer{}, fmt.Errorf("no judges")
 }
 
-func (p Params) config() Config {
+func configOf(p Params) Config {
 	c := Config{Model: p.Model, JudgeModel: p.JudgeModel, OptimizerModel: p.OptimizerModel, Seed: p.Seed,
 		Judgments: p.Judgments, JudgeMode: p.JudgeMode, Rule: p.Judging, JudgeRetries: p.JudgeRetries}
 	c.Iterations = DefaultIterations
@@ -119,7 +107,7 @@ func runKind(ctx context.Context, env Env, job jobkind.Job, rep jobkind.Reporter
 	if err != nil {
 		return err
 	}
-	cfg := p.config()
+	cfg := configOf(p)
 	if cfg.Model == "" {
 		cfg.Model = def
 	}

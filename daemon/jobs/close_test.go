@@ -2,9 +2,10 @@ package jobs
 
 import (
 	"context"
-	"github.com/mass-dev/mass/jobkind"
 	"testing"
 	"time"
+
+	"github.com/mass-dev/mass/jobkind"
 )
 
 // A manager that never started closes at once.

@@ -4,20 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mass-dev/mass/jobkind"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/jobwire"
 )
 
-// WaitParams are the "wait" kind's parameters.
-type WaitParams struct {
-	Seconds    float64 `json:"seconds"`     // total duration; default 10
-	IntervalMS int     `json:"interval_ms"` // time between ticks; default 1000
-}
-
-func parseWait(raw json.RawMessage) (WaitParams, error) {
-	p := WaitParams{Seconds: 10, IntervalMS: 1000}
+func parseWait(raw json.RawMessage) (jobwire.WaitParams, error) {
+	p := jobwire.WaitParams{Seconds: 10, IntervalMS: 1000}
 	if err := jobkind.DecodeParams(raw, &p); err != nil {
 		return p, err
 	}
@@ -40,7 +36,7 @@ type waitState struct {
 // pipeline end to end; it resumes from its checkpoint after a crash.
 func WaitKind() jobkind.Kind {
 	return jobkind.Kind{
-		Name:        "wait",
+		Name:        jobwire.WaitKind,
 		Description: `emit a tick every interval_ms for seconds (params {"seconds":N,"interval_ms":M})`,
 		OnInterrupt: jobkind.Resume,
 		Validate:    func(raw json.RawMessage) error { _, err := parseWait(raw); return err },

@@ -15,11 +15,12 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/jobwire"
 	"github.com/mass-dev/mass/trainer/train"
 )
 
 // KindName is the job kind.
-const KindName = "train"
+const KindName = jobwire.TrainKind
 
 // StopGrace is how long mass-train gets after SIGTERM to checkpoint and exit.
 const StopGrace = 60 * time.Second

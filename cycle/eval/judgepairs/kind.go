@@ -10,10 +10,11 @@ import (
 	"github.com/mass-dev/mass/cycle/rollout"
 	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/jobwire"
 )
 
 // KindName is the job kind.
-const KindName = "judge-pairs"
+const KindName = jobwire.JudgePairsKind
 
 // Evaluator modes, as in cycle/search.
 const (
@@ -30,17 +31,8 @@ type JudgeSpec struct {
 	Seeds []int64 `json:"seeds"`
 }
 
-// Params are a judge-pairs job's parameters.
-type Params struct {
-	Rollout     string   `json:"rollout"`               // the evaluation name (evals/<name>)
-	Baseline    string   `json:"baseline,omitempty"`    // default: the rollout's first model
-	Judges      []string `json:"judges,omitempty"`      // a subset of massd's judges; default all
-	SelfJudges  []string `json:"self_judges,omitempty"` // default: every model of the rollout
-	NoSelf      bool     `json:"no_self,omitempty"`     // no self-judges (no agreement)
-	SelfSeed    int64    `json:"self_seed,omitempty"`   // default DefaultSelfSeed
-	Mode        string   `json:"mode,omitempty"`        // bundle (default) | agent
-	Concurrency int      `json:"concurrency,omitempty"` // default 4
-}
+// Params are a judge-pairs job's parameters (jobwire.JudgePairsParams).
+type Params = jobwire.JudgePairsParams
 
 // ParseParams decodes, defaults and checks the params.
 func ParseParams(raw json.RawMessage) (Params, error) {

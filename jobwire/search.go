@@ -1,0 +1,20 @@
+package jobwire
+
+// SearchKind is the job kind of a workflow search.
+const SearchKind = "search"
+
+// SearchParams are the parameters of a "search" job.
+type SearchParams struct {
+	Model          string `json:"model,omitempty"`           // executor; default: massd's default model
+	JudgeModel     string `json:"judge_model,omitempty"`     // default: model
+	OptimizerModel string `json:"optimizer_model,omitempty"` // default: model
+	Iterations     *int   `json:"iterations,omitempty"`      // default 11
+	Seed           int64  `json:"seed,omitempty"`
+	Judgments      int    `json:"judgments,omitempty"`     // per comparison, default 1
+	JudgeMode      string `json:"judge_mode,omitempty"`    // bundle (default) | agent
+	Judging        string `json:"judging,omitempty"`       // reference (default) | paper | adjacent
+	JudgeRetries   *int   `json:"judge_retries,omitempty"` // re-asks of an unparseable verdict, default 2
+	// Resume is the id of an existing search folder of the task
+	// (search/<task>/<resume>) to continue instead of a new one.
+	Resume string `json:"resume,omitempty"`
+}
