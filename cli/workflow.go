@@ -3,21 +3,21 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
+	"path"
 	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/mass-dev/mass/cycle/search"
-	"github.com/mass-dev/mass/cycle/workflow"
+	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
+	"github.com/mass-dev/mass/searchfmt"
 )
 
 // workflowCommand is `massctl workflow`: read the designs of a task's
-// searches. The files are read from massd's data directory, which massctl
-// shares on this host (the unix socket implies it).
+// searches, through massd's API (GET /v1/searches/{task}/{id} and its files).
 func workflowCommand() *cli.Command {
 	searchFlag := &cli.StringFlag{Name: "search", Usage: "search (job) `ID`; default: the task's latest search"}
 	return &cli.Command{
@@ -32,32 +32,67 @@ func workflowCommand() *cli.Command {
 	}
 }
 
-// searchDir finds the directory of the chosen (or latest) search of task.
-func searchDir(c *cli.Context, task string) (string, error) {
+// searchRef is one search as the API names it, and the directory massd
+// keeps it in (shown, never read here).
+type searchRef struct {
+	cl       *client.Client
+	task, id string
+	sr       api.Search
+}
+
+// findSearch fetches the chosen (or latest) search of task.
+func findSearch(c *cli.Context, task string) (searchRef, error) {
 	cl := clientFrom(c)
 	id := c.String("search")
-	var workDir string
 	if id != "" {
 		j, err := cl.Job(c.Context, id)
 		if err != nil {
-			return "", err
+			return searchRef{}, err
 		}
-		task, workDir = j.TaskID, j.WorkDir
+		task = j.TaskID
 	} else {
 		js, err := cl.Jobs(c.Context, client.JobFilter{Kind: search.KindName, TaskID: task, Limit: 1})
 		if err != nil {
-			return "", err
+			return searchRef{}, err
 		}
 		if len(js) == 0 {
-			return "", fmt.Errorf("task %s has no search; run massctl search --task %s", task, task)
+			return searchRef{}, fmt.Errorf("task %s has no search; run massctl search --task %s", task, task)
 		}
-		id, workDir = js[0].ID, js[0].WorkDir
+		id = js[0].ID
 	}
-	if workDir == "" {
-		return "", fmt.Errorf("search %s: massd did not say where its data is", id)
+	sr, err := cl.Search(c.Context, task, id)
+	if err != nil {
+		return searchRef{}, err
 	}
-	data := filepath.Dir(filepath.Dir(workDir))
-	return filepath.Join(data, search.Dir, task, id), nil
+	return searchRef{cl: cl, task: task, id: id, sr: sr}, nil
+}
+
+// file reads one file of the search directory through the API.
+func (r searchRef) file(c *cli.Context, name string) ([]byte, error) {
+	rc, err := r.cl.SearchFile(c.Context, r.task, r.id, name)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
+// design reads design version k.
+func (r searchRef) design(c *cli.Context, k int) ([]byte, error) {
+	return r.file(c, path.Join(searchfmt.VersionsDir, searchfmt.VersionFile(k)))
+}
+
+// comparisons decodes the search's verdict rows (history, then champion
+// arbitrations); a row that does not decode is skipped, as in the file.
+func (r searchRef) comparisons() []search.Comparison {
+	var rows []search.Comparison
+	for _, raw := range append(append([]json.RawMessage{}, r.sr.Comparisons...), r.sr.Champions...) {
+		var c search.Comparison
+		if json.Unmarshal(raw, &c) == nil {
+			rows = append(rows, c)
+		}
+	}
+	return rows
 }
 
 func parseVersion(s string) (int, error) {
@@ -69,19 +104,13 @@ func parseVersion(s string) (int, error) {
 }
 
 func workflowList(c *cli.Context) error {
-	dir, err := searchDir(c, c.Args().First())
+	r, err := findSearch(c, c.Args().First())
 	if err != nil {
 		return err
 	}
-	ks, err := workflow.Versions{Dir: dir}.List()
-	if err != nil {
-		return err
-	}
-	rows, _ := search.ReadHistory(filepath.Join(dir, search.ComparisonHistoryFile))
-	arb, _ := search.ReadHistory(filepath.Join(dir, search.ChampionHistoryFile))
-	rows = append(rows, arb...)
+	ks, rows := r.sr.Versions, r.comparisons()
 	if c.Bool("json") {
-		return printJSON(c, map[string]any{"dir": dir, "versions": ks, "comparisons": rows})
+		return printJSON(c, map[string]any{"dir": r.sr.Dir, "versions": ks, "comparisons": rows})
 	}
 	tw := newTable(c.App.Writer)
 	defer tw.Flush()
@@ -104,7 +133,7 @@ func workflowList(c *cli.Context) error {
 }
 
 func workflowShow(c *cli.Context) error {
-	dir, err := searchDir(c, c.Args().First())
+	r, err := findSearch(c, c.Args().First())
 	if err != nil {
 		return err
 	}
@@ -114,17 +143,16 @@ func workflowShow(c *cli.Context) error {
 			return err
 		}
 	} else {
-		var ret search.Retained
-		b, err := os.ReadFile(filepath.Join(dir, search.RetainedFile))
-		if err != nil || json.Unmarshal(b, &ret) != nil {
-			return fmt.Errorf("search in %s has no retained workflow yet", dir)
+		var ret searchfmt.Retained
+		if len(r.sr.Retained) == 0 || json.Unmarshal(r.sr.Retained, &ret) != nil {
+			return fmt.Errorf("search in %s has no retained workflow yet", r.sr.Dir)
 		}
 		k = ret.Champion
 		if ret.Version != nil {
 			k = *ret.Version
 		}
 	}
-	b, err := os.ReadFile(workflow.Versions{Dir: dir}.Path(k))
+	b, err := r.design(c, k)
 	if err != nil {
 		return fmt.Errorf("design v%d: %w", k, err)
 	}
@@ -136,7 +164,7 @@ func workflowDiff(c *cli.Context) error {
 	if c.Args().Len() != 3 {
 		return fmt.Errorf("usage: massctl workflow diff TASK vA vB")
 	}
-	dir, err := searchDir(c, c.Args().First())
+	r, err := findSearch(c, c.Args().First())
 	if err != nil {
 		return err
 	}
@@ -146,7 +174,7 @@ func workflowDiff(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		b, err := os.ReadFile(workflow.Versions{Dir: dir}.Path(k))
+		b, err := r.design(c, k)
 		if err != nil {
 			return fmt.Errorf("design %s: %w", a, err)
 		}
@@ -157,11 +185,11 @@ func workflowDiff(c *cli.Context) error {
 }
 
 func workflowChampion(c *cli.Context) error {
-	dir, err := searchDir(c, c.Args().First())
+	r, err := findSearch(c, c.Args().First())
 	if err != nil {
 		return err
 	}
-	b, err := os.ReadFile(filepath.Join(dir, search.RetainedFile))
+	b, err := r.file(c, searchfmt.RetainedFile)
 	if err != nil {
 		return fmt.Errorf("retained workflow: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/cycle/search"
 	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/searchfmt"
 )
 
 // CycleKind is the "cycle" job kind on the builtins: each round's searches
@@ -47,12 +48,8 @@ func (s cycleSearches) Search(ctx context.Context, id, task, model string, seed 
 	if err := s.kind.Run(ctx, sj, s.rep); err != nil {
 		return generation.Retained{}, err
 	}
-	b, err := os.ReadFile(filepath.Join(l.Search(task), id, search.RetainedFile))
+	r, err := searchfmt.ReadRetained(filepath.Join(l.Search(task), id))
 	if err != nil {
-		return generation.Retained{}, fmt.Errorf("search %s: %w", id, err)
-	}
-	var r search.Retained
-	if err := json.Unmarshal(b, &r); err != nil {
 		return generation.Retained{}, fmt.Errorf("search %s: %w", id, err)
 	}
 	return retainedWorkflow(filepath.Join(l.Search(task), id), r)

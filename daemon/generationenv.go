@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -16,9 +15,9 @@ import (
 	"github.com/mass-dev/mass/agents/model/scripted"
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/cycle/judge"
-	"github.com/mass-dev/mass/cycle/search"
 	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/searchfmt"
 	"github.com/mass-dev/mass/taskspec"
 )
 
@@ -93,18 +92,14 @@ func (c *specCache) get(task string) (*taskspec.Spec, error) {
 type searchWorkflows struct{ l datadir.Layout }
 
 func (w searchWorkflows) Retained(_ context.Context, task string) (generation.Retained, error) {
-	paths, _ := filepath.Glob(filepath.Join(w.l.Search(task), "*", search.RetainedFile))
-	var best *search.Retained
+	paths, _ := filepath.Glob(filepath.Join(w.l.Search(task), "*", searchfmt.RetainedFile))
+	var best *searchfmt.Retained
 	var bestTime int64
 	var bestDir string
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		var r search.Retained
+		r, err := searchfmt.ReadRetained(filepath.Dir(p))
 		fi, _ := os.Stat(p)
-		if json.Unmarshal(b, &r) != nil || !r.Finished || fi == nil {
+		if err != nil || !r.Finished || fi == nil {
 			continue
 		}
 		if best == nil || fi.ModTime().UnixNano() > bestTime {
@@ -120,7 +115,7 @@ func (w searchWorkflows) Retained(_ context.Context, task string) (generation.Re
 // retainedWorkflow reads the champion design a search's retained record
 // names (Design is a path relative to the search folder) into the text a
 // teacher prompt appends to the task.
-func retainedWorkflow(dir string, r search.Retained) (generation.Retained, error) {
+func retainedWorkflow(dir string, r searchfmt.Retained) (generation.Retained, error) {
 	if !filepath.IsLocal(r.Design) {
 		return generation.Retained{}, fmt.Errorf("search %s: design path %q leaves the search folder", r.SearchID, r.Design)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/workflow"
+	"github.com/mass-dev/mass/searchfmt"
 )
 
 // Outcomes of a comparison, from the candidate's side (mass's fields).
@@ -27,7 +28,7 @@ const (
 )
 
 // ComparisonsDir holds one folder per judgment.
-const ComparisonsDir = "comparisons"
+const ComparisonsDir = searchfmt.ComparisonsDir
 
 // Kinds of comparison (what the candidate is judged against).
 const (

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/workflow"
+	"github.com/mass-dev/mass/searchfmt"
 )
 
 // OptimizerResult is optimizer/v{k}/result.json.
@@ -27,7 +28,7 @@ type OptimizerResult struct {
 
 // PromptsDir holds the optimizer's prompt and result per step,
 // evaluation_prompts/v{c}_to_v{k}/ (the reference's names).
-const PromptsDir = "evaluation_prompts"
+const PromptsDir = searchfmt.PromptsDir
 
 // optimizerDir is the folder of the step from v(current) to v(k).
 func (r *runner) optimizerDir(current, k int) string {

@@ -11,10 +11,11 @@ import (
 	"strings"
 
 	"github.com/mass-dev/mass/cycle/workflow"
+	"github.com/mass-dev/mass/searchfmt"
 )
 
 // ConfigFile is the frozen config of a search folder.
-const ConfigFile = "config.json"
+const ConfigFile = searchfmt.ConfigFile
 
 // ErrConfigChanged is returned when a search is resumed with another
 // config than the one its folder was started with.

@@ -7,32 +7,18 @@ import (
 	"path/filepath"
 
 	"github.com/mass-dev/mass/cycle/workflow"
+	"github.com/mass-dev/mass/searchfmt"
 )
 
 // Record files of a search (docs/formats.md).
 const (
-	ComparisonHistoryFile = "records/comparison_history.jsonl"
-	ChampionHistoryFile   = "records/champion_history.jsonl"
-	RetainedFile          = "retained_workflow.json"
+	ComparisonHistoryFile = searchfmt.ComparisonHistoryFile
+	ChampionHistoryFile   = searchfmt.ChampionHistoryFile
+	RetainedFile          = searchfmt.RetainedFile
 )
 
-// Retained is retained_workflow.json: the reference's fields first, then
-// mass's.
-type Retained struct {
-	// Version is the retained (proven) champion; null when no version
-	// beat the baseline under the reference rule.
-	Version              *int   `json:"version"`
-	BeatsReference       bool   `json:"beats_reference"`
-	Model                string `json:"model"`
-	LastEvaluatedVersion int    `json:"last_evaluated_version"`
-
-	SearchID string `json:"search_id"`
-	TaskID   string `json:"task_id"`
-	Judging  string `json:"judging"`
-	Champion int    `json:"champion"` // the version holding the crown (v0 by default)
-	Design   string `json:"design"`   // versions/multi_agent_design_v{champion}.txt
-	Finished bool   `json:"finished"`
-}
+// Retained is retained_workflow.json (searchfmt.Retained).
+type Retained = searchfmt.Retained
 
 // verdicts of rows, for Decide.
 func verdicts(rows []Comparison) []Verdict {

@@ -13,10 +13,11 @@ import (
 	"sync"
 
 	"github.com/mass-dev/mass/cycle/workflow"
+	"github.com/mass-dev/mass/searchfmt"
 )
 
 // EpisodesFile records every episode slot of a search and its attempts.
-const EpisodesFile = "records/episodes.json"
+const EpisodesFile = searchfmt.EpisodesFile
 
 // Attempt is one try of a slot.
 type Attempt struct {

@@ -7,20 +7,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 
 	"github.com/mass-dev/mass/internal/atomicfile"
+	"github.com/mass-dev/mass/searchfmt"
 )
 
 // VersionsDir holds a search's designs, one file per version.
-const VersionsDir = "versions"
+const VersionsDir = searchfmt.VersionsDir
 
 // VersionFile is the reference's name of design v(k).
-func VersionFile(k int) string { return fmt.Sprintf("multi_agent_design_v%d.txt", k) }
-
-var versionRE = regexp.MustCompile(`^multi_agent_design_v([0-9]{1,6})\.txt$`)
+func VersionFile(k int) string { return searchfmt.VersionFile(k) }
 
 // Versions is the versions folder of one search directory.
 type Versions struct{ Dir string } // the search directory
@@ -71,8 +68,7 @@ func (v Versions) List() ([]int, error) {
 	}
 	var ks []int
 	for _, e := range ents {
-		if m := versionRE.FindStringSubmatch(e.Name()); m != nil && e.Type().IsRegular() {
-			k, _ := strconv.Atoi(m[1])
+		if k, ok := searchfmt.ParseVersionFile(e.Name()); ok && e.Type().IsRegular() {
 			ks = append(ks, k)
 		}
 	}
@@ -81,7 +77,7 @@ func (v Versions) List() ([]int, error) {
 }
 
 // PointerFile is the per-task champion pointer, <data-dir>/search/<task>/champion.json.
-const PointerFile = "champion.json"
+const PointerFile = searchfmt.PointerFile
 
 // Pointer names the current champion of a task: the search that produced it
 // and its version there.

@@ -211,6 +211,7 @@ type ErrorBody struct {
 type Search struct {
 	Task     string          `json:"task"`
 	ID       string          `json:"id"`
+	Dir      string          `json:"dir,omitempty"` // where massd keeps it
 	Modified time.Time       `json:"modified"`
 	Retained json.RawMessage `json:"retained,omitempty"`
 	// Versions are the design versions k that have a file, ascending.

@@ -11,28 +11,17 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/datadir"
-)
-
-// Files of a search directory the API reads (docs/formats.md).
-const (
-	searchRetained    = "retained_workflow.json"
-	searchComparisons = "records/comparison_history.jsonl"
-	searchChampions   = "records/champion_history.jsonl"
-	searchVersions    = "versions"
+	"github.com/mass-dev/mass/searchfmt"
 )
 
 // maxRecordFile caps one record file read for a listing.
 const maxRecordFile = 16 << 20
-
-var designRE = regexp.MustCompile(`^multi_agent_design_v([0-9]{1,6})\.txt$`)
 
 func (s *Server) searchRoot() string { return filepath.Join(s.o.Layout.Root, datadir.SearchDir) }
 
@@ -52,11 +41,11 @@ func (s *Server) listSearches(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		for _, id := range ids {
-			sr := api.Search{Task: t, ID: id}
+			sr := api.Search{Task: t, ID: id, Dir: filepath.Join(s.searchRoot(), t, id)}
 			if st, err := os.Lstat(filepath.Join(s.searchRoot(), t, id)); err == nil {
 				sr.Modified = st.ModTime().UTC()
 			}
-			sr.Retained, _ = s.searchJSON(t, id, searchRetained)
+			sr.Retained, _ = s.searchJSON(t, id, searchfmt.RetainedFile)
 			out = append(out, sr)
 		}
 	}
@@ -75,18 +64,17 @@ func (s *Server) getSearch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || !st.IsDir() {
 		return fmt.Errorf("search %s of task %s: %w", id, t, api.ErrNotFound)
 	}
-	sr := api.Search{Task: t, ID: id, Modified: st.ModTime().UTC()}
-	sr.Retained, _ = s.searchJSON(t, id, searchRetained)
-	if sr.Comparisons, err = s.searchLines(t, id, searchComparisons); err != nil {
+	sr := api.Search{Task: t, ID: id, Dir: dir, Modified: st.ModTime().UTC()}
+	sr.Retained, _ = s.searchJSON(t, id, searchfmt.RetainedFile)
+	if sr.Comparisons, err = s.searchLines(t, id, searchfmt.ComparisonHistoryFile); err != nil {
 		return err
 	}
-	if sr.Champions, err = s.searchLines(t, id, searchChampions); err != nil {
+	if sr.Champions, err = s.searchLines(t, id, searchfmt.ChampionHistoryFile); err != nil {
 		return err
 	}
-	ents, _ := os.ReadDir(filepath.Join(dir, searchVersions))
+	ents, _ := os.ReadDir(filepath.Join(dir, searchfmt.VersionsDir))
 	for _, e := range ents {
-		if m := designRE.FindStringSubmatch(e.Name()); m != nil && e.Type().IsRegular() {
-			k, _ := strconv.Atoi(m[1])
+		if k, ok := searchfmt.ParseVersionFile(e.Name()); ok && e.Type().IsRegular() {
 			sr.Versions = append(sr.Versions, k)
 		}
 	}
