@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/cycle/generation"
+	"github.com/mass-dev/mass/generationfmt"
 )
 
 // TestCycleRunFromConfig: cycle run --config checks the task lists against
@@ -55,7 +56,7 @@ func TestCycleRunFromConfig(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Generations) != 1 {
 		t.Fatalf("result %v: %s", err, out)
 	}
-	s, err := generation.Load(res.Generations[0].Dir)
+	s, err := generationfmt.ReadSummary(res.Generations[0].Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

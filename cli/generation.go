@@ -16,6 +16,7 @@ import (
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
+	"github.com/mass-dev/mass/generationfmt"
 )
 
 func generationFlags() []cli.Flag {
@@ -188,7 +189,7 @@ func generationList(c *cli.Context) error {
 	tw := newTable(c.App.Writer)
 	fmt.Fprintln(tw, "G\tMODEL\tPARENT\tSTATUS\tTASKS\tEXCLUDED\tGENERATED\tSTORED\tPROCESSED")
 	for _, raw := range raws {
-		var s generation.Summary
+		var s generationfmt.Summary
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return fmt.Errorf("generation summary: %w", err)
 		}
@@ -215,14 +216,14 @@ func generationShow(c *cli.Context) error {
 		_, err := fmt.Fprintf(c.App.Writer, "%s\n", raw)
 		return err
 	}
-	var s generation.Summary
+	var s generationfmt.Summary
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return fmt.Errorf("generation summary: %w", err)
 	}
 	return printGeneration(c.App.Writer, s)
 }
 
-func printGeneration(w io.Writer, s generation.Summary) error {
+func printGeneration(w io.Writer, s generationfmt.Summary) error {
 	fmt.Fprintf(w, "generation %d: %s from %s, %s\ndir %s\n", s.Generation, s.Model, s.Parent, s.Status, s.Dir)
 	if s.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", s.Error)

@@ -13,6 +13,7 @@ import (
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/client"
+	"github.com/mass-dev/mass/generationfmt"
 	"github.com/mass-dev/mass/jobkind"
 )
 
@@ -31,17 +32,17 @@ func (f *flaky) Parts(ctx context.Context, j jobkind.Job, rep jobkind.Reporter, 
 	return ps, err
 }
 
-func (f *flaky) Train(ctx context.Context, r generation.TrainRequest) (generation.Training, error) {
+func (f *flaky) Train(ctx context.Context, r generation.TrainRequest) (generationfmt.Training, error) {
 	f.trains.Add(1)
 	if f.hold != nil {
 		select {
 		case <-f.hold:
 		case <-ctx.Done():
-			return generation.Training{}, ctx.Err()
+			return generationfmt.Training{}, ctx.Err()
 		}
 	}
 	if f.fail.Load() {
-		return generation.Training{}, errors.New("mass-train: CUDA out of memory")
+		return generationfmt.Training{}, errors.New("mass-train: CUDA out of memory")
 	}
 	return f.parts.Train(ctx, r)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/cycle/generation"
+	"github.com/mass-dev/mass/generationfmt"
 	"github.com/mass-dev/mass/jobkind"
 )
 
@@ -55,8 +56,8 @@ func (p *parts) Judge(_ context.Context, r generation.JudgeRequest) (generation.
 func (p *parts) Build(_ context.Context, r generation.DatasetRequest) (generation.Dataset, error) {
 	return generation.Dataset{Dir: filepath.Join(p.root, r.Name), StoredSupervised: int64(len(r.Train) + len(r.Val))}, nil
 }
-func (p *parts) Train(_ context.Context, r generation.TrainRequest) (generation.Training, error) {
-	return generation.Training{Adapter: filepath.Join(r.Out, "best"), Steps: 3, BestStep: 3, ProcessedSupervised: 7}, nil
+func (p *parts) Train(_ context.Context, r generation.TrainRequest) (generationfmt.Training, error) {
+	return generationfmt.Training{Adapter: filepath.Join(r.Out, "best"), Steps: 3, BestStep: 3, ProcessedSupervised: 7}, nil
 }
 func (p *parts) Export(_ context.Context, r generation.ExportRequest) (generation.Export, error) {
 	return generation.Export{Adapter: r.Adapter, Merged: filepath.Join(r.Out, "merged")}, nil

@@ -19,6 +19,7 @@ import (
 	"github.com/mass-dev/mass/daemon"
 	"github.com/mass-dev/mass/daemon/client"
 	"github.com/mass-dev/mass/daemon/daemontest"
+	"github.com/mass-dev/mass/generationfmt"
 	"github.com/mass-dev/mass/sandbox/image"
 	"github.com/mass-dev/mass/sandbox/sandboxtest"
 )
@@ -83,12 +84,12 @@ func TestConsoleRealCycle(t *testing.T) {
 		"--seed", "0", "--model", "scripted", "--json")), &ss); err != nil {
 		t.Fatal(err)
 	}
-	var gs generation.Summary
+	var gs generationfmt.Summary
 	if err := json.Unmarshal([]byte(mc("generation", "start", "--tasks", ss.Task, "--model", "scripted", "--episodes", "4",
 		"--min-success", "3", "--cap", "6", "--opponents", "2", "--train", "2", "--val", "1", "--train-steps", "2", "--seed", "1", "--json")), &gs); err != nil {
 		t.Fatal(err)
 	}
-	if gs.Status != generation.StatusDone || len(gs.Tasks) != 1 || len(gs.Tasks[0].Ranking) == 0 {
+	if gs.Status != generationfmt.StatusDone || len(gs.Tasks) != 1 || len(gs.Tasks[0].Ranking) == 0 {
 		t.Fatalf("generation: %+v", gs)
 	}
 	pages := cyclePages(t, d.Client, ss, gs)
@@ -103,7 +104,7 @@ func TestConsoleRealCycle(t *testing.T) {
 }
 
 // cyclePages names one page of every kind over the search and generation.
-func cyclePages(t *testing.T, cl *client.Client, ss search.Summary, gs generation.Summary) []string {
+func cyclePages(t *testing.T, cl *client.Client, ss search.Summary, gs generationfmt.Summary) []string {
 	t.Helper()
 	ep := gs.Tasks[0].Train[0]
 	js, err := cl.Jobs(context.Background(), client.JobFilter{Kind: generation.KindName, Limit: 1})

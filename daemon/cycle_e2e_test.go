@@ -17,6 +17,7 @@ import (
 	"github.com/mass-dev/mass/agents/model/scripted"
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/generationfmt"
 )
 
 const scriptedServeEnv = "MASS_DAEMON_SCRIPTED_SERVE"
@@ -117,9 +118,9 @@ generations: {2: {training: {lr: 0.0005}}}
 	if err := json.Unmarshal(out, &res); err != nil || len(res.Generations) != 2 {
 		t.Fatalf("cycle result %v: %s", err, out)
 	}
-	g1 := readJSON[generation.Summary](t, filepath.Join(r.data, "generations", "1", generation.SummaryFile))
-	g2 := readJSON[generation.Summary](t, filepath.Join(r.data, "generations", "2", generation.SummaryFile))
-	if g1.Model != "gen-1" || g2.Model != "gen-2" || g2.Parent != "gen-1" || g1.Status != generation.StatusDone || g2.Status != generation.StatusDone {
+	g1 := readJSON[generationfmt.Summary](t, filepath.Join(r.data, "generations", "1", generationfmt.SummaryFile))
+	g2 := readJSON[generationfmt.Summary](t, filepath.Join(r.data, "generations", "2", generationfmt.SummaryFile))
+	if g1.Model != "gen-1" || g2.Model != "gen-2" || g2.Parent != "gen-1" || g1.Status != generationfmt.StatusDone || g2.Status != generationfmt.StatusDone {
 		t.Fatalf("generations %+v\n%+v", g1, g2)
 	}
 	for i, st := range res.Generations {
@@ -145,10 +146,10 @@ generations: {2: {training: {lr: 0.0005}}}
 // checkCycleSeedsAndRecipe wants the two generations' collection and ring
 // seeds disjoint and each generation's mass-train run on the config's
 // recipe (generation 2 with its own learning rate).
-func checkCycleSeedsAndRecipe(t *testing.T, g1, g2 generation.Summary) {
+func checkCycleSeedsAndRecipe(t *testing.T, g1, g2 generationfmt.Summary) {
 	t.Helper()
 	seeds := map[int64]int{}
-	for g, s := range []generation.Summary{g1, g2} {
+	for g, s := range []generationfmt.Summary{g1, g2} {
 		slots := readJSON[[]generation.Slot[generation.EpisodeResult]](t, filepath.Join(s.Dir, "collect", "sales-analysis", "episodes.json"))
 		rk := readJSON[generation.Ranked](t, filepath.Join(s.Dir, "rank", "sales-analysis", "ranking.json"))
 		for _, sl := range slots {
@@ -162,7 +163,7 @@ func checkCycleSeedsAndRecipe(t *testing.T, g1, g2 generation.Summary) {
 			t.Errorf("seed %d is used by both generations", s)
 		}
 	}
-	for i, s := range []generation.Summary{g1, g2} {
+	for i, s := range []generationfmt.Summary{g1, g2} {
 		run := readJSON[struct {
 			Batch int `json:"batch"`
 			Accum int `json:"accum"`
@@ -209,7 +210,7 @@ func servedCalls(t *testing.T, p string) map[string]int {
 
 // checkGen2Registered wants gen-2 trained from gen-1's merged weights and
 // the serve command on gen-2's merged folder now.
-func checkGen2Registered(t *testing.T, r *searchRig, port string, g1, g2 generation.Summary) {
+func checkGen2Registered(t *testing.T, r *searchRig, port string, g1, g2 generationfmt.Summary) {
 	t.Helper()
 	out, err := r.massctl("model", "list", "--json")
 	var ms []api.Model

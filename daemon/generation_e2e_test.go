@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/agents/model/scripted"
-	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/cycle/search"
 	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/generationfmt"
 )
 
 // TestGenerationScriptedThroughMassd runs a short search and then one
@@ -49,11 +49,11 @@ func TestGenerationScriptedThroughMassd(t *testing.T) {
 		t.Fatalf("%v\n%s\n%s", err, show, why)
 	}
 	t.Logf("generation: %s", time.Since(start).Round(time.Second))
-	var s generation.Summary
+	var s generationfmt.Summary
 	if err := json.Unmarshal(out, &s); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if s.Generation != 1 || s.Status != generation.StatusDone || len(s.Tasks) != 1 {
+	if s.Generation != 1 || s.Status != generationfmt.StatusDone || len(s.Tasks) != 1 {
 		t.Fatalf("summary %s", out)
 	}
 	ts := s.Tasks[0]
@@ -104,7 +104,7 @@ func TestGenerationScriptedThroughMassd(t *testing.T) {
 }
 
 // checkSelection wants ranks 1–15 in train and rank 16 in val, in order.
-func checkSelection(t *testing.T, ts generation.TaskSummary) {
+func checkSelection(t *testing.T, ts generationfmt.TaskSummary) {
 	t.Helper()
 	byRank := map[int]string{}
 	for _, e := range ts.Ranking {
@@ -146,7 +146,7 @@ func checkDataset(t *testing.T, dir string, ids []string) {
 // seeded quality (scripted.SeedQuality of the episode's seed) differs: +1
 // when the better one scores strictly higher, −1 when strictly lower, 0 on
 // a tied score, divided by the number of such pairs.
-func seededOrder(t *testing.T, slotsFile string, ranking []generation.RankEntry) (float64, int) {
+func seededOrder(t *testing.T, slotsFile string, ranking []generationfmt.RankEntry) (float64, int) {
 	t.Helper()
 	type slot struct {
 		Seed   int64 `json:"seed"`

@@ -15,8 +15,8 @@ import (
 
 	"github.com/mass-dev/mass/agents/model/fakeopenai"
 	"github.com/mass-dev/mass/agents/model/scripted"
-	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/cycle/search"
+	"github.com/mass-dev/mass/generationfmt"
 )
 
 // judgeGate is the policy of a fake vLLM that plays the scripted model:
@@ -178,7 +178,7 @@ func TestGenerationKilledDuringRankAndTrain(t *testing.T) {
 	metrics := filepath.Join(gdir, "train", "metrics.jsonl")
 	waitUntil(t, "mass-train stepping", 5*time.Minute, func() bool {
 		b, _ := os.ReadFile(metrics)
-		_, err := os.Stat(filepath.Join(gdir, generation.TrainFile))
+		_, err := os.Stat(filepath.Join(gdir, generationfmt.TrainFile))
 		return bytes.Count(b, []byte("\n")) >= 2 && os.IsNotExist(err)
 	})
 	judgedRaw, _ := os.ReadFile(judgments)
@@ -216,8 +216,8 @@ func TestGenerationKilledDuringRankAndTrain(t *testing.T) {
 	if b, _ := os.ReadFile(judgments); !bytes.Equal(b, judgedRaw) || passed != passedAtKill2 {
 		t.Errorf("judgments touched after rank finished (%d evaluator calls after the second kill)", passed-passedAtKill2)
 	}
-	s := readJSON[generation.Summary](t, filepath.Join(gdir, generation.SummaryFile))
-	if s.Status != generation.StatusDone || s.Training == nil || s.Training.Steps != 30 {
+	s := readJSON[generationfmt.Summary](t, filepath.Join(gdir, generationfmt.SummaryFile))
+	if s.Status != generationfmt.StatusDone || s.Training == nil || s.Training.Steps != 30 {
 		t.Fatalf("summary %+v", s)
 	}
 	fake.mu.Lock()

@@ -14,6 +14,7 @@ import (
 	"github.com/mass-dev/mass/agents/eligibility"
 	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/generationfmt"
 	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/trainer/chat"
 	"github.com/mass-dev/mass/trainer/sft"
@@ -103,9 +104,9 @@ func (t genTrainer) binary() (string, error) {
 	return trainjob.FindBinary()
 }
 
-func (t genTrainer) Train(ctx context.Context, r generation.TrainRequest) (generation.Training, error) {
+func (t genTrainer) Train(ctx context.Context, r generation.TrainRequest) (generationfmt.Training, error) {
 	if r.Weights == "" {
-		return generation.Training{}, fmt.Errorf("the parent model has no weights: set weights: in its massd.yaml entry")
+		return generationfmt.Training{}, fmt.Errorf("the parent model has no weights: set weights: in its massd.yaml entry")
 	}
 	args := []string{"train", "--json-progress", "--model", r.Weights, "--data", filepath.Join(r.Dataset, "rows.jsonl"), "--out", r.Out}
 	if r.Val != "" {
@@ -116,7 +117,7 @@ func (t genTrainer) Train(ctx context.Context, r generation.TrainRequest) (gener
 	}
 	args = append(args, r.Recipe.Args()...)
 	if err := massTrain(ctx, t.b, r.Out, args...); err != nil {
-		return generation.Training{}, err
+		return generationfmt.Training{}, err
 	}
 	var res train.Result
 	b, err := os.ReadFile(filepath.Join(r.Out, "result.json"))
@@ -124,7 +125,7 @@ func (t genTrainer) Train(ctx context.Context, r generation.TrainRequest) (gener
 		err = json.Unmarshal(b, &res)
 	}
 	if err != nil {
-		return generation.Training{}, fmt.Errorf("read run result: %w", err)
+		return generationfmt.Training{}, fmt.Errorf("read run result: %w", err)
 	}
 	// Adapter names the run and its checkpoint: <run>/best, or <run>/latest
 	// when the run had no validation set.
@@ -132,7 +133,7 @@ func (t genTrainer) Train(ctx context.Context, r generation.TrainRequest) (gener
 	if res.BestStep == 0 {
 		adapter = filepath.Join(r.Out, "latest")
 	}
-	return generation.Training{Adapter: adapter, BestStep: res.BestStep, BestValLoss: res.BestValLoss, Steps: res.Steps,
+	return generationfmt.Training{Adapter: adapter, BestStep: res.BestStep, BestValLoss: res.BestValLoss, Steps: res.Steps,
 		ProcessedSupervised: res.ProcessedTokens}, nil
 }
 

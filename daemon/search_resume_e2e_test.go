@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/agents/prompts"
-	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/cycle/search"
+	"github.com/mass-dev/mass/generationfmt"
 )
 
 // TestSearchResumeReferenceFolder continues a search folder in the
@@ -74,7 +74,7 @@ func TestSearchResumeReferenceFolder(t *testing.T) {
 	}
 	out, err := r.massctl("generation", "start", "--tasks", "sales-analysis", "--model", "scripted", "--episodes", "16",
 		"--min-success", "16", "--train-steps", "1", "--seed", "1", "--json")
-	plan, _ := os.ReadFile(filepath.Join(r.data, "generations", "1", generation.TasksFile))
+	plan, _ := os.ReadFile(filepath.Join(r.data, "generations", "1", generationfmt.TasksFile))
 	if !strings.Contains(string(plan), `"sales-analysis"`) || !strings.Contains(string(plan), "never beat the bare-task reference") ||
 		!strings.Contains(fmtErr(err), "no task left to train on (1 excluded)") {
 		t.Errorf("generation did not exclude the task for its search: %v\n%s\n%s", err, out, plan)

@@ -1,6 +1,7 @@
 // Package eligibility decides whether a finished episode may become
 // training data, and why not. It is the one predicate both `data build`
-// and the generation job apply before ranking; it imports nothing of mass.
+// and the generation job apply before ranking; it reads episodes through
+// episodefmt and imports nothing else of mass.
 package eligibility
 
 import "fmt"

@@ -29,9 +29,9 @@ const (
 
 // Exits and failure subtypes of run_status.json.
 const (
-	ExitCompleted = "completed"
-	ExitFailed    = "failed"
-	ExitCancelled = "cancelled"
+	ExitCompleted = episodefmt.ExitCompleted
+	ExitFailed    = episodefmt.ExitFailed
+	ExitCancelled = episodefmt.ExitCancelled
 
 	FailLoop      = "loop"
 	FailTimeout   = "timeout"

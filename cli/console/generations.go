@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/generationfmt"
 )
 
 // MaxMetricsBytes caps the training metrics a generation page reads.
@@ -30,9 +30,9 @@ func (c *Console) generations(ctx context.Context, r *http.Request) (view, error
 	if err != nil {
 		return view{}, err
 	}
-	var gs []generation.Summary
+	var gs []generationfmt.Summary
 	for _, raw := range raws {
-		var s generation.Summary
+		var s generationfmt.Summary
 		if json.Unmarshal(raw, &s) == nil {
 			gs = append(gs, s)
 		}
@@ -51,12 +51,12 @@ func (c *Console) generationPage(ctx context.Context, r *http.Request) (view, er
 	if err != nil {
 		return view{}, err
 	}
-	var s generation.Summary
+	var s generationfmt.Summary
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return view{}, fmt.Errorf("generation %d: generation.json: %w", g, err)
 	}
 	type taskView struct {
-		generation.TaskSummary
+		generationfmt.TaskSummary
 		Bars     Bars
 		Selected map[string]string
 	}
@@ -90,7 +90,7 @@ func (c *Console) generationPage(ctx context.Context, r *http.Request) (view, er
 	if merr != nil {
 		data["MetricsError"] = merr.Error()
 	}
-	return view{name: "generation", title: fmt.Sprintf("generation %d", g), refresh: s.Status == generation.StatusRunning, data: data}, nil
+	return view{name: "generation", title: fmt.Sprintf("generation %d", g), refresh: s.Status == generationfmt.StatusRunning, data: data}, nil
 }
 
 // readMetrics reads train/metrics.jsonl of generation g through massd.

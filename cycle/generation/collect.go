@@ -16,12 +16,6 @@ type TaskPlan struct {
 	Workflow string `json:"workflow"`
 }
 
-// Excluded is a task left out of the generation and why.
-type Excluded struct {
-	ID     string `json:"id"`
-	Reason string `json:"reason"`
-}
-
 // Plan is tasks.json: the result of stage eligible.
 type Plan struct {
 	Eligible []TaskPlan `json:"eligible"`
@@ -49,9 +43,9 @@ func (p *pipeline) eligible(ctx context.Context) (Plan, error) {
 		case ctx.Err() != nil:
 			return plan, ctx.Err()
 		case err != nil:
-			plan.Excluded = append(plan.Excluded, Excluded{id, fmt.Sprintf("no retained workflow: %v", err)})
+			plan.Excluded = append(plan.Excluded, Excluded{ID: id, Reason: fmt.Sprintf("no retained workflow: %v", err)})
 		case !r.BeatsReference:
-			plan.Excluded = append(plan.Excluded, Excluded{id, "its search never beat the bare-task reference"})
+			plan.Excluded = append(plan.Excluded, Excluded{ID: id, Reason: "its search never beat the bare-task reference"})
 		default:
 			plan.Eligible = append(plan.Eligible, TaskPlan{ID: id, Workflow: r.Workflow})
 		}

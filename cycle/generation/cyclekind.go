@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mass-dev/mass/generationfmt"
 	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/jobwire"
 )
@@ -18,7 +19,7 @@ import (
 const CycleKindName = jobwire.CycleKind
 
 // CycleFile is the cycle job's record in its work directory.
-const CycleFile = "cycle.json"
+const CycleFile = generationfmt.CycleFile
 
 // CycleParams are a "cycle" job's parameters (jobwire.CycleParams).
 type CycleParams = jobwire.CycleParams

@@ -8,20 +8,21 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mass-dev/mass/generationfmt"
 	"github.com/mass-dev/mass/internal/atomicfile"
 )
 
-// Files in a generation's directory (docs/formats.md describes them).
+// Files in a generation's directory (generationfmt; docs/formats.md).
 const (
-	SummaryFile   = "generation.json"
-	TasksFile     = "tasks.json"     // stage eligible
-	SelectionFile = "selection.json" // stage select: {"train":[ids],"val":[ids]}, data build's selection
-	DatasetFile   = "dataset.json"   // stage render
-	TrainFile     = "train.json"     // stage train
-	ExportFile    = "export.json"    // stage export
-	ServeFile     = "serve.json"     // stage serve
-	CollectDir    = "collect"        // collect/<task>/episodes.json, collect/<task>/outcome.json
-	RankDir       = "rank"           // rank/<task>/judgments.json, matches.jsonl, ranking.json
+	SummaryFile   = generationfmt.SummaryFile
+	TasksFile     = generationfmt.TasksFile
+	SelectionFile = generationfmt.SelectionFile
+	DatasetFile   = generationfmt.DatasetFile
+	TrainFile     = generationfmt.TrainFile
+	ExportFile    = generationfmt.ExportFile
+	ServeFile     = generationfmt.ServeFile
+	CollectDir    = generationfmt.CollectDir
+	RankDir       = generationfmt.RankDir
 )
 
 // writeJSON writes v to path atomically: a temporary file, synced, renamed

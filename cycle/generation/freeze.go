@@ -7,10 +7,12 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/mass-dev/mass/generationfmt"
 )
 
 // ConfigFile is a generation directory's frozen, resolved configuration.
-const ConfigFile = "config.json"
+const ConfigFile = generationfmt.ConfigFile
 
 // Resolved is what a generation runs with, defaults filled in: written to
 // generations/<g>/config.json on the first run, and every later run (a

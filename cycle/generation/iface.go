@@ -103,15 +103,6 @@ type TrainRequest struct {
 	Recipe  *Recipe // the other knobs; nil: mass-train's defaults
 }
 
-// Training is a finished run: the checkpoint with the lowest validation loss.
-type Training struct {
-	Adapter             string  `json:"adapter"`
-	BestStep            int     `json:"best_step"`
-	BestValLoss         float64 `json:"best_val_loss"`
-	Steps               int     `json:"steps"`
-	ProcessedSupervised int64   `json:"processed_supervised"` // up to BestStep
-}
-
 // Trainer runs mass-train. A rerun with the same Out resumes.
 type Trainer interface {
 	Train(ctx context.Context, req TrainRequest) (Training, error)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/generationfmt"
 	"github.com/mass-dev/mass/jobkind"
 )
 
@@ -113,7 +114,7 @@ func TestCycleKind(t *testing.T) {
 	if byModel["model=base"] == 0 || byModel["model=gen-1"] != byModel["model=base"] {
 		t.Errorf("episodes and judgments by model: %v (generation 2 must use gen-1 as generation 1 used base)", byModel)
 	}
-	s2, err := Load(filepath.Join(w.root, "generations", "2"))
+	s2, err := generationfmt.ReadSummary(filepath.Join(w.root, "generations", "2"))
 	if err != nil || s2.Parent != "gen-1" || s2.Status != StatusDone {
 		t.Fatalf("generation 2: %+v %v", s2, err)
 	}
@@ -135,14 +136,14 @@ func TestRemoveDir(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := RemoveDir(filepath.Join(root, "1")); err != nil {
+	if err := generationfmt.RemoveDir(filepath.Join(root, "1")); err != nil {
 		t.Fatal(err)
 	}
 	ents, _ := os.ReadDir(root)
 	if len(ents) != 1 || ents[0].Name() != "2" {
 		t.Errorf("left %v, want only 2", ents)
 	}
-	if err := RemoveDir(filepath.Join(root, "7")); err == nil {
+	if err := generationfmt.RemoveDir(filepath.Join(root, "7")); err == nil {
 		t.Error("removing a missing folder succeeded")
 	}
 }

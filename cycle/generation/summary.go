@@ -3,71 +3,16 @@ package generation
 import (
 	"fmt"
 	"path/filepath"
+
+	"github.com/mass-dev/mass/generationfmt"
 )
 
-// Statuses of a generation.
+// Statuses of a generation (generationfmt).
 const (
-	StatusRunning = "running"
-	StatusDone    = "done"
-	StatusFailed  = "failed"
+	StatusRunning = generationfmt.StatusRunning
+	StatusDone    = generationfmt.StatusDone
+	StatusFailed  = generationfmt.StatusFailed
 )
-
-// Summary is generation.json, also what `massctl generation show --json` prints.
-type Summary struct {
-	Generation int           `json:"generation"`
-	Dir        string        `json:"dir"`
-	Model      string        `json:"model"` // the name generation g is registered under
-	Parent     string        `json:"parent"`
-	Status     string        `json:"status"`
-	Error      string        `json:"error,omitempty"`
-	Stages     []StageTime   `json:"stages"`
-	Tasks      []TaskSummary `json:"tasks"`
-	Excluded   []Excluded    `json:"excluded"`
-	Dataset    string        `json:"dataset,omitempty"`
-	Training   *Training     `json:"training,omitempty"`
-	Adapter    string        `json:"adapter"`
-	Merged     string        `json:"merged"`
-	FP8        string        `json:"fp8,omitempty"`
-	Tokens     Tokens        `json:"tokens"`
-}
-
-// StageTime is a finished stage and how long it ran (its last run).
-type StageTime struct {
-	Name    string  `json:"name"`
-	Seconds float64 `json:"seconds"`
-}
-
-// Tokens keeps the three counts apart.
-type Tokens struct {
-	Generated           int64 `json:"generated"`            // every model call of every episode and judgment
-	StoredSupervised    int64 `json:"stored_supervised"`    // in the dataset
-	ProcessedSupervised int64 `json:"processed_supervised"` // sampled up to the chosen checkpoint
-}
-
-// TaskSummary is one task that reached ranking.
-type TaskSummary struct {
-	ID               string      `json:"id"`
-	Episodes         int         `json:"episodes"`   // runs made
-	Successful       int         `json:"successful"` // eligible
-	Judgments        int         `json:"judgments"`  // valid verdicts
-	InvalidJudgments int         `json:"invalid_judgments"`
-	Ranking          []RankEntry `json:"ranking"`
-	Train            []string    `json:"train"`
-	Val              []string    `json:"val"`
-}
-
-// RankEntry is one episode's place.
-type RankEntry struct {
-	ID    string  `json:"id"`
-	Score float64 `json:"score"`
-	Rank  int     `json:"rank"`
-}
-
-// Selection is selection.json: the union over tasks, data build's format.
-type Selection struct {
-	Train []string `json:"train"`
-	Val   []string `json:"val"`
-}
 
 func (p *pipeline) summarizeTasks(collected []Collected, ranked []Ranked) {
 	byTask := map[string]Ranked{}
@@ -79,13 +24,13 @@ func (p *pipeline) summarizeTasks(collected []Collected, ranked []Ranked) {
 	for _, c := range collected {
 		p.sum.Tokens.Generated += c.Tokens
 		if c.Excluded != "" {
-			p.sum.Excluded = append(p.sum.Excluded, Excluded{c.Task, c.Excluded})
+			p.sum.Excluded = append(p.sum.Excluded, Excluded{ID: c.Task, Reason: c.Excluded})
 			continue
 		}
 		r := byTask[c.Task]
 		p.sum.Tokens.Generated += r.Tokens
 		if r.Excluded != "" {
-			p.sum.Excluded = append(p.sum.Excluded, Excluded{c.Task, r.Excluded})
+			p.sum.Excluded = append(p.sum.Excluded, Excluded{ID: c.Task, Reason: r.Excluded})
 		}
 		t := TaskSummary{ID: c.Task, Episodes: c.Runs, Successful: len(c.Eligible), Judgments: r.Judgments,
 			InvalidJudgments: r.Invalid, Ranking: []RankEntry{}, Train: r.Selection.Train, Val: r.Selection.Val}
@@ -116,12 +61,14 @@ func (p *pipeline) save() error {
 	return writeJSON(filepath.Join(p.cfg.Dir, SummaryFile), p.sum)
 }
 
-// Load reads a generation's summary from its directory.
-func Load(dir string) (Summary, error) {
-	var s Summary
-	ok, err := readJSON(filepath.Join(dir, SummaryFile), &s)
-	if err == nil && !ok {
-		err = fmt.Errorf("%s: no %s (not a generation directory)", dir, SummaryFile)
-	}
-	return s, err
-}
+// The types of generation.json and selection.json (generationfmt).
+type (
+	Summary     = generationfmt.Summary
+	StageTime   = generationfmt.StageTime
+	Tokens      = generationfmt.Tokens
+	TaskSummary = generationfmt.TaskSummary
+	RankEntry   = generationfmt.RankEntry
+	Selection   = generationfmt.Selection
+	Excluded    = generationfmt.Excluded
+	Training    = generationfmt.Training
+)

@@ -14,6 +14,7 @@ import (
 	"github.com/mass-dev/mass/cycle/rollout"
 	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/errclass"
+	"github.com/mass-dev/mass/generationfmt"
 )
 
 // Request selects what a report shows.
@@ -114,7 +115,7 @@ func (r *Report) resolve(ctx context.Context, l datadir.Layout, ro rollout.Summa
 		}
 		model := a
 		if g, err := strconv.Atoi(a); err == nil {
-			s, err := generation.Load(l.Generation(strconv.Itoa(g)))
+			s, err := generationfmt.ReadSummary(l.Generation(strconv.Itoa(g)))
 			if err != nil {
 				return nil, fmt.Errorf("generation %d: %v: %w", g, err, errclass.ErrNotFound)
 			}
@@ -134,14 +135,14 @@ func (r *Report) resolve(ctx context.Context, l datadir.Layout, ro rollout.Summa
 	return gens, nil
 }
 
-func generationsByModel(l datadir.Layout) (map[string]generation.Summary, error) {
-	out := map[string]generation.Summary{}
+func generationsByModel(l datadir.Layout) (map[string]generationfmt.Summary, error) {
+	out := map[string]generationfmt.Summary{}
 	ents, err := os.ReadDir(filepath.Join(l.Root, datadir.GenerationsDir))
 	if err != nil && !os.IsNotExist(err) {
 		return nil, fmt.Errorf("list generations: %w", err)
 	}
 	for _, e := range ents {
-		if s, err := generation.Load(l.Generation(e.Name())); err == nil && s.Model != "" {
+		if s, err := generationfmt.ReadSummary(l.Generation(e.Name())); err == nil && s.Model != "" {
 			out[s.Model] = s
 		}
 	}

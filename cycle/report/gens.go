@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/generationfmt"
 	"github.com/mass-dev/mass/trainer/train"
 )
 
@@ -18,7 +18,7 @@ const MaxMetricsBytes = 64 << 20
 // metricsFile is mass-train's per-step log in a generation's run folder.
 const metricsFile = "metrics.jsonl"
 
-func genOf(l datadir.Layout, s generation.Summary) Gen {
+func genOf(l datadir.Layout, s generationfmt.Summary) Gen {
 	g := Gen{G: s.Generation, Model: s.Model, Parent: s.Parent, Status: s.Status, Tokens: s.Tokens, Training: s.Training,
 		Loss: []LossPoint{}, Ranking: []BTTask{}}
 	for _, t := range s.Tasks {

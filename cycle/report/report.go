@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/cycle/eval/judgepairs"
-	"github.com/mass-dev/mass/cycle/generation"
+	"github.com/mass-dev/mass/generationfmt"
 	"github.com/mass-dev/mass/trainer/train"
 )
 
@@ -35,14 +35,14 @@ type Report struct {
 
 // Gen is one generation's summary: its ranking, its training and tokens.
 type Gen struct {
-	G        int                  `json:"g"`
-	Model    string               `json:"model"`
-	Parent   string               `json:"parent"`
-	Status   string               `json:"status"`
-	Tokens   generation.Tokens    `json:"tokens"`
-	Training *generation.Training `json:"training,omitempty"`
-	Loss     []LossPoint          `json:"loss"`
-	Ranking  []BTTask             `json:"ranking"`
+	G        int                     `json:"g"`
+	Model    string                  `json:"model"`
+	Parent   string                  `json:"parent"`
+	Status   string                  `json:"status"`
+	Tokens   generationfmt.Tokens    `json:"tokens"`
+	Training *generationfmt.Training `json:"training,omitempty"`
+	Loss     []LossPoint             `json:"loss"`
+	Ranking  []BTTask                `json:"ranking"`
 	// Exposure is what training drew by task and role up to the kept
 	// checkpoint (exposure.jsonl; the paper's exposure audit).
 	Exposure     []train.ExposureCount `json:"exposure"`

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/generationfmt"
 )
 
 // generationOps serializes removals and retries of generations, so that
@@ -38,7 +38,7 @@ func (s *Server) removeGeneration(w http.ResponseWriter, r *http.Request) error 
 		return fmt.Errorf("generation %d belongs to %s job %s, which is %s; cancel it first (massctl job cancel %s): %w",
 			g, owner.Kind, owner.ID, owner.State, owner.ID, api.ErrConflict)
 	}
-	if err := generation.RemoveDir(dir); err != nil {
+	if err := generationfmt.RemoveDir(dir); err != nil {
 		return err
 	}
 	out := api.GenerationRemoval{Generation: g, Dir: dir, Job: owner.ID, Models: []string{}}
@@ -88,7 +88,7 @@ func (s *Server) generationOwner(ctx context.Context, g int) (string, api.Job, e
 	if !fi.IsDir() {
 		return "", api.Job{}, fmt.Errorf("generation %d: %s is not a directory", g, dir)
 	}
-	id, ok, err := generation.Owner(dir)
+	id, ok, err := generationfmt.ReadOwner(dir)
 	if err != nil || !ok {
 		return dir, api.Job{}, err
 	}

@@ -12,20 +12,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mass-dev/mass/datadir"
-
 	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/generationfmt"
 )
-
-// generationFile is the summary every generation directory holds.
-const generationFile = "generation.json"
-
-// maxSummary caps a generation summary read from disk.
-const maxSummary = 16 << 20
 
 // listGenerations returns every generation's summary, by number.
 func (s *Server) listGenerations(w http.ResponseWriter, _ *http.Request) error {
-	ents, err := os.ReadDir(filepath.Join(s.o.Layout.Root, "generations"))
+	ents, err := os.ReadDir(filepath.Join(s.o.Layout.Root, datadir.GenerationsDir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("list generations: %w", err)
 	}
@@ -63,7 +57,7 @@ func (s *Server) getGeneration(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) readGeneration(g int) (json.RawMessage, error) {
-	p := filepath.Join(s.o.Layout.Generation(strconv.Itoa(g)), generationFile)
+	p := filepath.Join(s.o.Layout.Generation(strconv.Itoa(g)), generationfmt.SummaryFile)
 	fi, err := os.Lstat(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("generation %d: %w", g, api.ErrNotFound)
@@ -71,15 +65,15 @@ func (s *Server) readGeneration(g int) (json.RawMessage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("generation %d: %w", g, err)
 	}
-	if !fi.Mode().IsRegular() || fi.Size() > maxSummary {
-		return nil, fmt.Errorf("generation %d: %s is not a regular file under %d bytes", g, generationFile, maxSummary)
+	if !fi.Mode().IsRegular() || fi.Size() > generationfmt.MaxFileBytes {
+		return nil, fmt.Errorf("generation %d: %s is not a regular file under %d bytes", g, generationfmt.SummaryFile, generationfmt.MaxFileBytes)
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("generation %d: %w", g, err)
 	}
 	if !json.Valid(b) {
-		return nil, fmt.Errorf("generation %d: %s is not valid JSON", g, generationFile)
+		return nil, fmt.Errorf("generation %d: %s is not valid JSON", g, generationfmt.SummaryFile)
 	}
 	return b, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/daemon/store"
+	"github.com/mass-dev/mass/generationfmt"
 )
 
 func TestGenerationsAndModels(t *testing.T) {
@@ -23,7 +24,7 @@ func TestGenerationsAndModels(t *testing.T) {
 		if err := os.MkdirAll(d, 0o750); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(d, generationFile), []byte(body), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(d, generationfmt.SummaryFile), []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/mass-dev/mass/cycle/rank"
 	"github.com/mass-dev/mass/cycle/rollout"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/generationfmt"
 )
 
 // Spec is the shape of the evaluation to write.
@@ -172,9 +173,9 @@ func writeEpisode(dir, id string, team int, rng *rand.Rand) error {
 
 func writeGeneration(l datadir.Layout, g int, model, parent string, tasks []string, rng *rand.Rand) error {
 	dir := l.Generation(fmt.Sprint(g))
-	s := generation.Summary{Generation: g, Dir: dir, Model: model, Parent: parent, Status: generation.StatusDone,
-		Tokens:   generation.Tokens{Generated: int64(1e6 + rng.IntN(1e5)), StoredSupervised: int64(2e5 + rng.IntN(1e4)), ProcessedSupervised: int64(3e5 + rng.IntN(1e4))},
-		Training: &generation.Training{Steps: 60, BestStep: 45, BestValLoss: 1.2}}
+	s := generationfmt.Summary{Generation: g, Dir: dir, Model: model, Parent: parent, Status: generationfmt.StatusDone,
+		Tokens:   generationfmt.Tokens{Generated: int64(1e6 + rng.IntN(1e5)), StoredSupervised: int64(2e5 + rng.IntN(1e4)), ProcessedSupervised: int64(3e5 + rng.IntN(1e4))},
+		Training: &generationfmt.Training{Steps: 60, BestStep: 45, BestValLoss: 1.2}}
 	for _, t := range tasks {
 		var ids []string
 		var ms []rank.Match
@@ -189,13 +190,13 @@ func writeGeneration(l datadir.Layout, g int, model, parent string, tasks []stri
 		if err != nil {
 			return err
 		}
-		ts := generation.TaskSummary{ID: t, Episodes: 18, Successful: 18, Judgments: len(ms), Train: ids[:15], Val: ids[15:16]}
+		ts := generationfmt.TaskSummary{ID: t, Episodes: 18, Successful: 18, Judgments: len(ms), Train: ids[:15], Val: ids[15:16]}
 		for _, sc := range scores {
-			ts.Ranking = append(ts.Ranking, generation.RankEntry{ID: sc.ID, Score: sc.Score, Rank: sc.Rank})
+			ts.Ranking = append(ts.Ranking, generationfmt.RankEntry{ID: sc.ID, Score: sc.Score, Rank: sc.Rank})
 		}
 		s.Tasks = append(s.Tasks, ts)
 	}
-	if err := generation.WriteJSON(filepath.Join(dir, generation.SummaryFile), s); err != nil {
+	if err := generation.WriteJSON(filepath.Join(dir, generationfmt.SummaryFile), s); err != nil {
 		return err
 	}
 	var b []byte
