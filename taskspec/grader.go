@@ -7,13 +7,16 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mass-dev/mass/internal/pathroot"
+	"github.com/mass-dev/mass/sandbox"
 )
 
 // Grader limits.
 const (
 	DefaultGraderTimeout = 5 * time.Minute
 	MaxGraderTimeout     = time.Hour
-	workspaceRoot        = "/workspace"
+	workspaceRoot        = sandbox.WorkspaceMount
 )
 
 // Grader is the task's ground truth: a command massd runs with `sh -c` in
@@ -77,7 +80,7 @@ func under(p string, roots []string) bool {
 	p = path.Clean(p)
 	for _, r := range roots {
 		r = path.Clean(r)
-		if p == r || strings.HasPrefix(p, r+"/") {
+		if pathroot.Under(p, r) {
 			return true
 		}
 	}

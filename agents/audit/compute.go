@@ -9,10 +9,11 @@ import (
 
 	"github.com/mass-dev/mass/agents/guard"
 	"github.com/mass-dev/mass/agents/ledger"
+	"github.com/mass-dev/mass/sandbox"
 )
 
 // Workspace is where relative paths are taken from.
-const Workspace = "/workspace"
+const Workspace = sandbox.WorkspaceMount
 
 // Tool names the audit looks for (qwen-code's).
 const (

@@ -8,10 +8,10 @@ package guard
 
 import (
 	"path"
-	"strings"
 
 	"github.com/mass-dev/mass/agents/ledger"
 	"github.com/mass-dev/mass/episodefmt"
+	"github.com/mass-dev/mass/internal/pathroot"
 	"github.com/mass-dev/mass/sandbox"
 )
 
@@ -19,7 +19,7 @@ import (
 const FileName = episodefmt.GuardsFile
 
 // Workspace is where relative workspace paths are taken from.
-const Workspace = "/workspace"
+const Workspace = sandbox.WorkspaceMount
 
 // Report is guards.json.
 type Report struct {
@@ -91,7 +91,7 @@ func Clean(p string) string {
 func Under(p string, roots []string) string {
 	for _, r := range roots {
 		root := Clean(r)
-		if root != "" && root != Workspace && (p == root || strings.HasPrefix(p, root+"/")) {
+		if root != "" && root != Workspace && pathroot.Under(p, root) {
 			return root
 		}
 	}

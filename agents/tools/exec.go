@@ -8,10 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"strings"
 	"time"
 
 	"github.com/mass-dev/mass/agents/ledger"
+	"github.com/mass-dev/mass/internal/pathroot"
 	"github.com/mass-dev/mass/sandbox"
 )
 
@@ -197,8 +197,7 @@ func Abs(p string) string {
 // protected reports whether the absolute container path p lies in a protected path.
 func (e *Env) protected(p string) bool {
 	for _, pp := range e.Protected {
-		root := Abs(pp)
-		if p == root || strings.HasPrefix(p, root+"/") {
+		if pathroot.Under(p, Abs(pp)) {
 			return true
 		}
 	}

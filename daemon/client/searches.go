@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 
 	"github.com/mass-dev/mass/daemon/api"
@@ -51,7 +52,7 @@ func (c *Client) WorkspaceFile(ctx context.Context, id, path string) (io.ReadClo
 // record and other files.
 func (c *Client) RemoveWorkspace(ctx context.Context, id string) (api.WorkspaceRemoval, error) {
 	var r api.WorkspaceRemoval
-	err := c.sendJSON(ctx, http.MethodDelete, "/v1/episodes/"+url.PathEscape(id)+"/workspace", nil, &r)
+	err := c.sendJSON(ctx, http.MethodDelete, path.Join("/v1/episodes", url.PathEscape(id), "workspace"), nil, &r)
 	return r, err
 }
 

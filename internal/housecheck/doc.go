@@ -1,4 +1,6 @@
 // Package housecheck holds the repository's house-rule checks that run as
-// ordinary tests: every package has a doc comment, and no non-test function
-// is longer than MaxFuncLines. It has no code of its own to import.
+// ordinary tests: every package has a doc comment, no non-test function is
+// longer than MaxFuncLines, no domain package imports the daemon or SQLite
+// (go list), and "/workspace" and the path-under-root test are spelled once.
+// It has no code of its own to import.
 package housecheck

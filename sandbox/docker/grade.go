@@ -11,6 +11,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 
+	"github.com/mass-dev/mass/internal/pathroot"
 	"github.com/mass-dev/mass/sandbox"
 )
 
@@ -125,7 +126,7 @@ func filterExport(w io.Writer, src io.Reader, replace []string) error {
 func underAny(name string, roots []string) bool {
 	for _, r := range roots {
 		r = path.Clean(strings.TrimPrefix(r, sandbox.WorkspaceMount+"/"))
-		if name == r || strings.HasPrefix(name, r+"/") {
+		if pathroot.Under(name, r) {
 			return true
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mass-dev/mass/internal/pathroot"
 	"github.com/mass-dev/mass/sandbox/mountinfo"
 )
 
@@ -56,7 +57,7 @@ func mountsUnder(dir string) ([]string, error) {
 			continue
 		}
 		mp := mountinfo.Unescape(f[4])
-		if mp == dir || strings.HasPrefix(mp, dir+"/") {
+		if pathroot.Under(mp, dir) {
 			out = append(out, mp)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mass-dev/mass/internal/pathroot"
 	"github.com/mass-dev/mass/sandbox/mountinfo"
 )
 
@@ -83,7 +84,7 @@ func HostPathMounts(ms []Mount, workspace, helper string) []Mount {
 		case m.Point == "/etc/hostname" && ro && hostnameRoot.MatchString(m.Root):
 		case (m.Point == "/sbin/docker-init" || m.Point == "/usr/sbin/docker-init") && ro && initRoot.MatchString(m.Root):
 			// the engine's init (tini); /usr/sbin when /sbin is a merged-usr link
-		case m.Point == workspace || strings.HasPrefix(m.Point, workspace+"/"):
+		case pathroot.Under(m.Point, workspace):
 			if !virtualFS[m.FSType] && !strings.Contains(m.Root, "/volumes/") {
 				bad = append(bad, m)
 			}
@@ -126,12 +127,8 @@ func GVisorHostPaths(ms []Mount) []Mount {
 }
 
 func underAny(p string, dirs ...string) bool {
-	for _, d := range dirs {
-		if p == d || strings.HasPrefix(p, d+"/") {
-			return true
-		}
-	}
-	return false
+	_, ok := pathroot.UnderAny(p, dirs...)
+	return ok
 }
 
 func hasOpt(opts, o string) bool {
