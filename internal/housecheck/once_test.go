@@ -11,7 +11,7 @@ import (
 
 // Where the one definition of each repeated concept lives.
 const (
-	workspaceHome = "sandbox/sandbox.go"             // sandbox.WorkspaceMount
+	workspaceHome = "sandbox/sandbox.go"            // sandbox.WorkspaceMount
 	underHome     = "internal/pathroot/pathroot.go" // pathroot.Under
 )
 
