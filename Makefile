@@ -7,7 +7,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # Packages whose code runs concurrently; `check` runs them under -race.
 RACE_PKGS := ./daemon/... ./agents/... ./sandbox/...
 
-.PHONY: help setup build test check demo image kernels bench gpu-check clean
+.PHONY: help setup build test check demo image kernels bench gpu-check layers clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -45,6 +45,9 @@ bench: build image ## run the benchmarks and print their tables
 
 gpu-check: ## on a GPU host: kernels vs Go references, CPU-vs-CUDA parity, tokens/s and MFU
 	bash scripts/gpu-check.sh
+
+layers: ## print the layer table (go list -deps): imports into daemon/ per wing, SQLite, what each binary links
+	bash scripts/layers.sh
 
 clean: ## remove build outputs
 	rm -rf $(BIN) out
