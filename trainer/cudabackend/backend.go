@@ -102,8 +102,8 @@ func Open(cfg *model.Config, m *model.Model, a *lora.Adapter, seed uint32, opt O
 
 func supported(c *model.Config, opt Options) error {
 	switch {
-	case c.Arch != model.Qwen3 && c.Arch != model.Qwen2:
-		return fmt.Errorf("%w: the cuda backend runs qwen2 and qwen3; use --backend reference for %s", model.ErrUnsupported, c.Arch)
+	case c.Arch != model.Qwen3 && c.Arch != model.Qwen2 && c.Arch != model.Qwen35:
+		return fmt.Errorf("%w: the cuda backend runs qwen2, qwen3 and the qwen3_5 hybrid; use --backend reference for %s", model.ErrUnsupported, c.Arch)
 	case c.HeadDim%2 != 0:
 		return fmt.Errorf("%w: odd head_dim %d", model.ErrUnsupported, c.HeadDim)
 	}
