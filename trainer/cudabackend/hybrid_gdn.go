@@ -59,7 +59,9 @@ func (f *fwd) deltaNetFwd(tmp *scope, l int, a *acts, lw layerW) error {
 		func() error { return b.baseFwd(f.hybridLin(hy.aproj.Ptr, d, nv), g.araw, a.a) },
 		func() error { return o.CausalConvFwd(g.cv, g.qkv, hy.conv.Ptr, 0, t, cd, h.ConvKernel) },
 		func() error { return o.GDNL2NormFwd(g.q, g.qr, g.cv, t*h.KeyHeads, h.KeyDim, h.KeyHeads, cd) },
-		func() error { return o.GDNL2NormFwd(g.k, g.kr, g.cv+uintptr(4*kw), t*h.KeyHeads, h.KeyDim, h.KeyHeads, cd) },
+		func() error {
+			return o.GDNL2NormFwd(g.k, g.kr, g.cv+uintptr(4*kw), t*h.KeyHeads, h.KeyDim, h.KeyHeads, cd)
+		},
 		func() error { return o.CopyColsF32(g.v, vw, g.cv+uintptr(8*kw), cd, t, vw) },
 		func() error { return o.GDNGatesFwd(g.g, g.beta, g.araw, g.braw, hy.aLog.Ptr, hy.dtBias.Ptr, t*nv, nv) },
 		func() error { return o.GDNFwd(g.o, sT, g.entry, g.q, g.k, g.v, g.g, g.beta, 0, work, s) },

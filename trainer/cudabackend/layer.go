@@ -19,7 +19,7 @@ type acts struct {
 	r2, rstd2, m     uintptr // stream after attention, its rstd (f32), normed
 	gate, up, h      uintptr
 	xa               [nMods]uintptr // drop(x)·Aᵀ per module (ungrouped)
-	xaG              [2]uintptr // x·[A…]ᵀ of the q/k/v and gate/up groups (grouped)
+	xaG              [2]uintptr     // x·[A…]ᵀ of the q/k/v and gate/up groups (grouped)
 	attnOut, mlpOut  uintptr
 	y                uintptr  // gated attention: σ(gate)·o, o_proj's input (bf16)
 	gd               *gdnActs // Gated DeltaNet layers

@@ -25,11 +25,11 @@ type loraMod struct {
 }
 
 type layerW struct {
-	inNorm, postNorm, qNorm, kNorm devmem.Block    // q/k norms only with qkNorm
+	inNorm, postNorm, qNorm, kNorm devmem.Block        // q/k norms only with qkNorm
 	proj                           [nMods]devmem.Block // W [out, in] bf16, in allMods order
 	bias                           [nMods]devmem.Block // b [out] bf16 of q/k/v with attention_bias; zero Ptr without
 	lo                             [nMods]*loraMod
-	hy                             *hybridW // Qwen3.5/3.6 layers only
+	hy                             *hybridW   // Qwen3.5/3.6 layers only
 	qkv, gateUp                    *loraGroup // nil when the modules' A matrices cannot be one product
 }
 
