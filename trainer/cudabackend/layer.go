@@ -58,23 +58,47 @@ func (f *fwd) lin(l, mi int) linear {
 	return ln
 }
 
+// forward runs every layer of a one-stage backend and the final norm.
 func (f *fwd) forward() error {
-	b, c, o, sc := f.b, f.b.cfg, f.b.ops, f.sc
-	t, d, eps := f.T, c.HiddenSize, float32(c.RMSNormEps)
-	emb, err := sc.bf16(t * d)
+	emb, err := f.embed()
 	if err != nil {
 		return err
 	}
-	if err := o.Embedding(emb, b.w.embed.Ptr, f.ids, t, d, c.VocabSize); err != nil {
+	xAdd, resid, err := f.layersFwd(emb, 0)
+	if err != nil {
 		return err
 	}
-	xAdd, resid := emb, uintptr(0)
-	f.layers = make([]acts, c.NumLayers)
-	for l := range f.layers {
+	return f.finalNorm(xAdd, resid)
+}
+
+// embed looks the window's ids up (first stage).
+func (f *fwd) embed() (uintptr, error) {
+	c := f.b.cfg
+	emb, err := f.sc.bf16(f.T * c.HiddenSize)
+	if err != nil {
+		return 0, err
+	}
+	return emb, f.b.ops.Embedding(emb, f.b.w.embed.Ptr, f.ids, f.T, c.HiddenSize, c.VocabSize)
+}
+
+// layersFwd runs the stage's layers on the stream xAdd + resid (resid 0 before layer 0)
+// and returns the pair the next layer (or stage, or final norm) takes.
+func (f *fwd) layersFwd(xAdd, resid uintptr) (uintptr, uintptr, error) {
+	f.layers = make([]acts, f.b.cfg.NumLayers)
+	var err error
+	for l := f.b.lo; l < f.b.hi; l++ {
 		if xAdd, resid, err = f.layerFwd(l, xAdd, resid); err != nil {
-			return fmt.Errorf("layer %d: %w", l, err)
+			return 0, 0, fmt.Errorf("layer %d: %w", l, err)
 		}
 	}
+	return xAdd, resid, nil
+}
+
+// finalNorm normalizes the last layer's stream into f.final (last stage).
+func (f *fwd) finalNorm(xAdd, resid uintptr) error {
+	b, c, o, sc := f.b, f.b.cfg, f.b.ops, f.sc
+	t, d, eps := f.T, c.HiddenSize, float32(c.RMSNormEps)
+	var err error
 	for _, p := range []*uintptr{&f.final, &f.rl} {
 		if *p, err = sc.bf16(t * d); err != nil {
 			return err
@@ -335,18 +359,32 @@ func (f *fwd) attnBwd(tmp *scope, a *acts, g kernels.AttnGrads) error {
 // backward propagates dFinal (the LM head's gradient at the final-normed states) down the
 // layers, accumulating LoRA gradients on the device.
 func (f *fwd) backward(dFinal uintptr) error {
-	b, c, o := f.b, f.b.cfg, f.b.ops
-	t, d, ff := f.T, c.HiddenSize, c.IntermediateSize
-	bs := &scope{x: f.sc.x}
-	defer bs.release()
-	gR, err := bs.bf16(t * d)
+	gR, err := f.finalNormBwd(dFinal)
 	if err != nil {
 		return err
 	}
-	if err := o.RMSNormBwd(gR, dFinal, f.rl, f.rstdF, b.w.finalNorm.Ptr, 0, t, d); err != nil {
-		return err
+	return f.layersBwd(gR)
+}
+
+// finalNormBwd returns the gradient at the last layer's output stream (in the window's
+// scope).
+func (f *fwd) finalNormBwd(dFinal uintptr) (uintptr, error) {
+	b, c := f.b, f.b.cfg
+	t, d := f.T, c.HiddenSize
+	gR, err := f.sc.bf16(t * d)
+	if err != nil {
+		return 0, err
 	}
-	for l := c.NumLayers - 1; l >= 0; l-- {
+	return gR, b.ops.RMSNormBwd(gR, dFinal, f.rl, f.rstdF, b.w.finalNorm.Ptr, 0, t, d)
+}
+
+// layersBwd propagates gR, the gradient at the stage's output stream, down the stage's
+// layers; on return gR holds the gradient at the stage's input stream.
+func (f *fwd) layersBwd(gR uintptr) error {
+	b, c, o := f.b, f.b.cfg, f.b.ops
+	t, d, ff := f.T, c.HiddenSize, c.IntermediateSize
+	var err error
+	for l := b.hi - 1; l >= b.lo; l-- {
 		a, lw := &f.layers[l], b.w.layers[l]
 		tmp := &scope{x: f.sc.x}
 		buf := func(n int) uintptr {

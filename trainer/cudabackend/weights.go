@@ -132,25 +132,35 @@ func (u *uploader) random(name string, shape []int, size int) (devmem.Block, err
 	return blk, u.o.FillNormal(blk.Ptr, size, u.seed*131+u.n, std)
 }
 
-func uploadWeights(o *kernels.Ops, c *model.Config, m *model.Model, a *lora.Adapter, seed uint32) (*weights, error) {
+// uploadWeights uploads layers [lo, hi) (the others stay empty), the embedding when lo is
+// 0 and the final norm and LM head when hi is the last layer.
+func uploadWeights(o *kernels.Ops, c *model.Config, m *model.Model, a *lora.Adapter, seed uint32, lo, hi int) (*weights, error) {
 	w := &weights{scaling: float32(a.Config.Scaling()), dropout: float32(a.Config.Dropout), qkNorm: c.Arch == model.Qwen3,
 		hybrid: c.Hybrid != nil}
 	u := &uploader{o: o, m: m, w: w, seed: seed}
 	var err error
-	d := c.HiddenSize
-	if w.embed, err = u.get("model.embed_tokens.weight", c.VocabSize, d); err != nil {
-		return nil, err
-	}
-	w.head = w.embed
-	if !c.TieWordEmbeddings {
-		if w.head, err = u.get("lm_head.weight", c.VocabSize, d); err != nil {
+	d, last := c.HiddenSize, hi == c.NumLayers
+	if lo == 0 || (last && c.TieWordEmbeddings) {
+		if w.embed, err = u.get("model.embed_tokens.weight", c.VocabSize, d); err != nil {
 			return nil, err
 		}
 	}
-	if w.finalNorm, err = u.norm("model.norm.weight", d); err != nil {
-		return nil, err
+	if last {
+		w.head = w.embed
+		if !c.TieWordEmbeddings {
+			if w.head, err = u.get("lm_head.weight", c.VocabSize, d); err != nil {
+				return nil, err
+			}
+		}
+		if w.finalNorm, err = u.norm("model.norm.weight", d); err != nil {
+			return nil, err
+		}
 	}
 	for l := 0; l < c.NumLayers; l++ {
+		if l < lo || l >= hi {
+			w.layers = append(w.layers, layerW{})
+			continue
+		}
 		layer := u.layer
 		if w.hybrid {
 			layer = u.hybridLayer
