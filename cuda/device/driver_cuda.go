@@ -81,6 +81,14 @@ func (d *cudaDriver) dtod(dst, src uintptr, n int64, s stream) error {
 	return cu.MemcpyDtoDAsync(cu.DevicePtr(dst), cu.DevicePtr(src), n, cuStream(s))
 }
 
+func (d *cudaDriver) peer(dst uintptr, dstDrv driver, src uintptr, n int64, s stream) error {
+	dd, ok := dstDrv.(*cudaDriver)
+	if !ok {
+		return errors.New("peer copy to a device of another driver")
+	}
+	return cu.MemcpyPeerAsync(cu.DevicePtr(dst), dd.ctx, cu.DevicePtr(src), d.ctx, n, cuStream(s))
+}
+
 func (d *cudaDriver) memset8(p uintptr, v byte, n int64, s stream) error {
 	return cu.MemsetD8Async(cu.DevicePtr(p), v, n, cuStream(s))
 }

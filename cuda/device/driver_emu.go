@@ -5,6 +5,7 @@ package device
 import (
 	"fmt"
 	"sort"
+	"sync"
 	"unsafe"
 
 	"github.com/mass-dev/mass/cuda/devmem"
@@ -41,12 +42,20 @@ type pendingCopy struct {
 	up   bool    // host to device
 }
 
+// EmuDevices is how many emulated devices there are (ordinals 0 to EmuDevices−1), so that
+// the pipeline split and the data-parallel replicas can be checked without GPUs.
+const EmuDevices = 8
+
+// emuMu runs one emulated kernel at a time: the emulator's fibers are not meant to run
+// from several devices' threads at once.
+var emuMu sync.Mutex
+
 func newExec(ordinal int) (*Exec, error) {
-	if ordinal != 0 {
-		return nil, fmt.Errorf("emulated device has only ordinal 0, not %d", ordinal)
+	if ordinal < 0 || ordinal >= EmuDevices {
+		return nil, fmt.Errorf("emulated devices have ordinals 0 to %d, not %d", EmuDevices-1, ordinal)
 	}
 	d := &emuDriver{allocs: map[uintptr]int64{}}
-	return newExecOn(d, Info{Name: "CPU emulator", Major: 9, SMs: 1, TotalMem: 1 << 34}, computeStream), nil
+	return newExecOn(d, Info{Ordinal: ordinal, Name: "CPU emulator", Major: 9, SMs: 1, TotalMem: 1 << 34}, computeStream), nil
 }
 
 func hostPtr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
@@ -109,6 +118,8 @@ func (d *emuDriver) launch(name string, grid, block Dim, smem int, args []Arg, s
 	if err := d.order("kernel "+name, s, ptrs); err != nil {
 		return err
 	}
+	emuMu.Lock()
+	defer emuMu.Unlock()
 	return emu.Launch(name, [3]int{grid.X, grid.Y, grid.Z}, block.X, smem, a...)
 }
 
@@ -139,6 +150,23 @@ func (d *emuDriver) dtoh(dst unsafe.Pointer, src uintptr, n int64, s stream) err
 func (d *emuDriver) dtod(dst, src uintptr, n int64, s stream) error {
 	if err := d.order("device copy", s, []uintptr{dst, src}); err != nil {
 		return err
+	}
+	copy(hostBytes(dst, n), hostBytes(src, n))
+	return nil
+}
+
+// peer copies between two emulated devices' host memory once src's stream has ordered
+// every earlier write (the destination has none in flight: CopyPeer synchronized it).
+func (d *emuDriver) peer(dst uintptr, dstDrv driver, src uintptr, n int64, s stream) error {
+	dd, ok := dstDrv.(*emuDriver)
+	if !ok || dd == d {
+		return fmt.Errorf("emulated peer copy needs two emulated devices")
+	}
+	if err := d.order("peer copy", s, []uintptr{src}); err != nil {
+		return err
+	}
+	if base, size := dd.allocOf(dst); base+uintptr(size) < dst+uintptr(n) {
+		return fmt.Errorf("peer copy of %d bytes overruns the destination allocation", n)
 	}
 	copy(hostBytes(dst, n), hostBytes(src, n))
 	return nil

@@ -51,6 +51,8 @@ type driver interface {
 	dtoh(dst unsafe.Pointer, src uintptr, bytes int64, s stream) error
 	dtod(dst, src uintptr, bytes int64, s stream) error
 	memset8(p uintptr, v byte, bytes int64, s stream) error
+	// peer copies bytes from this device's src to dst on the device of dstDrv.
+	peer(dst uintptr, dstDrv driver, src uintptr, bytes int64, s stream) error
 	sync(s stream) error
 	// library declares work an external library issues on s that reads or writes ptrs.
 	library(s stream, ptrs []uintptr) error

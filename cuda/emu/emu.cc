@@ -206,6 +206,8 @@ const std::map<std::string, std::function<void(Args)>> table = {
     {"gdn_gates_bwd", [](Args a) { gdn_gates_bwd(P<bf16>(a[0]), P<bf16>(a[1]), P<const float>(a[2]), P<const float>(a[3]), P<const bf16>(a[4]), P<const float>(a[5]), P<const float>(a[6]), P<const float>(a[7]), I(a[8]), I(a[9])); }},
     {"attn_gate_fwd", [](Args a) { attn_gate_fwd(P<bf16>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2]), I(a[3]), I(a[4])); }},
     {"attn_gate_bwd", [](Args a) { attn_gate_bwd(P<bf16>(a[0]), P<bf16>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const bf16>(a[4]), I(a[5]), I(a[6])); }},
+    {"copy_cols_f32", [](Args a) { copy_cols_f32(P<float>(a[0]), I(a[1]), P<const float>(a[2]), I(a[3]), I(a[4]), I(a[5])); }},
+    {"add_f32", [](Args a) { add_f32(P<float>(a[0]), P<const float>(a[1]), I(a[2])); }},
     {"qk_norm_prope_fwd", [](Args a) { qk_norm_prope_fwd(P<bf16>(a[0]), P<float>(a[1]), P<const bf16>(a[2]), P<const bf16>(a[3]), P<const int>(a[4]), I(a[5]), I(a[6]), I(a[7]), I(a[8]), I(a[9]), F(a[10]), F(a[11])); }},
     {"qk_norm_prope_bwd", [](Args a) { qk_norm_prope_bwd(P<bf16>(a[0]), P<const bf16>(a[1]), P<const bf16>(a[2]), P<const float>(a[3]), P<const bf16>(a[4]), P<const int>(a[5]), I(a[6]), I(a[7]), I(a[8]), I(a[9]), I(a[10]), F(a[11])); }},
     {"gdn_chunk_fwd", [](Args a) { gdn_chunk_fwd(P<float>(a[0]), P<float>(a[1]), P<float>(a[2]), P<const float>(a[3]), P<const float>(a[4]), P<const float>(a[5]), P<const float>(a[6]), P<const float>(a[7]), P<const float>(a[8]), P<float>(a[9]), I(a[10]), I(a[11]), I(a[12]), I(a[13]), I(a[14]), I(a[15]), F(a[16])); }},

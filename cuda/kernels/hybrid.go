@@ -131,3 +131,14 @@ func (o *Ops) QKNormPartialRoPEBwd(dx, dout, x, rstd, w, pos P, t, h, hd, rot, x
 	return o.X.Launch("qk_norm_prope_bwd", rows(t*h), device.D1((hd+31)/32*32), 0,
 		ptr(dx), ptr(dout), ptr(x), ptr(rstd), ptr(w), ptr(pos), i(t*h), i(h), i(hd), i(rot), i(xstride), f(theta))
 }
+
+// CopyColsF32: dst[r·dstStride + c] = src[r·srcStride + c] for r < rows, c < n (fp32; the
+// pointers already offset to the first column).
+func (o *Ops) CopyColsF32(dst P, dstStride int, src P, srcStride, nrows, n int) error {
+	return o.launchN("copy_cols_f32", nrows*n, ptr(dst), i(dstStride), ptr(src), i(srcStride), i(nrows), i(n))
+}
+
+// AddF32: a += b over n fp32 values.
+func (o *Ops) AddF32(a, b P, n int) error {
+	return o.launchN("add_f32", n, ptr(a), ptr(b), i(n))
+}

@@ -31,7 +31,9 @@ const (
 
 // Options select the device and the implementation choices.
 type Options struct {
-	Device      int
+	Device      int   // the device of a one-device backend
+	Devices     []int // several devices (OpenAny, OpenMulti): Replicas pipelines over them in order
+	Replicas    int   // data-parallel replicas; 0 or 1: one
 	CublasLtDir string // folder of libcublasLt.so.*; empty: $MASS_CUBLASLT_DIR or the loader path
 	Attention   string // AttnAuto (default), AttnTC, AttnClear or AttnFlash
 	CEChunk     int    // vocabulary chunk of the fused LM head
@@ -60,6 +62,7 @@ type Backend struct {
 	ops    *kernels.Ops
 	w      *weights
 	dopt   *devOpt // set once the device optimizer owns the adapter
+	lo, hi int     // the layers this device holds: all of them, or one pipeline stage's
 	closed bool
 }
 
@@ -71,6 +74,12 @@ func New(m *model.Model, a *lora.Adapter) (trainer.Backend, error) {
 // Open starts the device and uploads the weights of m, or, when m is nil, fills the device
 // with random weights from seed (for benchmarks of full-size shapes).
 func Open(cfg *model.Config, m *model.Model, a *lora.Adapter, seed uint32, opt Options) (*Backend, error) {
+	return openStage(cfg, m, a, seed, opt, opt.Device, 0, cfg.NumLayers)
+}
+
+// openStage opens device ordinal holding layers [lo, hi): the embedding with layer 0, the
+// final norm and LM head with the last layer.
+func openStage(cfg *model.Config, m *model.Model, a *lora.Adapter, seed uint32, opt Options, ordinal, lo, hi int) (*Backend, error) {
 	if err := supported(cfg, opt); err != nil {
 		return nil, err
 	}
@@ -80,17 +89,17 @@ func Open(cfg *model.Config, m *model.Model, a *lora.Adapter, seed uint32, opt O
 	if opt.Log == nil {
 		opt.Log = slog.Default()
 	}
-	dev, err := device.Open(opt.Device, opt.Log)
+	dev, err := device.Open(ordinal, opt.Log)
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{cfg: cfg, ad: a, opt: opt, dev: dev}
+	b := &Backend{cfg: cfg, ad: a, opt: opt, dev: dev, lo: lo, hi: hi}
 	err = dev.Do(func(x *device.Exec) error {
 		if b.ops, err = kernels.New(x, opt.CublasLtDir); err != nil {
 			return err
 		}
 		opt.Log.Info("cublasLt loaded", "path", b.ops.Lt.Path, "version", b.ops.Lt.Version())
-		b.w, err = uploadWeights(b.ops, cfg, m, a, seed)
+		b.w, err = uploadWeights(b.ops, cfg, m, a, seed, lo, hi)
 		return err
 	})
 	if err != nil {
@@ -102,8 +111,8 @@ func Open(cfg *model.Config, m *model.Model, a *lora.Adapter, seed uint32, opt O
 
 func supported(c *model.Config, opt Options) error {
 	switch {
-	case c.Arch != model.Qwen3 && c.Arch != model.Qwen2:
-		return fmt.Errorf("%w: the cuda backend runs qwen2 and qwen3; use --backend reference for %s", model.ErrUnsupported, c.Arch)
+	case c.Arch != model.Qwen3 && c.Arch != model.Qwen2 && c.Arch != model.Qwen35:
+		return fmt.Errorf("%w: the cuda backend runs qwen2, qwen3 and the qwen3_5 hybrid; use --backend reference for %s", model.ErrUnsupported, c.Arch)
 	case c.HeadDim%2 != 0:
 		return fmt.Errorf("%w: odd head_dim %d", model.ErrUnsupported, c.HeadDim)
 	}

@@ -21,7 +21,7 @@ type loraGroup struct {
 
 // newLoRAGroup returns the group of modules mods of one layer, or nil when one is not
 // adapted or their A matrices are not contiguous (flat padding between them).
-func newLoRAGroup(lo [7]*loraMod, mods ...int) *loraGroup {
+func newLoRAGroup(lo [nMods]*loraMod, mods ...int) *loraGroup {
 	first := lo[mods[0]]
 	if first == nil {
 		return nil

@@ -94,7 +94,7 @@ func groupCheck(t *testing.T, b *Backend, sc *scope, g groupRef) error {
 	if err := o.Fill(ga, 0, 3*na); err != nil {
 		return err
 	}
-	var lo [7]*loraMod
+	var lo [nMods]*loraMod
 	ls, ys, dys := make([]linear, 3), make([]uintptr, 3), make([]uintptr, 3)
 	for i, out := range g.outs {
 		m := &loraMod{in: g.in, out: out, rank: g.rank,

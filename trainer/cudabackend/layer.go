@@ -18,9 +18,11 @@ type acts struct {
 	q, k, v, o, lse  uintptr // attention inputs, output, lse (f32, flash and tc paths)
 	r2, rstd2, m     uintptr // stream after attention, its rstd (f32), normed
 	gate, up, h      uintptr
-	xa               [7]uintptr // drop(x)·Aᵀ per module (ungrouped)
-	xaG              [2]uintptr // x·[A…]ᵀ of the q/k/v and gate/up groups (grouped)
+	xa               [nMods]uintptr // drop(x)·Aᵀ per module (ungrouped)
+	xaG              [2]uintptr     // x·[A…]ᵀ of the q/k/v and gate/up groups (grouped)
 	attnOut, mlpOut  uintptr
+	y                uintptr  // gated attention: σ(gate)·o, o_proj's input (bf16)
+	gd               *gdnActs // Gated DeltaNet layers
 }
 
 // fwd holds one window's forward state.
@@ -47,32 +49,56 @@ func (f *fwd) shape() cuda.AttnShape {
 
 func (f *fwd) lin(l, mi int) linear {
 	c, lw := f.b.cfg, f.b.w.layers[l]
-	in, out := lora.Dims(c, lora.Modules[mi])
+	in, out := lora.Dims(c, allMods[mi])
 	ln := linear{T: f.T, in: in, out: out, w: lw.proj[mi].Ptr, bias: lw.bias[mi].Ptr, lo: lw.lo[mi]}
 	if f.ro.train && f.b.w.dropout > 0 {
 		ln.dropout = f.b.w.dropout
-		ln.seed = uint32(mix(f.ro.seed, uint64(l*8+mi)))
+		ln.seed = uint32(mix(f.ro.seed, uint64(l*16+mi)))
 	}
 	return ln
 }
 
+// forward runs every layer of a one-stage backend and the final norm.
 func (f *fwd) forward() error {
-	b, c, o, sc := f.b, f.b.cfg, f.b.ops, f.sc
-	t, d, eps := f.T, c.HiddenSize, float32(c.RMSNormEps)
-	emb, err := sc.bf16(t * d)
+	emb, err := f.embed()
 	if err != nil {
 		return err
 	}
-	if err := o.Embedding(emb, b.w.embed.Ptr, f.ids, t, d, c.VocabSize); err != nil {
+	xAdd, resid, err := f.layersFwd(emb, 0)
+	if err != nil {
 		return err
 	}
-	xAdd, resid := emb, uintptr(0)
-	f.layers = make([]acts, c.NumLayers)
-	for l := range f.layers {
+	return f.finalNorm(xAdd, resid)
+}
+
+// embed looks the window's ids up (first stage).
+func (f *fwd) embed() (uintptr, error) {
+	c := f.b.cfg
+	emb, err := f.sc.bf16(f.T * c.HiddenSize)
+	if err != nil {
+		return 0, err
+	}
+	return emb, f.b.ops.Embedding(emb, f.b.w.embed.Ptr, f.ids, f.T, c.HiddenSize, c.VocabSize)
+}
+
+// layersFwd runs the stage's layers on the stream xAdd + resid (resid 0 before layer 0)
+// and returns the pair the next layer (or stage, or final norm) takes.
+func (f *fwd) layersFwd(xAdd, resid uintptr) (uintptr, uintptr, error) {
+	f.layers = make([]acts, f.b.cfg.NumLayers)
+	var err error
+	for l := f.b.lo; l < f.b.hi; l++ {
 		if xAdd, resid, err = f.layerFwd(l, xAdd, resid); err != nil {
-			return fmt.Errorf("layer %d: %w", l, err)
+			return 0, 0, fmt.Errorf("layer %d: %w", l, err)
 		}
 	}
+	return xAdd, resid, nil
+}
+
+// finalNorm normalizes the last layer's stream into f.final (last stage).
+func (f *fwd) finalNorm(xAdd, resid uintptr) error {
+	b, c, o, sc := f.b, f.b.cfg, f.b.ops, f.sc
+	t, d, eps := f.T, c.HiddenSize, float32(c.RMSNormEps)
+	var err error
 	for _, p := range []*uintptr{&f.final, &f.rl} {
 		if *p, err = sc.bf16(t * d); err != nil {
 			return err
@@ -91,20 +117,35 @@ type actBuf struct {
 	f32 bool
 }
 
-// allocActs allocates layer l's saved activations in the window's scope.
-func (f *fwd) allocActs(a *acts) error {
-	c, sc := f.b.cfg, f.sc
+// allocActs allocates layer l's saved activations (but the Gated DeltaNet's) in the
+// window's scope.
+func (f *fwd) allocActs(a *acts, l int) error {
+	c := f.b.cfg
 	t, d, q, kv, ff := f.T, c.HiddenSize, c.NumHeads*c.HeadDim, c.NumKVHeads*c.HeadDim, c.IntermediateSize
-	bufs := []actBuf{{&a.rstd1, t, true}, {&a.a, t * d, false}, {&a.q, t * q, false}, {&a.k, t * kv, false},
-		{&a.v, t * kv, false}, {&a.o, t * q, false}, {&a.lse, c.NumHeads * t, true}, {&a.r2, t * d, false},
+	bufs := []actBuf{{&a.rstd1, t, true}, {&a.a, t * d, false}, {&a.r2, t * d, false},
 		{&a.rstd2, t, true}, {&a.m, t * d, false}, {&a.gate, t * ff, false}, {&a.up, t * ff, false},
 		{&a.h, t * ff, false}, {&a.attnOut, t * d, false}, {&a.mlpOut, t * d, false}}
+	if c.IsLinear(l) {
+		return f.allocBufs(bufs)
+	}
+	bufs = append(bufs, actBuf{&a.q, t * q, false}, actBuf{&a.k, t * kv, false},
+		actBuf{&a.v, t * kv, false}, actBuf{&a.o, t * q, false}, actBuf{&a.lse, c.NumHeads * t, true})
 	// Plain RoPE (Qwen2) rotates the projections in place and its backward needs no saved
-	// input; Qwen3's q/k norm keeps the projections and their rstd for its backward.
-	if f.b.w.qkNorm {
-		bufs = append(bufs, actBuf{&a.qp, t * q, false}, actBuf{&a.kp, t * kv, false},
+	// input; Qwen3's q/k norm keeps the projections and their rstd for its backward, and so
+	// does the hybrid's gated attention (q_proj's output holds query and gate).
+	if f.b.w.qkNorm || f.b.w.hybrid {
+		bufs = append(bufs, actBuf{&a.qp, t * c.QProjOut(), false}, actBuf{&a.kp, t * kv, false},
 			actBuf{&a.qrs, t * c.NumHeads, true}, actBuf{&a.krs, t * c.NumKVHeads, true})
 	}
+	if f.b.w.hybrid {
+		bufs = append(bufs, actBuf{&a.y, t * q, false})
+	}
+	return f.allocBufs(bufs)
+}
+
+// allocBufs allocates bufs in the window's scope.
+func (f *fwd) allocBufs(bufs []actBuf) error {
+	sc := f.sc
 	for _, p := range bufs {
 		var err error
 		if p.f32 {
@@ -147,12 +188,8 @@ func (f *fwd) layerFwd(l int, xAdd, resid uintptr) (uintptr, uintptr, error) {
 	lw := b.w.layers[l]
 	tmp := &scope{x: sc.x}
 	defer tmp.release()
-	if err := f.allocActs(a); err != nil {
+	if err := f.allocActs(a, l); err != nil {
 		return 0, 0, err
-	}
-	qp, kp := a.q, a.k
-	if b.w.qkNorm {
-		qp, kp = a.qp, a.kp
 	}
 	a.r = xAdd
 	if resid != 0 {
@@ -163,16 +200,7 @@ func (f *fwd) layerFwd(l int, xAdd, resid uintptr) (uintptr, uintptr, error) {
 	if err := o.RMSNormFwd(a.a, a.r, a.rstd1, xAdd, resid, lw.inNorm.Ptr, t, d, eps); err != nil {
 		return 0, 0, err
 	}
-	if err := f.projFwd(sc, tmp, lw.qkv, l, qkvMods, []uintptr{qp, kp, a.v}, a.a, a, 0); err != nil {
-		return 0, 0, err
-	}
-	if err := f.qkFwd(a, lw); err != nil {
-		return 0, 0, err
-	}
-	if err := f.attnFwd(tmp, a); err != nil {
-		return 0, 0, err
-	}
-	if a.xa[mO], err = b.linFwd(sc, tmp, f.lin(l, mO), a.attnOut, a.o); err != nil {
+	if err := f.mixerFwd(tmp, l, a, lw); err != nil {
 		return 0, 0, err
 	}
 	if err := o.RMSNormFwd(a.m, a.r2, a.rstd2, a.attnOut, a.r, lw.postNorm.Ptr, t, d, eps); err != nil {
@@ -188,6 +216,87 @@ func (f *fwd) layerFwd(l int, xAdd, resid uintptr) (uintptr, uintptr, error) {
 		return 0, 0, err
 	}
 	return a.mlpOut, a.r2, nil
+}
+
+// mixerFwd runs layer l's token mixer on a.a into a.attnOut: Qwen2/Qwen3 attention, or
+// the hybrid's gated attention or Gated DeltaNet.
+func (f *fwd) mixerFwd(tmp *scope, l int, a *acts, lw layerW) error {
+	switch {
+	case lw.hy != nil && lw.hy.linear:
+		return f.deltaNetFwd(tmp, l, a, lw)
+	case lw.hy != nil:
+		return f.gatedAttnFwd(tmp, l, a, lw)
+	}
+	b, sc := f.b, f.sc
+	qp, kp := a.q, a.k
+	if b.w.qkNorm {
+		qp, kp = a.qp, a.kp
+	}
+	if err := f.projFwd(sc, tmp, lw.qkv, l, qkvMods, []uintptr{qp, kp, a.v}, a.a, a, 0); err != nil {
+		return err
+	}
+	if err := f.qkFwd(a, lw); err != nil {
+		return err
+	}
+	if err := f.attnFwd(tmp, a); err != nil {
+		return err
+	}
+	var err error
+	a.xa[mO], err = b.linFwd(sc, tmp, f.lin(l, mO), a.attnOut, a.o)
+	return err
+}
+
+// mixerBwd is mixerFwd's backward: from dOut (the gradient at a.attnOut) it writes da, the
+// gradient at a.a, and adds the mixer's LoRA gradients.
+func (f *fwd) mixerBwd(tmp *scope, l int, a *acts, lw layerW, dOut, da uintptr) error {
+	switch {
+	case lw.hy != nil && lw.hy.linear:
+		return f.deltaNetBwd(tmp, l, a, lw, dOut, da)
+	case lw.hy != nil:
+		return f.gatedAttnBwd(tmp, l, a, lw, dOut, da)
+	}
+	b, c, o := f.b, f.b.cfg, f.b.ops
+	t, q, kv := f.T, c.NumHeads*c.HeadDim, c.NumKVHeads*c.HeadDim
+	var err error
+	buf := func(n int) uintptr {
+		p, e := tmp.bf16(n)
+		if e != nil && err == nil {
+			err = e
+		}
+		return p
+	}
+	do, dq, dk, dv, dqp, dkp := buf(t*q), buf(t*q), buf(t*kv), buf(t*kv), buf(t*q), buf(t*kv)
+	if err != nil {
+		return err
+	}
+	theta := float32(c.RopeTheta)
+	steps := []func() error{
+		func() error { return b.linBwd(tmp, f.lin(l, mO), do, false, dOut, a.o, a.xa[mO]) },
+		func() error { return f.attnBwd(tmp, a, kernels.AttnGrads{DO: do, DQ: dq, DK: dk, DV: dv}) },
+		func() error {
+			if !b.w.qkNorm {
+				return o.RoPEBwd(dqp, dq, f.pos, t, c.NumHeads, c.HeadDim, theta)
+			}
+			return o.QKNormRoPEBwd(dqp, dq, a.qp, a.qrs, lw.qNorm.Ptr, f.pos, t, c.NumHeads, c.HeadDim, theta)
+		},
+		func() error {
+			if !b.w.qkNorm {
+				return o.RoPEBwd(dkp, dk, f.pos, t, c.NumKVHeads, c.HeadDim, theta)
+			}
+			return o.QKNormRoPEBwd(dkp, dk, a.kp, a.krs, lw.kNorm.Ptr, f.pos, t, c.NumKVHeads, c.HeadDim, theta)
+		},
+		func() error { return f.projBwd(tmp, lw.qkv, l, qkvMods, da, []uintptr{dqp, dkp, dv}, a.a, a, 0) },
+	}
+	return runSteps(steps)
+}
+
+func runSteps(steps []func() error) error {
+	for _, s := range steps {
+		if err := s(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // attnFwd runs the configured attention. The clear path's P is recomputed in the backward
@@ -250,18 +359,32 @@ func (f *fwd) attnBwd(tmp *scope, a *acts, g kernels.AttnGrads) error {
 // backward propagates dFinal (the LM head's gradient at the final-normed states) down the
 // layers, accumulating LoRA gradients on the device.
 func (f *fwd) backward(dFinal uintptr) error {
-	b, c, o := f.b, f.b.cfg, f.b.ops
-	t, d, q, kv, ff := f.T, c.HiddenSize, c.NumHeads*c.HeadDim, c.NumKVHeads*c.HeadDim, c.IntermediateSize
-	bs := &scope{x: f.sc.x}
-	defer bs.release()
-	gR, err := bs.bf16(t * d)
+	gR, err := f.finalNormBwd(dFinal)
 	if err != nil {
 		return err
 	}
-	if err := o.RMSNormBwd(gR, dFinal, f.rl, f.rstdF, b.w.finalNorm.Ptr, 0, t, d); err != nil {
-		return err
+	return f.layersBwd(gR)
+}
+
+// finalNormBwd returns the gradient at the last layer's output stream (in the window's
+// scope).
+func (f *fwd) finalNormBwd(dFinal uintptr) (uintptr, error) {
+	b, c := f.b, f.b.cfg
+	t, d := f.T, c.HiddenSize
+	gR, err := f.sc.bf16(t * d)
+	if err != nil {
+		return 0, err
 	}
-	for l := c.NumLayers - 1; l >= 0; l-- {
+	return gR, b.ops.RMSNormBwd(gR, dFinal, f.rl, f.rstdF, b.w.finalNorm.Ptr, 0, t, d)
+}
+
+// layersBwd propagates gR, the gradient at the stage's output stream, down the stage's
+// layers; on return gR holds the gradient at the stage's input stream.
+func (f *fwd) layersBwd(gR uintptr) error {
+	b, c, o := f.b, f.b.cfg, f.b.ops
+	t, d, ff := f.T, c.HiddenSize, c.IntermediateSize
+	var err error
+	for l := b.hi - 1; l >= b.lo; l-- {
 		a, lw := &f.layers[l], b.w.layers[l]
 		tmp := &scope{x: f.sc.x}
 		buf := func(n int) uintptr {
@@ -272,7 +395,7 @@ func (f *fwd) backward(dFinal uintptr) error {
 			return p
 		}
 		dh, dgate, dup, dm, gR2 := buf(t*ff), buf(t*ff), buf(t*ff), buf(t*d), buf(t*d)
-		do, dq, dk, dv, dqp, dkp, da, gNext := buf(t*q), buf(t*q), buf(t*kv), buf(t*kv), buf(t*q), buf(t*kv), buf(t*d), buf(t*d)
+		da, gNext := buf(t*d), buf(t*d)
 		if err != nil {
 			return err
 		}
@@ -281,21 +404,7 @@ func (f *fwd) backward(dFinal uintptr) error {
 			func() error { return o.SwiGLUBwd(dgate, dup, dh, a.gate, a.up, t*ff) },
 			func() error { return f.projBwd(tmp, lw.gateUp, l, gateUpMods, dm, []uintptr{dgate, dup}, a.m, a, 1) },
 			func() error { return o.RMSNormBwd(gR2, dm, a.r2, a.rstd2, lw.postNorm.Ptr, gR, t, d) },
-			func() error { return b.linBwd(tmp, f.lin(l, mO), do, false, gR2, a.o, a.xa[mO]) },
-			func() error { return f.attnBwd(tmp, a, kernels.AttnGrads{DO: do, DQ: dq, DK: dk, DV: dv}) },
-			func() error {
-				if !b.w.qkNorm {
-					return o.RoPEBwd(dqp, dq, f.pos, t, c.NumHeads, c.HeadDim, float32(c.RopeTheta))
-				}
-				return o.QKNormRoPEBwd(dqp, dq, a.qp, a.qrs, lw.qNorm.Ptr, f.pos, t, c.NumHeads, c.HeadDim, float32(c.RopeTheta))
-			},
-			func() error {
-				if !b.w.qkNorm {
-					return o.RoPEBwd(dkp, dk, f.pos, t, c.NumKVHeads, c.HeadDim, float32(c.RopeTheta))
-				}
-				return o.QKNormRoPEBwd(dkp, dk, a.kp, a.krs, lw.kNorm.Ptr, f.pos, t, c.NumKVHeads, c.HeadDim, float32(c.RopeTheta))
-			},
-			func() error { return f.projBwd(tmp, lw.qkv, l, qkvMods, da, []uintptr{dqp, dkp, dv}, a.a, a, 0) },
+			func() error { return f.mixerBwd(tmp, l, a, lw, gR2, da) },
 			func() error { return o.RMSNormBwd(gNext, da, a.r, a.rstd1, lw.inNorm.Ptr, gR2, t, d) },
 			func() error { return f.sc.x.Copy(gR, gNext, int64(t*d*2)) },
 		}

@@ -109,18 +109,28 @@ func fitsAll(st []Stage, dev int64) bool {
 }
 
 // splitStages cuts the layers into n contiguous runs whose lengths differ by at most one.
+// StageLayers splits layers 0..layers−1 into n contiguous ranges [first, last) whose
+// sizes differ by at most one, the larger ones first: the plan's split and the backend's.
+func StageLayers(layers, n int) [][2]int {
+	out := make([][2]int, n)
+	first := 0
+	for i := range out {
+		cnt := layers / n
+		if i < layers%n {
+			cnt++
+		}
+		out[i] = [2]int{first, first + cnt}
+		first += cnt
+	}
+	return out
+}
+
 func splitStages(c *model.Config, spec PlanSpec, n int) []Stage {
 	t, d := int64(spec.Window), int64(c.HiddenSize)
 	vd := int64(c.VocabSize) * d
 	out := make([]Stage, n)
-	first := 0
-	for i := range out {
-		cnt := c.NumLayers / n
-		if i < c.NumLayers%n {
-			cnt++
-		}
-		s := Stage{First: first, Last: first + cnt, Embedding: i == 0, Head: i == n-1, Reserve: spec.Reserve}
-		first += cnt
+	for i, r := range StageLayers(c.NumLayers, n) {
+		s := Stage{First: r[0], Last: r[1], Embedding: i == 0, Head: i == n-1, Reserve: spec.Reserve}
 		for l := s.First; l < s.Last; l++ {
 			s.Weights += 2 * layerParams(c, l)
 			s.LoRA += loraBytesPerParam * layerLoRAParams(c, l, spec.Rank, spec.Targets)

@@ -25,10 +25,11 @@ type loraMod struct {
 }
 
 type layerW struct {
-	inNorm, postNorm, qNorm, kNorm devmem.Block    // q/k norms only with qkNorm
-	proj                           [7]devmem.Block // W [out, in] bf16, in lora.Modules order
-	bias                           [7]devmem.Block // b [out] bf16 of q/k/v with attention_bias; zero Ptr without
-	lo                             [7]*loraMod
+	inNorm, postNorm, qNorm, kNorm devmem.Block        // q/k norms only with qkNorm
+	proj                           [nMods]devmem.Block // W [out, in] bf16, in allMods order
+	bias                           [nMods]devmem.Block // b [out] bf16 of q/k/v with attention_bias; zero Ptr without
+	lo                             [nMods]*loraMod
+	hy                             *hybridW   // Qwen3.5/3.6 layers only
 	qkv, gateUp                    *loraGroup // nil when the modules' A matrices cannot be one product
 }
 
@@ -40,9 +41,10 @@ type weights struct {
 	scaling                float32
 	dropout                float32
 	qkNorm                 bool // Qwen3's q/k RMSNorm before RoPE; Qwen2 rotates the projections as they are
+	hybrid                 bool // Qwen3.5/3.6: (1 + w) norms, Gated DeltaNet and gated attention layers
 }
 
-// Module indexes in lora.Modules order.
+// Module indexes in allMods order: lora.Modules, then the Gated DeltaNet's lora.LinearModules.
 const (
 	mQ = iota
 	mK
@@ -51,7 +53,14 @@ const (
 	mGate
 	mUp
 	mDown
+	mQKV  // in_proj_qkv
+	mZ    // in_proj_z
+	mOutP // out_proj
+	nMods
 )
+
+// allMods names the modules by index.
+var allMods = lora.AllModules()
 
 // uploader puts the frozen weights on the device: from m, or random from seed when m is nil.
 type uploader struct {
@@ -63,6 +72,12 @@ type uploader struct {
 }
 
 func (u *uploader) get(name string, shape ...int) (devmem.Block, error) {
+	return u.getAs(name, false, nil, shape...)
+}
+
+// getAs uploads weight name as bf16, or fp32 with f32, transformed by tf when not nil
+// (random weights are made on the device without tf).
+func (u *uploader) getAs(name string, f32 bool, tf func([]float32) []float32, shape ...int) (devmem.Block, error) {
 	size := 1
 	for _, s := range shape {
 		size *= s
@@ -74,7 +89,17 @@ func (u *uploader) get(name string, shape ...int) (devmem.Block, error) {
 		if len(t.Data) != size {
 			return blk, fmt.Errorf("weight %s has %d values, want %v", name, len(t.Data), shape)
 		}
-		blk, err = kernels.UploadBF16(u.o.X, t.Data)
+		data := t.Data
+		if tf != nil {
+			data = tf(data)
+		}
+		if f32 {
+			blk, err = kernels.Upload(u.o.X, data)
+		} else {
+			blk, err = kernels.UploadBF16(u.o.X, data)
+		}
+	} else if f32 {
+		blk, err = u.randomF32(name, shape, size)
 	} else {
 		blk, err = u.random(name, shape, size)
 	}
@@ -107,25 +132,40 @@ func (u *uploader) random(name string, shape []int, size int) (devmem.Block, err
 	return blk, u.o.FillNormal(blk.Ptr, size, u.seed*131+u.n, std)
 }
 
-func uploadWeights(o *kernels.Ops, c *model.Config, m *model.Model, a *lora.Adapter, seed uint32) (*weights, error) {
-	w := &weights{scaling: float32(a.Config.Scaling()), dropout: float32(a.Config.Dropout), qkNorm: c.Arch == model.Qwen3}
+// uploadWeights uploads layers [lo, hi) (the others stay empty), the embedding when lo is
+// 0 and the final norm and LM head when hi is the last layer.
+func uploadWeights(o *kernels.Ops, c *model.Config, m *model.Model, a *lora.Adapter, seed uint32, lo, hi int) (*weights, error) {
+	w := &weights{scaling: float32(a.Config.Scaling()), dropout: float32(a.Config.Dropout), qkNorm: c.Arch == model.Qwen3,
+		hybrid: c.Hybrid != nil}
 	u := &uploader{o: o, m: m, w: w, seed: seed}
 	var err error
-	d := c.HiddenSize
-	if w.embed, err = u.get("model.embed_tokens.weight", c.VocabSize, d); err != nil {
-		return nil, err
-	}
-	w.head = w.embed
-	if !c.TieWordEmbeddings {
-		if w.head, err = u.get("lm_head.weight", c.VocabSize, d); err != nil {
+	d, last := c.HiddenSize, hi == c.NumLayers
+	if lo == 0 || (last && c.TieWordEmbeddings) {
+		if w.embed, err = u.get("model.embed_tokens.weight", c.VocabSize, d); err != nil {
 			return nil, err
 		}
 	}
-	if w.finalNorm, err = u.get("model.norm.weight", d); err != nil {
-		return nil, err
+	if last {
+		w.head = w.embed
+		if !c.TieWordEmbeddings {
+			if w.head, err = u.get("lm_head.weight", c.VocabSize, d); err != nil {
+				return nil, err
+			}
+		}
+		if w.finalNorm, err = u.norm("model.norm.weight", d); err != nil {
+			return nil, err
+		}
 	}
 	for l := 0; l < c.NumLayers; l++ {
-		lw, err := u.layer(c, a, l)
+		if l < lo || l >= hi {
+			w.layers = append(w.layers, layerW{})
+			continue
+		}
+		layer := u.layer
+		if w.hybrid {
+			layer = u.hybridLayer
+		}
+		lw, err := layer(c, a, l)
 		if err != nil {
 			return nil, err
 		}

@@ -74,66 +74,86 @@ func (b *Backend) runWindow(x *device.Exec, w trainer.Window, ro runOpts) (runRe
 	if sup == 0 && !ro.logits {
 		return res, nil
 	}
+	f, err := b.newFwd(x, w, ro, tg)
+	if err != nil {
+		return res, err
+	}
+	defer f.sc.release()
+	if err := f.forward(); err != nil {
+		return res, fmt.Errorf("forward: %w", err)
+	}
+	dx, err := f.head(&res, sup)
+	if err != nil || dx == 0 {
+		return res, err
+	}
+	if err := f.backward(dx); err != nil {
+		return res, fmt.Errorf("backward: %w", err)
+	}
+	return res, nil
+}
+
+// newFwd uploads a window's ids, positions and shifted targets into a new scope.
+func (b *Backend) newFwd(x *device.Exec, w trainer.Window, ro runOpts, tg []int32) (*fwd, error) {
 	sc := &scope{x: x}
-	defer sc.release()
 	t := len(w.InputIDs)
 	pos := make([]int32, t)
 	for i := range pos {
 		pos[i] = int32(i)
 	}
 	f := &fwd{b: b, sc: sc, T: t, ro: ro}
-	if f.ids, err = upload(sc, w.InputIDs); err != nil {
-		return res, err
+	var err error
+	if f.ids, err = upload(sc, w.InputIDs); err == nil {
+		if f.pos, err = upload(sc, pos); err == nil {
+			f.tg, err = upload(sc, tg)
+		}
 	}
-	if f.pos, err = upload(sc, pos); err != nil {
-		return res, err
+	if err != nil {
+		sc.release()
+		return nil, err
 	}
-	if f.tg, err = upload(sc, tg); err != nil {
-		return res, err
-	}
-	if err := f.forward(); err != nil {
-		return res, fmt.Errorf("forward: %w", err)
-	}
+	return f, nil
+}
+
+// head runs the LM head on f.final (last stage): the logits when asked, the loss over the
+// sup supervised tokens into res, and for training the gradient at f.final, which it
+// returns (0 otherwise).
+func (f *fwd) head(res *runResult, sup int) (uintptr, error) {
+	b, x, sc, ro, t := f.b, f.sc.x, f.sc, f.ro, f.T
 	c, d := b.cfg, b.cfg.HiddenSize
 	if ro.logits {
 		lg, err := sc.f32(t * c.VocabSize)
 		if err != nil {
-			return res, err
+			return 0, err
 		}
 		if err := b.ops.Gemm(gemmLogits(t, c.VocabSize, d, f.final, b.w.head.Ptr, lg)); err != nil {
-			return res, err
+			return 0, err
 		}
 		if res.logits, err = kernels.Download[float32](x, devmem.Block{Ptr: lg}, t*c.VocabSize); err != nil {
-			return res, err
+			return 0, err
 		}
 	}
 	if sup == 0 {
-		return res, nil
+		return 0, nil
 	}
 	loss, err := sc.f32(3*t + 1)
 	if err != nil {
-		return res, err
+		return 0, err
 	}
 	out := kernels.CEOut{Loss: loss, LSE: loss + uintptr(4), PerToken: loss + uintptr(4+4*t)}
 	scale := 1 / float32(sup)
 	if ro.train {
 		if out.DX, err = sc.bf16(t * d); err != nil {
-			return res, err
+			return 0, err
 		}
 	}
 	if err := b.ops.LMHeadCE(kernels.CEArgs{X: f.final, W: b.w.head.Ptr, Targets: f.tg, T: t, D: d, V: c.VocabSize,
 		Chunk: b.opt.CEChunk, Scale: scale, GradScale: scale * float32(ro.gradScale)}, out); err != nil {
-		return res, fmt.Errorf("lm head: %w", err)
+		return 0, fmt.Errorf("lm head: %w", err)
 	}
 	var l float32
 	if err := x.CopyOut(unsafe.Pointer(&l), loss, 4); err != nil {
-		return res, err
+		return 0, err
 	}
 	res.loss.Loss = float64(l)
-	if ro.train {
-		if err := f.backward(out.DX); err != nil {
-			return res, fmt.Errorf("backward: %w", err)
-		}
-	}
-	return res, nil
+	return out.DX, nil
 }
