@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Header is the first line of every workflow, as in the reference.
@@ -34,9 +35,13 @@ type Agent struct {
 	Instruction string `json:"instruction"`
 }
 
-// Workflow is a parsed team design.
+// Workflow is a team design: the agents of a strict one (Header and the
+// JSON array), or the text of a free one (Free: Header first, then
+// anything, as the reference accepts a design), which the orchestrator
+// reads as text.
 type Workflow struct {
 	Agents []Agent
+	Free   string
 }
 
 var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
@@ -88,9 +93,45 @@ func unfence(s string) string {
 	return s
 }
 
+// ParseDesign reads a design as the reference accepts one: a strict
+// workflow when it parses as one, else a free-text design that starts
+// with Header and has something after it (white space trimmed).
+func ParseDesign(text string) (Workflow, error) {
+	w, err := Parse(text)
+	if err == nil || errors.Is(err, ErrNoHeader) || len(text) > MaxBytes {
+		return w, err
+	}
+	w = Workflow{Free: strings.TrimSpace(text)}
+	if verr := w.Validate(); verr != nil {
+		return Workflow{}, verr
+	}
+	return w, nil
+}
+
+// IsFree reports whether w is a free-text design.
+func (w Workflow) IsFree() bool { return w.Free != "" }
+
+func validateFree(t string) error {
+	switch {
+	case len(t) > MaxBytes:
+		return fmt.Errorf("workflow is %d bytes, more than %d", len(t), MaxBytes)
+	case !strings.HasPrefix(t, Header):
+		return ErrNoHeader
+	case strings.TrimSpace(strings.TrimPrefix(t, Header)) == "":
+		return errors.New("workflow: nothing after the header")
+	case !utf8.ValidString(t) || strings.ContainsRune(t, 0):
+		return errors.New("workflow: not UTF-8 text without NUL bytes")
+	}
+	return nil
+}
+
 // Validate checks the team: 1..MaxAgents agents, unique well-formed ids,
-// non-empty role and instruction within their caps.
+// non-empty role and instruction within their caps; a free design is
+// checked as text (Header first, within MaxBytes).
 func (w Workflow) Validate() error {
+	if w.Free != "" {
+		return validateFree(w.Free)
+	}
 	if len(w.Agents) == 0 {
 		return errors.New("workflow: no agents")
 	}
@@ -116,8 +157,12 @@ func (w Workflow) Validate() error {
 
 // Render is the canonical text: Header, a newline, the agents as indented
 // JSON (two spaces, no HTML escaping) and a final newline. Parse(Render(w))
-// renders to the same bytes.
+// renders to the same bytes. A free design renders as its text and a
+// final newline.
 func (w Workflow) Render() string {
+	if w.Free != "" {
+		return w.Free + "\n"
+	}
 	var b bytes.Buffer
 	b.WriteString(Header)
 	b.WriteByte('\n')
