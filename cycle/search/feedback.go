@@ -9,12 +9,13 @@ import (
 )
 
 // optimizerInput gathers what the optimizer is shown at the step from
-// v(current), as the reference does at that step: at step 0 no verdict
-// exists yet for it (it judges v0 only at step 1), so the history, best
-// design, v0 root and scoreboard appear from step 1 on.
+// v(current), as the reference's pipeline does at that step: at step 0 no
+// verdict exists yet for it (it judges v0 only at step 1, and runs step 0
+// without --judge-vs-baseline), so the history, best design, v0 root,
+// scoreboard and baseline framing appear from step 1 on.
 func (r *runner) optimizerInput(current int, latest EpisodeResult) (OptimizerInput, error) {
 	o := r.cfg.Opts
-	baseline := r.cfg.Rule != RuleAdjacent
+	baseline := r.cfg.Rule != RuleAdjacent && current >= 1
 	in := OptimizerInput{TaskText: r.taskText(), Current: current, Baseline: baseline, Opts: o,
 		Evidence: r.evidence(current, latest), Metadata: ExecutionMetadata(latest, r.priorEpisodes(current), current)}
 	var err error
