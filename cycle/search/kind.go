@@ -163,7 +163,7 @@ func V0(spec *taskspec.Spec, tmpl *QueryTemplate) (workflow.Workflow, error) {
 			if err != nil {
 				return workflow.Workflow{}, fmt.Errorf("query template %s design: %w", spec.QueryTemplate, err)
 			}
-			w.Free = tmpl.Design
+			w.Text = tmpl.Design
 			return w, nil
 		}
 		return workflow.Generic(), nil

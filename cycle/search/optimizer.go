@@ -69,7 +69,7 @@ func proposalParser(o PromptOptions, after string) func(string) (Proposal, error
 		if p.Workflow, err = workflow.ParseDesign(design); err != nil {
 			return Proposal{}, fmt.Errorf("improved_multi_agent_design: %w", err)
 		}
-		p.Workflow.Free = design // kept as written, as the reference stores it
+		p.Workflow.Text = design // kept as written, as the reference stores it
 		p.Design = p.Workflow.Render()
 		return p, nil
 	}

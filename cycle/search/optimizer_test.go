@@ -46,7 +46,7 @@ func TestParseProposalFreeText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.Workflow.IsFree() || p.Design != extra+"\n" {
+	if p.Workflow.Strict() || p.Design != extra+"\n" {
 		t.Fatalf("free design not kept as written: %q", p.Design)
 	}
 	// A copied post-design tail is cut (NormalizeDesign with the template's after text).
@@ -120,7 +120,7 @@ func FuzzParseProposal(f *testing.F) {
 		if err != nil {
 			t.Fatalf("accepted design does not parse: %v", err)
 		}
-		if !strings.HasPrefix(p.Design, workflow.Header) || (!w.IsFree() && w.Render() == "") {
+		if !strings.HasPrefix(p.Design, workflow.Header) || w.Render() != strings.TrimSpace(p.Design)+"\n" {
 			t.Fatalf("accepted design %q", p.Design)
 		}
 	})

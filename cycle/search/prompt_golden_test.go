@@ -28,21 +28,25 @@ func designOf(instr ...string) workflow.Workflow {
 
 func writeTar(t *testing.T, path string, files map[string]string) {
 	t.Helper()
+	if err := writeTarFile(path, files); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeTarFile(path string, files map[string]string) error {
 	var b bytes.Buffer
 	tw := tar.NewWriter(&b)
 	for _, name := range sortedKeys(files) {
 		body := files[name]
 		if err := tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(body))}); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		_, _ = tw.Write([]byte(body))
 	}
 	if err := tw.Close(); err != nil {
-		t.Fatal(err)
+		return err
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 func sortedKeys(m map[string]string) []string {

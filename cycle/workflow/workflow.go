@@ -36,12 +36,14 @@ type Agent struct {
 }
 
 // Workflow is a team design: the agents of a strict one (Header and the
-// JSON array), or the text of a free one (Free: Header first, then
-// anything, as the reference accepts a design), which the orchestrator
-// reads as text.
+// JSON array), and/or its text as written. A design that is not strict
+// (Header first, then anything, as the reference accepts one) has only
+// its text, which the orchestrator reads as text.
 type Workflow struct {
 	Agents []Agent
-	Free   string
+	// Text is the design as written (white space trimmed); when set,
+	// Render returns it instead of the canonical form.
+	Text string
 }
 
 var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
@@ -93,25 +95,26 @@ func unfence(s string) string {
 	return s
 }
 
-// ParseDesign reads a design as the reference accepts one: a strict
-// workflow when it parses as one, else a free-text design that starts
-// with Header and has something after it (white space trimmed).
+// ParseDesign reads a design as the reference accepts one and keeps its
+// text as written: its agents too when it is strict, else only the text,
+// which must start with Header and have something after it.
 func ParseDesign(text string) (Workflow, error) {
 	w, err := Parse(text)
-	if err == nil || errors.Is(err, ErrNoHeader) || len(text) > MaxBytes {
-		return w, err
+	if errors.Is(err, ErrNoHeader) || len(text) > MaxBytes {
+		return Workflow{}, err
 	}
-	w = Workflow{Free: strings.TrimSpace(text)}
+	w.Text = strings.TrimSpace(text)
 	if verr := w.Validate(); verr != nil {
 		return Workflow{}, verr
 	}
 	return w, nil
 }
 
-// IsFree reports whether w is a free-text design.
-func (w Workflow) IsFree() bool { return w.Free != "" }
+// Strict reports whether w is the strict form (Header and the JSON array
+// of agents).
+func (w Workflow) Strict() bool { return len(w.Agents) > 0 }
 
-func validateFree(t string) error {
+func validateText(t string) error {
 	switch {
 	case len(t) > MaxBytes:
 		return fmt.Errorf("workflow is %d bytes, more than %d", len(t), MaxBytes)
@@ -126,11 +129,11 @@ func validateFree(t string) error {
 }
 
 // Validate checks the team: 1..MaxAgents agents, unique well-formed ids,
-// non-empty role and instruction within their caps; a free design is
-// checked as text (Header first, within MaxBytes).
+// non-empty role and instruction within their caps; a design with its
+// text is checked as text (Header first, within MaxBytes).
 func (w Workflow) Validate() error {
-	if w.Free != "" {
-		return validateFree(w.Free)
+	if w.Text != "" {
+		return validateText(w.Text)
 	}
 	if len(w.Agents) == 0 {
 		return errors.New("workflow: no agents")
@@ -157,11 +160,11 @@ func (w Workflow) Validate() error {
 
 // Render is the canonical text: Header, a newline, the agents as indented
 // JSON (two spaces, no HTML escaping) and a final newline. Parse(Render(w))
-// renders to the same bytes. A free design renders as its text and a
-// final newline.
+// renders to the same bytes. A design with its text renders as that text
+// and a final newline.
 func (w Workflow) Render() string {
-	if w.Free != "" {
-		return w.Free + "\n"
+	if w.Text != "" {
+		return w.Text + "\n"
 	}
 	var b bytes.Buffer
 	b.WriteString(Header)
