@@ -21,7 +21,7 @@ func searchCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "search",
 		Usage: "run a MASS workflow search on a task and follow it live",
-		UsageText: "massctl search --task FILE|ID [--iterations N] [--judging reference|paper|adjacent] [--model M] [--judge-model M] [--optimizer-model M] [--judge-mode bundle|agent] [--seed S] [--judgments N] [--judge-retries N] [--json]\n" +
+		UsageText: "massctl search --task FILE|ID [--iterations N] [--judging reference|paper|adjacent] [--model M] [--judge-model M] [--optimizer-model M] [--judge-mode bundle|agent] [--seed S] [--judgments N] [--judge-retries N] [optimizer toggles] [--json]\n" +
 			"massctl search --resume DIR [--iterations N] [...]\n" +
 			"massctl search replay DIR [--judging reference|paper|adjacent] [--json]",
 		Description: "Submits a \"search\" job: a bare-task reference episode, workflow v0, then N iterations of\n" +
@@ -31,8 +31,11 @@ func searchCommand() *cli.Command {
 			"vs v(k)). Judge and optimizer models default to --model. --model scripted runs offline.\n" +
 			"--resume DIR continues the search folder DIR (<data-dir>/search/<task>/<id>); a folder the\n" +
 			"reference wrote adopts the given settings, one of ours refuses settings that differ from its own.\n" +
+			"The optimizer toggles are the reference's flags (docs/formats.md, \"Optimizer prompt\"); their defaults\n" +
+			"are what its pipeline runs: --include-best-design, --history-design-diffs, --include-v0-design on,\n" +
+			"the results/*.json appendix capped at 24000 characters a file and 120000 in all, JSON answers.\n" +
 			"--json waits and prints the summary; the files are under its \"dir\" (docs/formats.md).",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "task", Usage: "task spec `FILE`, or the id of a stored task (required unless --resume)"},
 			&cli.StringFlag{Name: "resume", Usage: "continue the search folder `DIR` (<data-dir>/search/<task>/<id>)"},
 			&cli.IntFlag{Name: "iterations", Usage: "optimizer iterations `N`", Value: search.DefaultIterations},
@@ -45,7 +48,7 @@ func searchCommand() *cli.Command {
 			&cli.IntFlag{Name: "judgments", Usage: "judgments per comparison `N`", Value: 1},
 			&cli.IntFlag{Name: "judge-retries", Usage: "re-asks of an unparseable verdict `N` (0: the reference's single call)", Value: 2},
 			jsonFlag(),
-		},
+		}, searchPromptFlags()...),
 		Subcommands: []*cli.Command{searchReplayCommand()},
 		Action:      runSearch,
 	}
@@ -131,7 +134,7 @@ func runSearch(c *cli.Context) error {
 	it, retries := c.Int("iterations"), c.Int("judge-retries")
 	p := search.Params{Model: c.String("model"), JudgeModel: c.String("judge-model"), OptimizerModel: c.String("optimizer-model"),
 		Iterations: &it, Seed: c.Int64("seed"), Judgments: c.Int("judgments"), JudgeMode: c.String("judge-mode"),
-		Judging: c.String("judging"), JudgeRetries: &retries, Resume: resume}
+		Judging: c.String("judging"), JudgeRetries: &retries, Resume: resume, SearchOptionParams: searchPromptParams(c)}
 	raw, _ := json.Marshal(p)
 	job, err := cl.SubmitJob(c.Context, api.JobRequest{Kind: search.KindName, TaskID: task.ID, Params: raw})
 	if err != nil {

@@ -203,7 +203,7 @@ func checkConsoleContent(t *testing.T, site *consoleSite, ep, job string) {
 		"/episodes/" + ep + "/workspace":         {"passwd", "symlink", "&lt;script&gt;x.md", "notes/%3Cscript%3Ex.md"},
 		"/searches":                              {"hostile-task", "v1"},
 		"/searches/hostile-task/" + job:          {"became champion", "beats the reference", "win", "champion arbitrations"},
-		"/searches/hostile-task/" + job + "/v/1": {`class="add">&#43;and one more`, "optimizer's account", "why_it_should_improve"},
+		"/searches/hostile-task/" + job + "/v/1": {`class="add">&#43;and one more`, "optimizer's account", "why_it_should_improve", "free-text design: the orchestrator reads it as text"},
 		"/generations/1":                         {"<polyline", "validation loss", "<rect", "train", "excluded t2", "stored supervised"},
 		"/episodes/" + ep + "/audit":             {"handoff graph", "<svg", "chain NOT verified"},
 	} {

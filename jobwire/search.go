@@ -17,4 +17,22 @@ type SearchParams struct {
 	// Resume is the id of an existing search folder of the task
 	// (search/<task>/<resume>) to continue instead of a new one.
 	Resume string `json:"resume,omitempty"`
+	// The optimizer prompt's toggles (the reference's flags); unset: the
+	// reference pipeline's values.
+	SearchOptionParams
+}
+
+// SearchOptionParams are the optimizer prompt's toggles as job params
+// (the reference's command-line flags): unset keeps the default.
+type SearchOptionParams struct {
+	IncludeBestDesign        *bool  `json:"include_best_design,omitempty"`
+	HistoryDesignDiffs       *bool  `json:"history_design_diffs,omitempty"`
+	IncludeV0Design          *bool  `json:"include_v0_design,omitempty"`
+	OmitFullResultsJSON      *bool  `json:"omit_full_results_json,omitempty"`
+	ResultsJSONMaxChars      *int   `json:"results_json_max_chars,omitempty"`
+	ResultsJSONTotalMaxChars *int   `json:"results_json_total_max_chars,omitempty"`
+	ForbidFixedAgentLimits   *bool  `json:"forbid_fixed_agent_limits,omitempty"`
+	MaxDesignChars           *int   `json:"max_design_chars,omitempty"`
+	TargetDesignChars        *int   `json:"target_design_chars,omitempty"`
+	OutputMode               string `json:"improvement_output_mode,omitempty"`
 }

@@ -107,6 +107,11 @@ func (s *Spec) check() Errors {
 			bad("directive", "%q %s (the directive file is relative to the spec)", s.Directive, msg)
 		}
 	}
+	if s.QueryTemplate != "" {
+		if msg := relPathProblem(s.QueryTemplate); msg != "" {
+			bad("query_template", "%q %s (the query template is relative to the spec)", s.QueryTemplate, msg)
+		}
+	}
 	if s.Workflow != "" {
 		if msg := relPathProblem(s.Workflow); msg != "" {
 			bad("workflow", "%q %s (the workflow file is relative to the spec)", s.Workflow, msg)

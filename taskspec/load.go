@@ -77,6 +77,9 @@ func Validate(s *Spec) Errors {
 	if s.Directive != "" {
 		exists("directive", s.Directive, true)
 	}
+	if s.QueryTemplate != "" {
+		exists("query_template", s.QueryTemplate, true)
+	}
 	if len(errs) > 0 {
 		return errs
 	}
@@ -155,6 +158,13 @@ func (s *Spec) walk() ([]string, int64, error) {
 			return nil, 0, fmt.Errorf("directive %s: %w", s.Directive, err)
 		}
 		add(filepath.ToSlash(filepath.Clean(s.Directive)), st.Size())
+	}
+	if s.QueryTemplate != "" {
+		st, err := lstatBeneath(s.Dir, s.QueryTemplate)
+		if err != nil {
+			return nil, 0, fmt.Errorf("query_template %s: %w", s.QueryTemplate, err)
+		}
+		add(filepath.ToSlash(filepath.Clean(s.QueryTemplate)), st.Size())
 	}
 	return out, total, nil
 }

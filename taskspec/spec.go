@@ -35,6 +35,10 @@ type Spec struct {
 	// execution directive in collection episodes (e.g. the reference's
 	// tasks/teacher_directive.txt), verbatim.
 	Directive string `json:"directive,omitempty" yaml:"directive,omitempty"`
+	// QueryTemplate is a file, relative to the spec, holding the
+	// reference's query file (tasks/initial/query{q}_ourTeam.txt): a
+	// search runs each design inside its text, split on its two markers.
+	QueryTemplate string `json:"query_template,omitempty" yaml:"query_template,omitempty"`
 
 	// Dir is the directory the spec was loaded from; relative paths resolve against it.
 	Dir string `json:"-" yaml:"-"`

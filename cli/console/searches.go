@@ -133,6 +133,11 @@ func (c *Console) versionPage(ctx context.Context, r *http.Request) (view, error
 		return view{}, err
 	}
 	data := map[string]any{"Task": task, "ID": id, "K": k, "Text": Visible(text), "Cut": cut}
+	// A design that is not the strict JSON array runs as text; it is shown
+	// as text, with what keeps it from the strict form.
+	if _, perr := workflow.Parse(text); perr != nil && !cut {
+		data["Free"] = perr.Error()
+	}
 	if k > 0 {
 		if prev, _, err := c.readSearchText(ctx, task, id, path.Join(workflow.VersionsDir, workflow.VersionFile(k-1)), MaxDesignBytes); err == nil {
 			data["Diff"] = diffLines(search.Unified(fmt.Sprintf("v%d", k-1), fmt.Sprintf("v%d", k), prev, text))

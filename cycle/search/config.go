@@ -32,17 +32,21 @@ type EpisodeRequest struct {
 // EpisodeResult is what the search keeps of a finished episode. It carries
 // no grade, guards or audit: the optimizer must never see them.
 type EpisodeResult struct {
-	EpisodeID     string `json:"episode_id"`
-	Dir           string `json:"dir"`
-	Export        string `json:"workspace_export"` // path of the export tar; empty when none
-	Exit          string `json:"exit"`
-	Success       bool   `json:"success"`
-	Failure       string `json:"failure,omitempty"`
-	LoopHalt      bool   `json:"loop_halt,omitempty"`
-	TeacherPrompt string `json:"-"`
-	ModelCalls    int    `json:"model_calls"`
-	Tokens        int64  `json:"tokens"`
-	DryRun        bool   `json:"dry_run,omitempty"`
+	EpisodeID string `json:"episode_id"`
+	Dir       string `json:"dir"`
+	Export    string `json:"workspace_export"` // path of the export tar; empty when none
+	Exit      string `json:"exit"`
+	Success   bool   `json:"success"`
+	Failure   string `json:"failure,omitempty"`
+	LoopHalt  bool   `json:"loop_halt,omitempty"`
+	// FailureMessage and LastToolCalls (oldest first) describe an
+	// episode that did not complete; never the grade or its reason.
+	FailureMessage string     `json:"failure_message,omitempty"`
+	LastToolCalls  []ToolCall `json:"last_tool_calls,omitempty"`
+	TeacherPrompt  string     `json:"-"`
+	ModelCalls     int        `json:"model_calls"`
+	Tokens         int64      `json:"tokens"`
+	DryRun         bool       `json:"dry_run,omitempty"`
 }
 
 // Episodes runs episodes for the search.
@@ -70,13 +74,17 @@ type Config struct {
 	JudgeMode      string
 	Rule           string // judging rule: reference (default), paper, adjacent
 	ReferenceID    string // the task's reference query number (updated_queries names)
-	Dir            string // <data-dir>/search/<task>/<search_id>
-	TaskDir        string // <data-dir>/search/<task>: the champion pointer
-	Episodes       Episodes
-	Models         judge.Model
-	Judges         judge.AgentRunner // judge-agent episodes (judge mode "agent")
-	Log            *slog.Logger
-	Observe        func(Progress) // optional; must not block
+	// Template is the task's query template: each design runs inside its
+	// text (QueryTemplate.Render); nil: the task and the design only.
+	Template *QueryTemplate
+	Opts     PromptOptions // the optimizer prompt's toggles; zero: DefaultPromptOptions
+	Dir      string        // <data-dir>/search/<task>/<search_id>
+	TaskDir  string        // <data-dir>/search/<task>: the champion pointer
+	Episodes Episodes
+	Models   judge.Model
+	Judges   judge.AgentRunner // judge-agent episodes (judge mode "agent")
+	Log      *slog.Logger
+	Observe  func(Progress) // optional; must not block
 }
 
 // Defaults fills unset fields.
@@ -95,6 +103,9 @@ func (c *Config) Defaults() {
 	}
 	if c.Rule == "" {
 		c.Rule = DefaultRule
+	}
+	if c.Opts.OutputMode == "" {
+		c.Opts = DefaultPromptOptions()
 	}
 	if c.JudgeRetries == nil {
 		n := judge.MaxAttempts - 1
@@ -122,6 +133,8 @@ func (c *Config) Validate() error {
 		return errors.New("search: judge mode \"agent\" needs a judge-agent runner")
 	case c.JudgeMode != JudgeModeBundle && c.JudgeMode != JudgeModeAgent:
 		return fmt.Errorf("search: judge mode %q: want bundle or agent", c.JudgeMode)
+	case c.Opts.Validate() != nil:
+		return fmt.Errorf("search: %w", c.Opts.Validate())
 	case c.Episodes == nil || c.Models == nil:
 		return errors.New("search: episodes and models are required")
 	}

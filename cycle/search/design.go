@@ -22,6 +22,7 @@ type OptimizerResult struct {
 	Status      string    `json:"status"` // ok | failed
 	Model       string    `json:"model"`
 	Seed        int64     `json:"seed"`
+	OutputMode  string    `json:"improvement_output_mode"`
 	Proposal    *Proposal `json:"proposal,omitempty"`
 	judge.Usage
 }
@@ -60,12 +61,12 @@ func (r *runner) design(ctx context.Context, k, current int) (workflow.Workflow,
 	if err != nil {
 		return workflow.Workflow{}, false, err
 	}
-	p, err := RenderOptimizer(in)
+	p, err := BuildOptimizerPrompt(in)
 	if err != nil {
 		return workflow.Workflow{}, false, err
 	}
 	seed := judgmentSeed(r.cfg.Seed, fmt.Sprintf("optimizer-v%d", k))
-	prop, u, err := Optimize(ctx, r.cfg.Models, r.cfg.OptimizerModel, seed, p)
+	prop, u, err := Optimize(ctx, r.cfg.Models, r.cfg.OptimizerModel, seed, p, r.cfg.Opts, r.afterDesign())
 	if ctx.Err() != nil {
 		return workflow.Workflow{}, false, ctx.Err()
 	}
@@ -74,7 +75,7 @@ func (r *runner) design(ctx context.Context, k, current int) (workflow.Workflow,
 	r.mu.Unlock()
 	r.tokens(u.PromptTokens + u.CompletionTokens)
 	res := OptimizerResult{Improvement: designLabel(current) + " -> " + designLabel(k), Version: k, Status: "ok",
-		Model: r.cfg.OptimizerModel, Seed: seed, Usage: u}
+		Model: r.cfg.OptimizerModel, Seed: seed, OutputMode: r.cfg.Opts.OutputMode, Usage: u}
 	if err != nil {
 		res.Status = "failed"
 	} else {
@@ -111,26 +112,20 @@ func (r *runner) writeStep(dir string, p judge.Prompt, res OptimizerResult) erro
 
 // referenceDump is a prompt as the reference's full_prompt.txt holds it.
 func referenceDump(p judge.Prompt) string {
-	return "=== SYSTEM PROMPT ===\n\n" + strings.TrimSpace(p.System) + "\n\n=== USER PROMPT ===\n\n" + strings.TrimSpace(p.User) + "\n"
+	return "=== SYSTEM PROMPT ===\n\n" + strings.TrimFunc(p.System, pySpace) + "\n\n=== USER PROMPT ===\n\n" + strings.TrimFunc(p.User, pySpace) + "\n"
+}
+
+// afterDesign is the template's post-design text ("" without one): a
+// design that copied it is cut there.
+func (r *runner) afterDesign() string {
+	if r.cfg.Template == nil {
+		return ""
+	}
+	return r.cfg.Template.After
 }
 
 func (r *runner) countFailed() {
 	r.mu.Lock()
 	r.failed++
 	r.mu.Unlock()
-}
-
-// RedactedStatus is the execution status the optimizer sees: the exit, the
-// failure subtype and whether loop detection halted an agent — never the
-// grade, the guards or the audit.
-func RedactedStatus(ep EpisodeResult) string {
-	failure := ep.Failure
-	if failure == "" {
-		failure = "none"
-	}
-	halt := "no"
-	if ep.LoopHalt {
-		halt = "yes"
-	}
-	return fmt.Sprintf("exit: %s\nfailure: %s\nloop detection halted an agent: %s\n", ep.Exit, failure, halt)
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,12 +35,22 @@ type FrozenConfig struct {
 	JudgeModel     string `json:"judge_model"`
 	OptimizerModel string `json:"optimizer_model"`
 	Seed           int64  `json:"seed"`
+	// QueryTemplate is the SHA-256 of the task's query template; empty
+	// when it has none.
+	QueryTemplate string `json:"query_template_sha256,omitempty"`
+	// The optimizer prompt's toggles, flat (include_best_design, …).
+	PromptOptions
 }
 
 // Frozen is the frozen part of a defaulted config.
 func (c Config) Frozen() FrozenConfig {
-	return FrozenConfig{TaskID: c.TaskID, Judging: c.Rule, Judgments: c.Judgments, JudgeRetries: *c.JudgeRetries,
-		JudgeMode: c.JudgeMode, Model: c.Model, JudgeModel: c.JudgeModel, OptimizerModel: c.OptimizerModel, Seed: c.Seed}
+	f := FrozenConfig{TaskID: c.TaskID, Judging: c.Rule, Judgments: c.Judgments, JudgeRetries: *c.JudgeRetries,
+		JudgeMode: c.JudgeMode, Model: c.Model, JudgeModel: c.JudgeModel, OptimizerModel: c.OptimizerModel, Seed: c.Seed,
+		PromptOptions: c.Opts}
+	if c.Template != nil {
+		f.QueryTemplate = fmt.Sprintf("%x", sha256.Sum256([]byte(c.Template.Raw)))
+	}
+	return f
 }
 
 // ReadFrozen reads a folder's frozen config; ok is false when it has none
@@ -60,34 +71,51 @@ func ReadFrozen(dir string) (FrozenConfig, bool, error) {
 }
 
 // Freeze writes want as the folder's config when it has none, and refuses
-// (ErrConfigChanged, naming the keys) when it has another.
+// (ErrConfigChanged, naming the keys) when it has another. A key the
+// folder's config lacks (one written before the key existed) adopts the
+// given value, and the config is rewritten with it.
 func Freeze(dir string, want FrozenConfig) error {
-	have, ok, err := ReadFrozen(dir)
+	path := filepath.Join(dir, ConfigFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return writeFrozen(path, want)
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("read search config: %w", err)
 	}
-	if !ok {
-		b, _ := json.MarshalIndent(want, "", "  ")
-		return workflow.WriteFileAtomic(filepath.Join(dir, ConfigFile), append(b, '\n'))
+	var have map[string]any
+	if err := json.Unmarshal(b, &have); err != nil {
+		return fmt.Errorf("parse %s: %w", path, err)
 	}
-	if diff := frozenDiff(have, want); len(diff) > 0 {
+	diff, missing := frozenDiff(have, want)
+	if len(diff) > 0 {
 		return fmt.Errorf("%w: %s (start a new search, or resume with the folder's settings)", ErrConfigChanged, strings.Join(diff, ", "))
+	}
+	if missing {
+		return writeFrozen(path, want)
 	}
 	return nil
 }
 
-func frozenDiff(have, want FrozenConfig) []string {
-	var a, b map[string]any
-	ja, _ := json.Marshal(have)
+func writeFrozen(path string, f FrozenConfig) error {
+	b, _ := json.MarshalIndent(f, "", "  ")
+	return workflow.WriteFileAtomic(path, append(b, '\n'))
+}
+
+func frozenDiff(have map[string]any, want FrozenConfig) (diff []string, missing bool) {
+	var b map[string]any
 	jb, _ := json.Marshal(want)
-	_ = json.Unmarshal(ja, &a)
 	_ = json.Unmarshal(jb, &b)
-	var diff []string
 	for k, v := range b {
-		if fmt.Sprint(a[k]) != fmt.Sprint(v) {
-			diff = append(diff, fmt.Sprintf("%s (folder %v, now %v)", k, a[k], v))
+		old, ok := have[k]
+		if !ok {
+			missing = true
+			continue
+		}
+		if fmt.Sprint(old) != fmt.Sprint(v) {
+			diff = append(diff, fmt.Sprintf("%s (folder %v, now %v)", k, old, v))
 		}
 	}
 	sort.Strings(diff)
-	return diff
+	return diff, missing
 }

@@ -2,6 +2,8 @@ package search
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -34,6 +36,33 @@ func TestFreezeRefusesChanges(t *testing.T) {
 	err := Freeze(dir, g)
 	if !errors.Is(err, ErrConfigChanged) || !strings.Contains(err.Error(), "judging (folder reference, now paper)") || !strings.Contains(err.Error(), "judgments (folder 1, now 3)") {
 		t.Fatalf("changed config: %v", err)
+	}
+	g = f
+	g.IncludeBestDesign, g.MaxDesignChars = true, 9000
+	if err := Freeze(dir, g); !errors.Is(err, ErrConfigChanged) || !strings.Contains(err.Error(), "include_best_design (folder false, now true)") ||
+		!strings.Contains(err.Error(), "max_design_chars (folder 0, now 9000)") {
+		t.Fatalf("changed toggles: %v", err)
+	}
+}
+
+// A config written before the toggles existed adopts them and records them.
+func TestFreezeAdoptsNewKeys(t *testing.T) {
+	dir := t.TempDir()
+	old := `{"task_id":"t","judging":"reference","judgments":1,"judge_retries":2,"judge_mode":"bundle","model":"m","judge_model":"","optimizer_model":"","seed":0}`
+	if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := FrozenConfig{TaskID: "t", Judging: RuleReference, Judgments: 1, JudgeRetries: 2, JudgeMode: JudgeModeBundle, Model: "m", PromptOptions: DefaultPromptOptions()}
+	if err := Freeze(dir, f); err != nil {
+		t.Fatal(err)
+	}
+	have, ok, err := ReadFrozen(dir)
+	if err != nil || !ok || have != f {
+		t.Fatalf("config not rewritten with the new keys: %+v %v", have, err)
+	}
+	f.OmitFullResultsJSON = true
+	if err := Freeze(dir, f); !errors.Is(err, ErrConfigChanged) {
+		t.Fatalf("a recorded toggle changed: %v", err)
 	}
 }
 

@@ -24,7 +24,8 @@ const KindName = jobwire.SearchKind
 // Dir is the folder of all searches in a data directory.
 const Dir = "search"
 
-// Params are the parameters of a "search" job (jobwire.SearchParams).
+// Params are the parameters of a "search" job (jobwire.SearchParams),
+// the optimizer prompt's toggles among them (OptionParams).
 type Params = jobwire.SearchParams
 
 // ParseParams decodes and checks job params.
@@ -62,7 +63,7 @@ func (noJudges) RunJudge(context.Context, judge.AgentRequest) (judge.AgentAnswer
 
 func configOf(p Params) Config {
 	c := Config{Model: p.Model, JudgeModel: p.JudgeModel, OptimizerModel: p.OptimizerModel, Seed: p.Seed,
-		Judgments: p.Judgments, JudgeMode: p.JudgeMode, Rule: p.Judging, JudgeRetries: p.JudgeRetries}
+		Judgments: p.Judgments, JudgeMode: p.JudgeMode, Rule: p.Judging, JudgeRetries: p.JudgeRetries, Opts: OptionsOf(p.SearchOptionParams)}
 	c.Iterations = DefaultIterations
 	if p.Iterations != nil {
 		c.Iterations = *p.Iterations
@@ -81,7 +82,7 @@ type Env interface {
 func NewKind(env Env) jobkind.Kind {
 	return jobkind.Kind{
 		Name:        KindName,
-		Description: "MASS workflow search on a task: reference, v0, then optimizer → v(k) → judged as the judging rule needs (params: model, judge_model, optimizer_model, iterations, seed, judgments, judge_mode, judging, judge_retries, resume)",
+		Description: "MASS workflow search on a task: reference, v0, then optimizer → v(k) → judged as the judging rule needs (params: model, judge_model, optimizer_model, iterations, seed, judgments, judge_mode, judging, judge_retries, resume, and the optimizer toggles include_best_design, history_design_diffs, include_v0_design, omit_full_results_json, results_json_max_chars, results_json_total_max_chars, forbid_fixed_agent_limits, max_design_chars, target_design_chars, improvement_output_mode)",
 		OnInterrupt: jobkind.Resume,
 		Validate:    func(raw json.RawMessage) error { _, err := ParseParams(raw); return err },
 		Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
@@ -99,7 +100,11 @@ func runKind(ctx context.Context, env Env, job jobkind.Job, rep jobkind.Reporter
 	if err != nil {
 		return fmt.Errorf("load task %s: %w", job.TaskID, err)
 	}
-	v0, err := V0(spec)
+	tmpl, err := LoadTemplate(spec)
+	if err != nil {
+		return err
+	}
+	v0, err := V0(spec, tmpl)
 	if err != nil {
 		return err
 	}
@@ -114,7 +119,7 @@ func runKind(ctx context.Context, env Env, job jobkind.Job, rep jobkind.Reporter
 	taskDir := job.Layout.Search(job.TaskID)
 	cfg.SearchID, cfg.TaskID, cfg.V0, cfg.Episodes, cfg.Models, cfg.Log = job.ID, job.TaskID, v0, eps, models, rep.Logger()
 	cfg.Task = judge.Task{ID: job.TaskID, Prompt: spec.Prompt, Domain: spec.Domain, Required: spec.RequiredOutputs}
-	cfg.Dir, cfg.TaskDir, cfg.ReferenceID = filepath.Join(taskDir, job.ID), taskDir, spec.ReferenceID
+	cfg.Dir, cfg.TaskDir, cfg.ReferenceID, cfg.Template = filepath.Join(taskDir, job.ID), taskDir, spec.ReferenceID, tmpl
 	if p.Resume != "" {
 		cfg.SearchID, cfg.Dir = p.Resume, filepath.Join(taskDir, p.Resume)
 		if st, err := os.Stat(cfg.Dir); err != nil || !st.IsDir() {
@@ -136,20 +141,47 @@ func runKind(ctx context.Context, env Env, job jobkind.Job, rep jobkind.Reporter
 	return nil
 }
 
-// V0 is the task's workflow file, or the generic team.
-func V0(spec *taskspec.Spec) (workflow.Workflow, error) {
+// V0 is the task's workflow file (a strict one in canonical form, a free
+// one as written), else its query template's design kept as written,
+// else the generic team.
+func V0(spec *taskspec.Spec, tmpl *QueryTemplate) (workflow.Workflow, error) {
 	if spec.Workflow == "" {
+		if tmpl != nil {
+			w, err := workflow.ParseDesign(tmpl.Design)
+			if err != nil {
+				return workflow.Workflow{}, fmt.Errorf("query template %s design: %w", spec.QueryTemplate, err)
+			}
+			w.Text = tmpl.Design
+			return w, nil
+		}
 		return workflow.Generic(), nil
 	}
 	b, err := os.ReadFile(filepath.Join(spec.Dir, filepath.FromSlash(spec.Workflow)))
 	if err != nil {
 		return workflow.Workflow{}, fmt.Errorf("read task workflow: %w", err)
 	}
-	w, err := workflow.Parse(string(b))
+	w, err := workflow.ParseDesign(string(b))
 	if err != nil {
 		return workflow.Workflow{}, fmt.Errorf("task workflow %s: %w", spec.Workflow, err)
 	}
 	return w, nil
+}
+
+// LoadTemplate reads and splits the task's query template; nil when the
+// task has none.
+func LoadTemplate(spec *taskspec.Spec) (*QueryTemplate, error) {
+	if spec.QueryTemplate == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(filepath.Join(spec.Dir, filepath.FromSlash(spec.QueryTemplate)))
+	if err != nil {
+		return nil, fmt.Errorf("read query template: %w", err)
+	}
+	t, err := ParseQueryTemplate(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("query template %s: %w", spec.QueryTemplate, err)
+	}
+	return &t, nil
 }
 
 // progressTo reports search progress as job progress, at most about ten

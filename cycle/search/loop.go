@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/mass-dev/mass/cycle/judge"
@@ -182,7 +183,11 @@ func (r *runner) episodeOf(ctx context.Context, k int) (EpisodeResult, error) {
 	// prompt v(k) ran with: it is sent again byte for byte.
 	q := filepath.Join(r.cfg.Dir, "updated_queries", r.queryFile(k))
 	prior, statErr := os.ReadFile(q)
-	ep, err := r.episode(ctx, slotName(k), wf.Render(), string(prior), r.episodeSeed(k+1))
+	prompt := string(prior)
+	if statErr != nil && r.cfg.Template != nil {
+		prompt = r.templatePrompt(k, wf)
+	}
+	ep, err := r.episode(ctx, slotName(k), wf.Render(), prompt, r.episodeSeed(k+1))
 	if err != nil {
 		return ep, err
 	}
@@ -192,6 +197,18 @@ func (r *runner) episodeOf(ctx context.Context, k int) (EpisodeResult, error) {
 		}
 	}
 	return ep, nil
+}
+
+// templatePrompt is v(k)'s query inside the task's template: v0 with the
+// template's own design runs the template file itself, as the reference
+// runs its initial file; every other design is rendered into it.
+func (r *runner) templatePrompt(k int, wf workflow.Workflow) string {
+	t := r.cfg.Template
+	design := strings.TrimFunc(wf.Render(), pySpace)
+	if k == 0 && design == t.Design {
+		return t.Raw
+	}
+	return t.Render(design)
 }
 
 // queryFile names the prompt v(k)'s orchestrator got: the reference's

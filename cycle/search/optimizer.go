@@ -1,88 +1,100 @@
 package search
 
 import (
-	"bytes"
 	"context"
-	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
-	"text/template"
+	"unicode/utf8"
 
 	"github.com/mass-dev/mass/agents/model"
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/workflow"
 )
 
-//go:embed templates/optimizer.tmpl
-var files embed.FS
-
-var optTmpl = template.Must(template.ParseFS(files, "templates/optimizer.tmpl"))
-
-// OptimizerMarker starts every optimizer user prompt (the scripted model keys on it).
-const OptimizerMarker = "MASS OPTIMIZER:"
-
-// Proposal is the optimizer's answer (the reference's keys).
+// Proposal is the optimizer's answer (the reference's keys). Only the
+// design is required, as in the reference; the explanation keys are kept
+// as given.
 type Proposal struct {
 	Design              string          `json:"improved_multi_agent_design"`
-	ChangesFromPrevious json.RawMessage `json:"changes_from_previous"`
-	WhyItShouldImprove  json.RawMessage `json:"why_it_should_improve"`
-	EvidenceUsed        json.RawMessage `json:"evidence_used"`
-	ExpectedImpact      json.RawMessage `json:"expected_impact"`
-	VerificationChecks  json.RawMessage `json:"verification_checks"`
-	// Workflow is Design parsed (not serialised).
+	ChangesFromPrevious json.RawMessage `json:"changes_from_previous,omitempty"`
+	WhyItShouldImprove  json.RawMessage `json:"why_it_should_improve,omitempty"`
+	EvidenceUsed        json.RawMessage `json:"evidence_used,omitempty"`
+	ExpectedImpact      json.RawMessage `json:"expected_impact,omitempty"`
+	VerificationChecks  json.RawMessage `json:"verification_checks,omitempty"`
+	MetadataNote        string          `json:"metadata_note,omitempty"`
+	// Workflow is Design parsed (not serialised): strict, or free text.
 	Workflow workflow.Workflow `json:"-"`
 }
 
-var proposalKeys = []string{"improved_multi_agent_design", "changes_from_previous", "why_it_should_improve",
-	"evidence_used", "expected_impact", "verification_checks"}
+// designTextNote is the reference's note on a design-text answer.
+const designTextNote = "design-text fallback: explanatory arrays were intentionally omitted to avoid JSON-escaping/truncation failures."
 
-// ParseProposal reads an optimizer reply: one JSON object with every
-// proposal key; the design is a workflow text (or a bare JSON array of
-// agents, to which the header is added) that must parse; the other keys
-// are a non-empty string or array of strings.
+// ParseProposal reads a JSON-mode optimizer reply with the default
+// toggles and no post-design text.
 func ParseProposal(reply string) (Proposal, error) {
+	return proposalParser(DefaultPromptOptions(), "")(reply)
+}
+
+// proposalParser reads an optimizer reply as the reference does: in JSON
+// mode the last JSON object's improved_multi_agent_design (a string, or
+// a bare JSON array of agents to which the header is added), in
+// design-text mode the whole reply; then the design is normalised
+// (NormalizeDesign with the post-design text after), checked against the
+// toggles' validators, and parsed — strict, or free text.
+func proposalParser(o PromptOptions, after string) func(string) (Proposal, error) {
+	return func(reply string) (Proposal, error) {
+		var p Proposal
+		var raw string
+		if o.OutputMode == OutputDesignText {
+			raw = strings.TrimFunc(reply, pySpace)
+			empty := json.RawMessage("[]")
+			p = Proposal{ChangesFromPrevious: empty, WhyItShouldImprove: empty, EvidenceUsed: empty,
+				ExpectedImpact: empty, VerificationChecks: empty, MetadataNote: designTextNote}
+		} else {
+			var err error
+			if p, raw, err = jsonProposal(reply); err != nil {
+				return Proposal{}, err
+			}
+		}
+		design, err := NormalizeDesign(raw, after)
+		if err != nil {
+			return Proposal{}, fmt.Errorf("improved_multi_agent_design: %w", err)
+		}
+		if err := checkDesign(design, o); err != nil {
+			return Proposal{}, err
+		}
+		if p.Workflow, err = workflow.ParseDesign(design); err != nil {
+			return Proposal{}, fmt.Errorf("improved_multi_agent_design: %w", err)
+		}
+		p.Workflow.Text = design // kept as written, as the reference stores it
+		p.Design = p.Workflow.Render()
+		return p, nil
+	}
+}
+
+func jsonProposal(reply string) (Proposal, string, error) {
 	obj, err := judge.LastObject(reply)
 	if err != nil {
-		return Proposal{}, err
+		return Proposal{}, "", err
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(obj), &m); err != nil {
-		return Proposal{}, fmt.Errorf("proposal is not a JSON object: %v", err)
+		return Proposal{}, "", fmt.Errorf("proposal is not a JSON object: %v", err)
 	}
-	var missing []string
-	for _, k := range proposalKeys {
-		if _, ok := m[k]; !ok {
-			missing = append(missing, k)
-		}
+	rawDesign, ok := m["improved_multi_agent_design"]
+	if !ok {
+		return Proposal{}, "", errors.New("proposal lacks the key improved_multi_agent_design")
 	}
-	if len(missing) > 0 {
-		return Proposal{}, fmt.Errorf("proposal lacks the keys %s", strings.Join(missing, ", "))
-	}
-	var p Proposal
-	design, err := designText(m["improved_multi_agent_design"])
+	design, err := designText(rawDesign)
 	if err != nil {
-		return Proposal{}, err
+		return Proposal{}, "", err
 	}
-	if norm, nerr := NormalizeDesign(design, ""); nerr == nil {
-		design = norm // the reference's trim of a copied post-design tail
-	}
-	if p.Workflow, err = workflow.Parse(design); err != nil {
-		return Proposal{}, fmt.Errorf("improved_multi_agent_design: %w", err)
-	}
-	p.Design = p.Workflow.Render()
-	for _, f := range []struct {
-		key string
-		dst *json.RawMessage
-	}{{"changes_from_previous", &p.ChangesFromPrevious}, {"why_it_should_improve", &p.WhyItShouldImprove},
-		{"evidence_used", &p.EvidenceUsed}, {"expected_impact", &p.ExpectedImpact}, {"verification_checks", &p.VerificationChecks}} {
-		if !textual(m[f.key]) {
-			return Proposal{}, fmt.Errorf("%s must be a non-empty string or array of strings", f.key)
-		}
-		*f.dst = m[f.key]
-	}
-	return p, nil
+	p := Proposal{ChangesFromPrevious: m["changes_from_previous"], WhyItShouldImprove: m["why_it_should_improve"],
+		EvidenceUsed: m["evidence_used"], ExpectedImpact: m["expected_impact"], VerificationChecks: m["verification_checks"]}
+	return p, strings.TrimFunc(design, pySpace), nil
 }
 
 func designText(raw json.RawMessage) (string, error) {
@@ -97,52 +109,48 @@ func designText(raw json.RawMessage) (string, error) {
 	return "", errors.New("improved_multi_agent_design must be the design text")
 }
 
-func textual(raw json.RawMessage) bool {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return strings.TrimSpace(s) != ""
-	}
-	var ss []string
-	if json.Unmarshal(raw, &ss) != nil || len(ss) == 0 {
-		return false
-	}
-	for _, x := range ss {
-		if strings.TrimSpace(x) == "" {
-			return false
+// checkDesign applies the toggles' validators: no fixed agent limits
+// (forbid_fixed_agent_limits) and at most max_design_chars characters.
+func checkDesign(design string, o PromptOptions) error {
+	if o.ForbidFixedAgentLimits {
+		if m := FixedAgentLimits(design); len(m) > 0 {
+			return fmt.Errorf("the design introduces fixed agent limits (%s); terminate through acceptance gates instead", strings.Join(m, ", "))
 		}
 	}
-	return true
-}
-
-// OptimizerInput is everything the optimizer is shown.
-type OptimizerInput struct {
-	Task                            string
-	V0, Champion, Current           string
-	ChampionVersion, CurrentVersion int
-	Status                          string // redacted execution status (RedactedStatus)
-	Evidence                        string // rendered bundle of the latest candidate
-	Scoreboard, History, Diffs      string
-}
-
-// RenderOptimizer fills the optimizer template.
-func RenderOptimizer(in OptimizerInput) (judge.Prompt, error) {
-	var p judge.Prompt
-	for name, dst := range map[string]*string{"system": &p.System, "user": &p.User} {
-		var b bytes.Buffer
-		if err := optTmpl.ExecuteTemplate(&b, name, in); err != nil {
-			return p, fmt.Errorf("render optimizer %s prompt: %w", name, err)
-		}
-		*dst = strings.TrimSpace(b.String())
+	if n := utf8.RuneCountInString(design); o.MaxDesignChars > 0 && n > o.MaxDesignChars {
+		return fmt.Errorf("the design is too large: %d characters > %d", n, o.MaxDesignChars)
 	}
-	return p, nil
+	return nil
 }
 
-// Optimize asks for a proposal, retrying a malformed reply with its error
-// (judge.MaxAttempts replies in all).
-func Optimize(ctx context.Context, m judge.Model, modelName string, seed int64, p judge.Prompt) (Proposal, judge.Usage, error) {
+var fixedLimitREs = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)\b(?:maximum|max(?:imum)?\s+of|at\s+most|up\s+to)\s+\d+\s+(?:agent|subagent|recall|re-delegation|redelegation|hop|turn|tool|iteration|round|minute|hour)s?\b`),
+	regexp.MustCompile(`(?i)\b(?:agent|subagent|recall|re-delegation|redelegation|hop|turn|tool)(?:\s+\w+){0,3}\s+(?:is|are)?\s*(?:limited|capped)\s+to\s+\d+\b`),
+}
+
+// FixedAgentLimits finds the numerical caps the reference's
+// --forbid-fixed-agent-limits validator rejects (each match once, white
+// space collapsed).
+func FixedAgentLimits(design string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, re := range fixedLimitREs {
+		for _, m := range re.FindAllString(design, -1) {
+			if ex := strings.Join(strings.Fields(m), " "); !seen[ex] {
+				seen[ex] = true
+				out = append(out, ex)
+			}
+		}
+	}
+	return out
+}
+
+// Optimize asks for a proposal, retrying a malformed or rejected reply
+// with its error (judge.MaxAttempts replies in all).
+func Optimize(ctx context.Context, m judge.Model, modelName string, seed int64, p judge.Prompt, o PromptOptions, after string) (Proposal, judge.Usage, error) {
 	var u judge.Usage
 	msgs := []judge.Message{{Role: "system", Content: p.System}, {Role: "user", Content: p.User}}
 	// The optimizer's output budget (agents/model.RoleOptimizer) applies.
-	prop, err := judge.Ask(model.WithRole(ctx, model.RoleOptimizer), m, modelName, msgs, seed, &u, ParseProposal)
+	prop, err := judge.Ask(model.WithRole(ctx, model.RoleOptimizer), m, modelName, msgs, seed, &u, proposalParser(o, after))
 	return prop, u, err
 }

@@ -44,13 +44,13 @@ func (v Versions) Put(k int, w Workflow) error {
 	return WriteFileAtomic(v.Path(k), []byte(text))
 }
 
-// Get reads and parses version k.
+// Get reads and parses version k (a free-text design included).
 func (v Versions) Get(k int) (Workflow, error) {
 	b, err := os.ReadFile(v.Path(k))
 	if err != nil {
 		return Workflow{}, fmt.Errorf("read design v%d: %w", k, err)
 	}
-	w, err := Parse(string(b))
+	w, err := ParseDesign(string(b))
 	if err != nil {
 		return Workflow{}, fmt.Errorf("design v%d: %w", k, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Header is the first line of every workflow, as in the reference.
@@ -34,9 +35,15 @@ type Agent struct {
 	Instruction string `json:"instruction"`
 }
 
-// Workflow is a parsed team design.
+// Workflow is a team design: the agents of a strict one (Header and the
+// JSON array), and/or its text as written. A design that is not strict
+// (Header first, then anything, as the reference accepts one) has only
+// its text, which the orchestrator reads as text.
 type Workflow struct {
 	Agents []Agent
+	// Text is the design as written (white space trimmed); when set,
+	// Render returns it instead of the canonical form.
+	Text string
 }
 
 var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
@@ -88,9 +95,46 @@ func unfence(s string) string {
 	return s
 }
 
+// ParseDesign reads a design as the reference accepts one and keeps its
+// text as written: its agents too when it is strict, else only the text,
+// which must start with Header and have something after it.
+func ParseDesign(text string) (Workflow, error) {
+	w, err := Parse(text)
+	if errors.Is(err, ErrNoHeader) || len(text) > MaxBytes {
+		return Workflow{}, err
+	}
+	w.Text = strings.TrimSpace(text)
+	if verr := w.Validate(); verr != nil {
+		return Workflow{}, verr
+	}
+	return w, nil
+}
+
+// Strict reports whether w is the strict form (Header and the JSON array
+// of agents).
+func (w Workflow) Strict() bool { return len(w.Agents) > 0 }
+
+func validateText(t string) error {
+	switch {
+	case len(t) > MaxBytes:
+		return fmt.Errorf("workflow is %d bytes, more than %d", len(t), MaxBytes)
+	case !strings.HasPrefix(t, Header):
+		return ErrNoHeader
+	case strings.TrimSpace(strings.TrimPrefix(t, Header)) == "":
+		return errors.New("workflow: nothing after the header")
+	case !utf8.ValidString(t) || strings.ContainsRune(t, 0):
+		return errors.New("workflow: not UTF-8 text without NUL bytes")
+	}
+	return nil
+}
+
 // Validate checks the team: 1..MaxAgents agents, unique well-formed ids,
-// non-empty role and instruction within their caps.
+// non-empty role and instruction within their caps; a design with its
+// text is checked as text (Header first, within MaxBytes).
 func (w Workflow) Validate() error {
+	if w.Text != "" {
+		return validateText(w.Text)
+	}
 	if len(w.Agents) == 0 {
 		return errors.New("workflow: no agents")
 	}
@@ -116,8 +160,12 @@ func (w Workflow) Validate() error {
 
 // Render is the canonical text: Header, a newline, the agents as indented
 // JSON (two spaces, no HTML escaping) and a final newline. Parse(Render(w))
-// renders to the same bytes.
+// renders to the same bytes. A design with its text renders as that text
+// and a final newline.
 func (w Workflow) Render() string {
+	if w.Text != "" {
+		return w.Text + "\n"
+	}
 	var b bytes.Buffer
 	b.WriteString(Header)
 	b.WriteByte('\n')

@@ -106,3 +106,46 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A design as the reference accepts it: its text renders back as written
+// and parses to the same design again.
+func FuzzParseDesign(f *testing.F) {
+	f.Add(Generic().Render())
+	f.Add(Header + "\n" + `[{"agent_id":"a","role":"r","instruction":"i","output_to_orchestrator":"x"}] and prose`)
+	f.Add(Header)
+	f.Fuzz(func(t *testing.T, s string) {
+		w, err := ParseDesign(s)
+		if err != nil {
+			return
+		}
+		out := w.Render()
+		if out != strings.TrimSpace(s)+"\n" || !strings.HasPrefix(out, Header) {
+			t.Fatalf("render %q of %q", out, s)
+		}
+		again, err := ParseDesign(out)
+		if err != nil || again.Render() != out || again.Strict() != w.Strict() {
+			t.Fatalf("reparse: %v", err)
+		}
+	})
+}
+
+func TestParseDesignFreeText(t *testing.T) {
+	free := Header + "\n" + `[{"agent_id":"a","role":"r","instruction":"i","output_to_orchestrator":"table"}]` + "\nThen recall a."
+	w, err := ParseDesign(free)
+	if err != nil || w.Strict() || w.Render() != free+"\n" {
+		t.Fatalf("%+v %v", w, err)
+	}
+	if _, err := Parse(free); err == nil {
+		t.Fatal("the strict parser accepted a free design")
+	}
+	for _, bad := range []string{"", "Make a team.", Header + "  \n", Header + "\x00"} {
+		if _, err := ParseDesign(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	g := Generic()
+	w, err = ParseDesign("  " + g.Render())
+	if err != nil || !w.Strict() || len(w.Agents) != len(g.Agents) || w.Render() != g.Render() {
+		t.Fatalf("strict design: %+v %v", w, err)
+	}
+}

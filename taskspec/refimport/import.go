@@ -17,6 +17,7 @@ const (
 	PromptFile    = "prompt.txt"
 	WorkflowFile  = "workflow.txt"
 	DirectiveFile = "directive.txt"
+	QueryFile     = "query.txt" // the initial _ourTeam file, the task's query template
 	SpecFile      = "task.yaml"
 	splitsName    = "splits.json"
 	directiveName = "teacher_directive.txt"

@@ -62,6 +62,11 @@ func TestImportFixture(t *testing.T) {
 		if !strings.HasPrefix(string(bare), strings.TrimSpace(before)) || !strings.HasSuffix(after, tr.AfterDesign) || !strings.Contains(tr.AfterDesign, LogMarker) {
 			t.Errorf("%s: the design split is off: after_design %q", tr.ID, tr.AfterDesign)
 		}
+		// These initial files lack the reference's end marker: the
+		// reference could not split them, so no query template is set.
+		if s.QueryTemplate != "" {
+			t.Errorf("%s: query_template %q for an initial file without the end marker", tr.ID, s.QueryTemplate)
+		}
 		if d := readFile(t, s.Dir, s.Directive); d != string(directive) || prompts.CheckDirective(d) != nil {
 			t.Errorf("%s: directive is not the teacher directive verbatim", tr.ID)
 		}
@@ -151,4 +156,34 @@ func copyFixture(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// An initial file with the reference's end marker becomes the task's
+// query template, byte for byte.
+func TestImportQueryTemplate(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "tasks")
+	if err := os.CopyFS(src, os.DirFS(fixture)); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(src, "initial", "query12_ourTeam.txt")
+	initial := strings.Replace(readFile(t, src, "initial/query12_ourTeam.txt"), "Use uv for every Python step", EndMarker+"—run code with uv run", 1)
+	if err := os.WriteFile(p, []byte(initial), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Import(src, filepath.Join(t.TempDir(), "out"), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range rep.Tasks {
+		s, err := taskspec.Load(tr.Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.ID == "query12" && (s.QueryTemplate != QueryFile || readFile(t, s.Dir, s.QueryTemplate) != initial) {
+			t.Errorf("query12: query_template %q is not the initial file byte for byte", s.QueryTemplate)
+		}
+		if tr.ID != "query12" && s.QueryTemplate != "" {
+			t.Errorf("%s: query_template set", tr.ID)
+		}
+	}
 }

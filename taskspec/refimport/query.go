@@ -14,6 +14,9 @@ import (
 const (
 	DesignMarker = workflow.Header
 	LogMarker    = "In logs.txt, Document all created and spawned agents"
+	// EndMarker ends the design block for the reference's query template
+	// split (its last occurrence; cycle/search.EndMarker).
+	EndMarker = "Use uv for all Python workflows"
 )
 
 // MaxQueryBytes caps one query or initial file.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -20,6 +21,7 @@ type specDoc struct {
 	ReferenceID string   `yaml:"reference_id"`
 	Workflow    string   `yaml:"workflow"`
 	Directive   string   `yaml:"directive,omitempty"`
+	Query       string   `yaml:"query_template,omitempty"`
 	Limits      limitDoc `yaml:"limits"`
 }
 
@@ -61,6 +63,12 @@ func writeTask(out string, t task, directive string, lim Limits) error {
 	if directive != "" {
 		doc.Directive = DirectiveFile
 		files[DirectiveFile] = directive
+	}
+	// The initial file itself, byte for byte: a search runs each design
+	// inside it, as the reference does, when it has the end marker.
+	if raw := t.initial.Before + t.initial.Design + t.initial.After; strings.LastIndex(raw, EndMarker) > len(t.initial.Before) {
+		doc.Query = QueryFile
+		files[QueryFile] = raw
 	}
 	body, err := yaml.Marshal(doc)
 	if err != nil {

@@ -12,7 +12,8 @@ import (
 // Markers of the role prompts (cycle/judge.Marker, cycle/search.OptimizerMarker).
 const (
 	EvaluatorMarker = "MASS EVALUATOR:"
-	OptimizerMarker = "MASS OPTIMIZER:"
+	// OptimizerMarker opens the optimizer's system prompt (the reference's).
+	OptimizerMarker = "You are a principal prompt engineer for autonomous coding agents."
 )
 
 // evidence is what the scripted evaluator reads from one side's bundle.

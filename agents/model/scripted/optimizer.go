@@ -11,20 +11,43 @@ import (
 
 var missingRE = regexp.MustCompile(`missing ([\w/-]+(?:\.[\w-]+)*(?:, [\w/-]+(?:\.[\w-]+)*)*)`)
 
-// optimize answers an optimizer prompt: it takes the champion design and
-// responds to the latest rationale — an agent whose contract produces a
-// deliverable the evaluator found missing, else a checker with one more
-// named check and a hop back to the first agent on failure.
+// Sections of the optimizer prompt (the reference's layout, cycle/search).
+const (
+	bestSection    = "# Previous best multi agent design"
+	currentSection = "# Current multi agent design"
+	saveSection    = "# Save rules"
+	historyStart   = "3. Pairwise history"
+	historyEnd     = "3b. Pairwise history delta checklist"
+	rationaleMark  = "Rationale (verbatim excerpt): "
+	designTextRule = "Return only the full replacement multi-agent design block as plain text."
+)
+
+// system is the content of the request's system message.
+func system(r *fakeopenai.Request) string {
+	for _, m := range r.Messages {
+		if m.Role == "system" {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// optimize answers an optimizer prompt: it takes the previous best design
+// when the prompt shows one, else the current design, and responds to the
+// latest rationale — an agent whose contract produces a deliverable the
+// evaluator found missing, else a checker with one more named check and a
+// hop back to the first agent on failure. Asked for design text, it
+// answers with the design alone.
 func optimize(r *fakeopenai.Request) fakeopenai.Reply {
 	p := r.FirstUser()
-	base := workflowAgents(section(p, "## Best design so far", "## Current design"))
+	base := workflowAgents(section(p, bestSection, saveSection))
 	if base == nil {
-		base = workflowAgents(section(p, "## Design v0", "## Best design so far"))
+		base = workflowAgents(section(p, currentSection, saveSection))
 	}
-	hist := section(p, "## Pairwise history", "## Diffs between versions")
+	hist := section(p, historyStart, historyEnd)
 	rationale := ""
-	if i := strings.LastIndex(hist, "rationale: "); i >= 0 {
-		rationale, _, _ = strings.Cut(hist[i+len("rationale: "):], "\n")
+	if i := strings.LastIndex(hist, rationaleMark); i >= 0 {
+		rationale, _, _ = strings.Cut(hist[i+len(rationaleMark):], "\n")
 	}
 	n := len(base) + 1
 	first := "the first agent"
@@ -42,6 +65,9 @@ func optimize(r *fakeopenai.Request) fakeopenai.Reply {
 	}
 	agents := append(append([]teamAgent(nil), base...), add)
 	arr, _ := json.MarshalIndent(agents, "", "  ")
+	if strings.Contains(system(r), designTextRule) {
+		return fakeopenai.Reply{Reasoning: Label + " Extend the design; answer with the design text.", Content: workflowHeader + "\n" + string(arr)}
+	}
 	out, _ := json.Marshal(map[string]any{
 		"improved_multi_agent_design": workflowHeader + "\n" + string(arr),
 		"changes_from_previous":       []string{Label + " " + change},

@@ -49,8 +49,8 @@ func TestEvaluatorDecidesFromEvidence(t *testing.T) {
 
 func TestOptimizerRespondsToRationale(t *testing.T) {
 	champ := workflowHeader + "\n" + `[{"agent_id":"planner","role":"P","instruction":"plan"}]`
-	p := OptimizerMarker + "\n## Design v0\n" + champ + "\n## Best design so far (champion v0)\n" + champ + "\n## Current design (v0)\n" + champ +
-		"\n## Pairwise history (oldest first)\n- iteration 0: v0 vs reference: loss\n  rationale: A: 1 deliverables present, missing report.md. B: ok.\n## Diffs between versions\n"
+	p := OptimizerMarker + "\n\n# Current multi agent design (v1)\n\n" + champ + "\n\n# Save rules\n\n" +
+		"3. Pairwise history vs the no-harness baseline\n\n- Comparison: x\n  - Rationale (verbatim excerpt): A: 1 deliverables present, missing report.md. B: ok.\n\n3b. Pairwise history delta checklist\n"
 	out := chat(t, Name, p, 1)
 	var m map[string]any
 	if err := json.Unmarshal([]byte(out), &m); err != nil {

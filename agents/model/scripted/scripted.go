@@ -73,7 +73,7 @@ func serve(r *fakeopenai.Request, tasks Tasks) fakeopenai.Reply {
 		return agentEvaluate(r)
 	case strings.Contains(first, EvaluatorMarker):
 		return evaluate(r)
-	case strings.Contains(first, OptimizerMarker):
+	case strings.HasPrefix(system(r), OptimizerMarker) || strings.Contains(first, OptimizerMarker):
 		return optimize(r)
 	case r.HasTool("agent"):
 		if agents := workflowAgents(first); len(agents) > 0 {
