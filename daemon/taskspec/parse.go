@@ -132,7 +132,7 @@ func (d *decoder) fields(n *yaml.Node, path string, known []string, set func(key
 }
 
 func (d *decoder) spec(n *yaml.Node, s *Spec) {
-	known := []string{"id", "prompt", "inputs", "required_outputs", "protected_paths", "split", "limits", "workflow", "hidden_paths", "grader", "domain", "network", "reference_id", "directive"}
+	known := []string{"id", "prompt", "inputs", "required_outputs", "protected_paths", "split", "limits", "workflow", "hidden_paths", "grader", "domain", "network", "reference_id", "directive", "image"}
 	d.fields(n, "", known, func(k string, v *yaml.Node) {
 		switch k {
 		case "id":
@@ -167,6 +167,8 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 			s.ReferenceID = d.str(v, k)
 		case "directive":
 			s.Directive = d.str(v, k)
+		case "image":
+			s.Image = d.str(v, k)
 		}
 	})
 	s.lines = d.lines

@@ -35,6 +35,10 @@ type Spec struct {
 	// execution directive in collection episodes (e.g. the reference's
 	// tasks/teacher_directive.txt), verbatim.
 	Directive string `json:"directive,omitempty" yaml:"directive,omitempty"`
+	// Image is the image profile the task's boxes run in ("base", the
+	// default, or "research", or a profile built from a file); see
+	// sandbox.ProfileImage and `massctl image build --profile`.
+	Image string `json:"image,omitempty" yaml:"image,omitempty"`
 
 	// Dir is the directory the spec was loaded from; relative paths resolve against it.
 	Dir string `json:"-" yaml:"-"`
