@@ -89,7 +89,12 @@ func TestCycleOnImportedReferenceTasks(t *testing.T) {
 	t.Logf("cycle %s: %s in %s", id, j.State, time.Since(start).Round(time.Second))
 	if j.State != api.StateSucceeded {
 		show, _ := r.massctl("generation", "list")
-		t.Fatalf("cycle %s: %s (%s)\n%s", id, j.State, j.Error, show)
+		var why []string
+		for _, task := range []string{"query7", "query215"} {
+			b, _ := os.ReadFile(filepath.Join(r.data, "generations", "1", "collect", task, "outcome.json"))
+			why = append(why, string(b))
+		}
+		t.Fatalf("cycle %s: %s (%s)\n%s\n%s", id, j.State, j.Error, show, strings.Join(why, "\n"))
 	}
 	g := readJSON[generation.Summary](t, filepath.Join(r.data, "generations", "1", generation.SummaryFile))
 	for _, task := range []string{"query7", "query215"} {

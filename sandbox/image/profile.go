@@ -22,7 +22,7 @@ type Profile struct {
 // tools the paper's research programs reach for that Debian's archive
 // (bookworm, main) provides. Not there, and so not here: uv, PyBullet,
 // OpenMM, JAX, yfinance; pip and pipx install them into a venv when a task
-// allows a package index (README "Image profiles").
+// allows a package index (docs/image-profiles.md).
 var ResearchPackages = []string{
 	// packaging and building: pip, venv and pipx, git, a C/C++ toolchain
 	// and Python headers for packages that compile an extension
