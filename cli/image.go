@@ -20,27 +20,44 @@ func imageCommand() *cli.Command {
 		Usage: "build the sandbox images locally (no registry)",
 		Subcommands: []*cli.Command{{
 			Name:  "build",
-			Usage: "build mass-agent (debootstrap, needs root) and/or mass-test (busybox-static)",
+			Usage: "build mass-agent (debootstrap, needs root), a profile image and/or mass-test (busybox-static)",
 			Description: "Each image carries a content hash of its recipe; an image whose hash matches is kept\n" +
-				"unless --force is given. Without --agent/--test/--all, --all is assumed.",
+				"unless --force is given. Without --agent/--test/--all/--profile, --all is assumed.\n" +
+				"--profile base is mass-agent; --profile research is mass-research (pip, venv, git, a compiler,\n" +
+				"torch, ...; built only when asked); --profile FILE builds a profile file (docs/image-profiles.md).\n" +
+				"A task picks a profile with `image: NAME` in its spec.",
 			Flags: []cli.Flag{
-				&cli.BoolFlag{Name: "agent", Usage: "build mass-agent:latest (Debian bookworm minbase + python3 science stack)"},
+				&cli.BoolFlag{Name: "agent", Usage: "build mass-agent:latest (Debian bookworm minbase + python3 science stack); same as --profile base"},
+				&cli.StringSliceFlag{Name: "profile", Usage: "build the image of `PROFILE`: base, research or a profile file (repeatable)"},
 				&cli.BoolFlag{Name: "test", Usage: "build mass-test:latest from the host's busybox-static"},
-				&cli.BoolFlag{Name: "all", Usage: "build both images"},
+				&cli.BoolFlag{Name: "all", Usage: "build mass-test and mass-agent (not the research profile)"},
 				&cli.BoolFlag{Name: "force", Usage: "rebuild even when the recipe hash matches"},
 				&cli.BoolFlag{Name: "json", Usage: "print the results as JSON"},
 				&cli.StringFlag{Name: "mirror", Value: image.DefaultMirror, Usage: "Debian archive `URL` for debootstrap"},
 				&cli.StringFlag{Name: "workdir", Usage: "`DIR` to assemble the root filesystem in (default: the temp dir)"},
 			},
 			Action: imageBuild,
+		}, {
+			Name:      "profile",
+			Usage:     "print a profile's image, recipe hash, packages and environment",
+			ArgsUsage: "base|research|FILE",
+			Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print it as JSON"}},
+			Action:    imageProfileShow,
 		}},
 	}
 }
 
 func imageBuild(c *cli.Context) error {
 	agent, test := c.Bool("agent"), c.Bool("test")
-	if c.Bool("all") || (!agent && !test) {
+	profiles, err := profilesOf(c.StringSlice("profile"))
+	if err != nil {
+		return cli.Exit(err.Error(), 2)
+	}
+	if c.Bool("all") || (!agent && !test && len(profiles) == 0) {
 		agent, test = true, true
+	}
+	if agent {
+		profiles = append([]image.Profile{image.BaseProfile()}, profiles...)
 	}
 	ctx := ctxOf(c)
 	eng, err := dockerEngine()
@@ -62,13 +79,13 @@ func imageBuild(c *cli.Context) error {
 		fmt.Fprintf(progress, "%s %s (hash %s, %s) in %s\n", builtWord(res.Built), res.Ref, res.Hash[:12], imageSize(ctx, eng, res.Ref), time.Since(start).Round(time.Millisecond))
 		results = append(results, res)
 	}
-	if agent {
+	for _, p := range profiles {
 		start := time.Now()
-		res, err := image.BuildAgent(ctx, eng, image.AgentOptions{
+		res, err := image.BuildProfile(ctx, eng, p, image.AgentOptions{
 			Force: c.Bool("force"), Mirror: c.String("mirror"), WorkDir: c.String("workdir"), Progress: progress,
 		})
 		if err != nil {
-			return cli.Exit(fmt.Sprintf("build agent image: %v", err), 1)
+			return cli.Exit(fmt.Sprintf("build image of profile %s: %v", p.Name, err), 1)
 		}
 		fmt.Fprintf(progress, "%s %s (hash %s, tags %v, %d packages, %s) in %s\n", builtWord(res.Built), res.Ref,
 			res.Hash[:12], res.Tags, len(res.Packages), imageSize(ctx, eng, res.Ref), time.Since(start).Round(time.Second))

@@ -132,7 +132,7 @@ func (d *decoder) fields(n *yaml.Node, path string, known []string, set func(key
 }
 
 func (d *decoder) spec(n *yaml.Node, s *Spec) {
-	known := []string{"id", "prompt", "inputs", "required_outputs", "protected_paths", "split", "limits", "workflow", "hidden_paths", "grader", "domain", "network", "reference_id", "directive", "query_template"}
+	known := []string{"id", "prompt", "inputs", "required_outputs", "protected_paths", "split", "limits", "workflow", "hidden_paths", "grader", "domain", "network", "reference_id", "directive", "query_template", "image"}
 	d.fields(n, "", known, func(k string, v *yaml.Node) {
 		switch k {
 		case "id":
@@ -169,6 +169,8 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 			s.Directive = d.str(v, k)
 		case "query_template":
 			s.QueryTemplate = d.str(v, k)
+		case "image":
+			s.Image = d.str(v, k)
 		}
 	})
 	s.lines = d.lines

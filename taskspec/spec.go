@@ -39,6 +39,10 @@ type Spec struct {
 	// reference's query file (tasks/initial/query{q}_ourTeam.txt): a
 	// search runs each design inside its text, split on its two markers.
 	QueryTemplate string `json:"query_template,omitempty" yaml:"query_template,omitempty"`
+	// Image is the image profile the task's boxes run in ("base", the
+	// default, or "research", or a profile built from a file); see
+	// sandbox.ProfileImage and `massctl image build --profile`.
+	Image string `json:"image,omitempty" yaml:"image,omitempty"`
 
 	// Dir is the directory the spec was loaded from; relative paths resolve against it.
 	Dir string `json:"-" yaml:"-"`

@@ -35,6 +35,9 @@ func (e *run) hashShipped() {
 		e.log.Warn("hash protected files", "err", err)
 		return
 	}
+	if f == nil {
+		f = []guard.File{} // none protected: checked, nothing to change (nil means hashing failed)
+	}
 	e.shipped = f
 }
 

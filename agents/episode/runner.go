@@ -112,6 +112,9 @@ func Run(ctx context.Context, d Deps, o Options) (Status, error) {
 	if o.Task == nil {
 		return Status{}, fmt.Errorf("episode %s: no task", o.ID)
 	}
+	if ref := sandbox.ProfileImage(o.Task.Image); ref != "" {
+		d.Image = ref // the task's image profile (spec `image:`)
+	}
 	live.Store(o.ID, struct{}{})
 	defer live.Delete(o.ID)
 	client, err := d.Models(o.Model)

@@ -128,7 +128,7 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 	if err != nil {
 		what := fmt.Sprintf("create sandbox %s/%s", spec.Episode, spec.Agent)
 		if cerrdefs.IsNotFound(err) {
-			what += fmt.Sprintf(" (image %s missing? build it with `massctl image build`)", image)
+			what += fmt.Sprintf(" (image %s missing? build it with `%s`)", image, sandbox.BuildHint(image))
 		}
 		return nil, wrapErr(what, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Config configures a Proxy.
@@ -111,6 +112,8 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := Record{Time: start.UTC(), Client: clientIP(r.RemoteAddr), Kind: KindHTTP, Method: r.Method}
 	if r.Method == http.MethodConnect {
 		rec.Kind = KindConnect
+	} else if r.URL != nil {
+		rec.Path = cutPath(r.URL.Path)
 	}
 	p.mu.Lock()
 	stopping := p.ctx.Err() != nil
@@ -163,6 +166,18 @@ func (p *Proxy) finish(mc *meterConn, rec *Record, start time.Time) {
 		return
 	}
 	p.cfg.Recorder.Add(*rec)
+}
+
+// cutPath is path cut to MaxRecordPath bytes on a rune boundary.
+func cutPath(path string) string {
+	if len(path) <= MaxRecordPath {
+		return path
+	}
+	n := MaxRecordPath
+	for n > 0 && !utf8.RuneStart(path[n]) {
+		n--
+	}
+	return path[:n]
 }
 
 // deny answers the agent and fills the record.

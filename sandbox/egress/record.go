@@ -21,20 +21,26 @@ const (
 // Record is one request an agent made through the proxy, allowed or not.
 // The proxy knows the client by address; the runtime fills Agent.
 type Record struct {
-	Time     time.Time `json:"ts"`
-	Client   string    `json:"client"`          // source IP on the episode network
-	Agent    string    `json:"agent,omitempty"` // filled by the runtime from Client
-	Kind     string    `json:"kind"`
-	Method   string    `json:"method,omitempty"` // HTTP method; "CONNECT"; DNS query type
-	Domain   string    `json:"domain"`           // the name asked for, as sent (an IP literal stays as it was)
-	Port     int       `json:"port,omitempty"`
-	Status   int       `json:"status"` // HTTP status sent to the agent; DNS: the rcode
-	Allowed  bool      `json:"allowed"`
-	Reason   string    `json:"reason,omitempty"` // why denied or failed
-	BytesOut int64     `json:"bytes_out"`        // agent to upstream
-	BytesIn  int64     `json:"bytes_in"`         // upstream to agent
-	Duration float64   `json:"duration_s,omitempty"`
+	Time   time.Time `json:"ts"`
+	Client string    `json:"client"`          // source IP on the episode network
+	Agent  string    `json:"agent,omitempty"` // filled by the runtime from Client
+	Kind   string    `json:"kind"`
+	Method string    `json:"method,omitempty"` // HTTP method; "CONNECT"; DNS query type
+	Domain string    `json:"domain"`           // the name asked for, as sent (an IP literal stays as it was)
+	Port   int       `json:"port,omitempty"`
+	// Path is a plain-HTTP request's URL path, without the query, cut to
+	// MaxRecordPath bytes: which file was fetched (a pip install's wheel).
+	Path     string  `json:"path,omitempty"`
+	Status   int     `json:"status"` // HTTP status sent to the agent; DNS: the rcode
+	Allowed  bool    `json:"allowed"`
+	Reason   string  `json:"reason,omitempty"` // why denied or failed
+	BytesOut int64   `json:"bytes_out"`        // agent to upstream
+	BytesIn  int64   `json:"bytes_in"`         // upstream to agent
+	Duration float64 `json:"duration_s,omitempty"`
 }
+
+// MaxRecordPath caps Record.Path.
+const MaxRecordPath = 256
 
 // MaxRecords caps the records of one episode: the engine keeps 64 MiB of
 // proxy output, and a record is at most a few hundred bytes. Past the cap

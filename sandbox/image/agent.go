@@ -49,6 +49,10 @@ type AgentOptions struct {
 	Debootstrap string    // path of debootstrap; looked up in PATH when empty
 	Progress    io.Writer // build log; discarded when nil
 	Force       bool      // rebuild even when the hash matches
+	// Env is baked into the image (KEY=VALUE); the base profile's when nil.
+	Env []string
+
+	recipe string // LabelRecipe; "agent" when empty (BuildProfile sets it)
 }
 
 func (o *AgentOptions) defaults() {
@@ -70,6 +74,12 @@ func (o *AgentOptions) defaults() {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
+	if o.Env == nil {
+		o.Env = agentEnv
+	}
+	if o.recipe == "" {
+		o.recipe = "agent"
+	}
 }
 
 // AgentHash is the content hash of the agent recipe: everything that decides
@@ -81,11 +91,18 @@ func AgentHash(o AgentOptions) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\nvariant=minbase\nsuite=%s\nmirror=%s\npackages=%s\n",
 		agentRecipeVersion, o.Suite, o.Mirror, strings.Join(pkgs, ","))
-	for _, e := range agentEnv {
+	for _, e := range o.Env {
 		fmt.Fprintf(&b, "env=%s\n", e)
 	}
 	sum := sha256.Sum256([]byte(b.String()))
 	return hex.EncodeToString(sum[:])
+}
+
+// HashTag is the second tag of an image built from a recipe with hash:
+// the repository of ref and the hash's first 12 hex digits.
+func HashTag(ref, hash string) string {
+	repo, _, _ := strings.Cut(ref, ":")
+	return repo + ":" + hash[:12]
 }
 
 // AgentResult is what BuildAgent did.
@@ -95,13 +112,13 @@ type AgentResult struct {
 	Packages []Package `json:"packages,omitempty"` // manifest; empty when nothing was built
 }
 
-// BuildAgent builds mass-agent:latest and mass-agent:<hash> with debootstrap
-// unless an image with the same recipe hash exists. It needs root.
+// BuildAgent builds o.Ref (mass-agent:latest) and REPO:<hash> with
+// debootstrap unless an image with the same recipe hash exists. It needs
+// root. BuildProfile builds the other profiles through it.
 func BuildAgent(ctx context.Context, e Engine, o AgentOptions) (AgentResult, error) {
 	o.defaults()
 	hash := AgentHash(o)
-	repo, _, _ := strings.Cut(o.Ref, ":")
-	tags := []string{o.Ref, repo + ":" + hash[:12]}
+	tags := []string{o.Ref, HashTag(o.Ref, hash)}
 	have, id, err := currentHash(ctx, e, o.Ref)
 	if err != nil {
 		return AgentResult{}, err
@@ -111,7 +128,7 @@ func BuildAgent(ctx context.Context, e Engine, o AgentOptions) (AgentResult, err
 		return AgentResult{Result: Result{Ref: o.Ref, ID: id, Hash: hash}, Tags: tags}, nil
 	}
 	if os.Geteuid() != 0 {
-		return AgentResult{}, fmt.Errorf("build agent image: debootstrap needs root; run `sudo massctl image build --agent`")
+		return AgentResult{}, fmt.Errorf("build image %s: debootstrap needs root; run `sudo massctl image build --profile NAME`", o.Ref)
 	}
 	deboot := o.Debootstrap
 	if deboot == "" {
@@ -143,9 +160,9 @@ func BuildAgent(ctx context.Context, e Engine, o AgentOptions) (AgentResult, err
 
 	fmt.Fprintf(o.Progress, "[3/4] docker import as %s\n", strings.Join(tags, ", "))
 	changes := append(labelChanges([][2]string{
-		{LabelHash, hash}, {LabelRecipe, "agent"}, {LabelManifest, manifestSum},
+		{LabelHash, hash}, {LabelRecipe, o.recipe}, {LabelManifest, manifestSum},
 	}), `WORKDIR /workspace`, `CMD ["/bin/bash"]`)
-	for _, env := range agentEnv {
+	for _, env := range o.Env {
 		changes = append(changes, "ENV "+env)
 	}
 	pr, pw := io.Pipe()

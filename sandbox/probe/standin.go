@@ -22,6 +22,8 @@ const (
 	StandinAllowed = "data.standin.example"
 	StandinDenied  = "other.standin.example"
 	standinMount   = "/.mass/mass-probe"
+	// standinIndexMount is where the package index's wheels appear.
+	standinIndexMount = "/.mass/index"
 )
 
 // Standin is the stand-in internet of the egress probes: a container
@@ -38,6 +40,13 @@ type Standin struct {
 // StartStandin makes the stand-in's network and container. labels go on
 // both (the caller's mass labels, so that its reaper finds leftovers).
 func StartStandin(ctx context.Context, engine *client.Client, probePath, image, name string, labels map[string]string) (*Standin, error) {
+	return StartStandinIndex(ctx, engine, probePath, image, name, labels, "")
+}
+
+// StartStandinIndex is StartStandin whose stand-in also serves the wheels
+// of the host folder indexDir (world-readable) as a package index at
+// http://standin.IndexName/simple/; "" serves none.
+func StartStandinIndex(ctx context.Context, engine *client.Client, probePath, image, name string, labels map[string]string, indexDir string) (*Standin, error) {
 	s := &Standin{Network: name, engine: engine}
 	if _, err := engine.NetworkCreate(ctx, name, network.CreateOptions{Driver: "bridge", Internal: true, Labels: labels}); err != nil {
 		return nil, fmt.Errorf("stand-in network: %w", err)
@@ -51,6 +60,10 @@ func StartStandin(ctx context.Context, engine *client.Client, probePath, image, 
 	}
 	cfg := &container.Config{Image: image, User: "65534:65534", Labels: labels, Hostname: "standin",
 		Entrypoint: []string{standinMount, "standin", "-names", StandinAllowed + "," + StandinDenied}}
+	if indexDir != "" {
+		hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeBind, Source: indexDir, Target: standinIndexMount, ReadOnly: true})
+		cfg.Entrypoint = append(cfg.Entrypoint, "-index", standinIndexMount)
+	}
 	resp, err := engine.ContainerCreate(ctx, cfg, hc, nil, nil, name)
 	if err != nil {
 		s.Close(ctx)

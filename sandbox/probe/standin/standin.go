@@ -1,7 +1,8 @@
 // Package standin is the local stand-in "internet" of the egress probes:
 // HTTP on 80, HTTPS on 443 (a fresh self-signed certificate) and DNS on
 // 53 that answers a fixed set of names with its own address and records
-// every question it gets. mass-probe runs it as `mass-probe standin`.
+// every question it gets; optionally a package index of wheels (index.go).
+// mass-probe runs it as `mass-probe standin`.
 package standin
 
 import (
@@ -45,6 +46,21 @@ func Handler() http.Handler {
 	})
 }
 
+// byHost sends requests for host to h and the rest to other.
+func byHost(host string, h, other http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name, _, err := net.SplitHostPort(r.Host)
+		if err != nil {
+			name = r.Host
+		}
+		if strings.EqualFold(name, host) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		other.ServeHTTP(w, r)
+	})
+}
+
 type zeroX struct{}
 
 func (zeroX) Read(b []byte) (int, error) {
@@ -70,8 +86,18 @@ func selfSigned(names []string) (tls.Certificate, error) {
 }
 
 // Serve runs the stand-in until a listener fails; every DNS question is
-// written to rec.
-func Serve(names []string, rec *egress.Recorder, log *slog.Logger) error {
+// written to rec. With indexDir, it also answers IndexName and serves the
+// wheels there as a package index (Index) under that name.
+func Serve(names []string, indexDir string, rec *egress.Recorder, log *slog.Logger) error {
+	handler := Handler()
+	if indexDir != "" {
+		ix, err := NewIndex(indexDir)
+		if err != nil {
+			return err
+		}
+		names = append(names, IndexName)
+		handler = byHost(IndexName, ix, handler)
+	}
 	dns, err := egress.New(egress.Config{Allow: names, Recorder: rec, Logger: log})
 	if err != nil {
 		return err
@@ -94,7 +120,7 @@ func Serve(names []string, rec *egress.Recorder, log *slog.Logger) error {
 	}
 	errs := make(chan error, 3)
 	go func() { errs <- dns.ServeDNS(udp) }()
-	srv := &http.Server{Handler: Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	go func() { errs <- srv.Serve(h80) }()
 	go func() { errs <- srv.Serve(h443) }()
 	log.Info("standin ready", "names", names)

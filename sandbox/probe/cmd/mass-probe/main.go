@@ -28,7 +28,7 @@ const usage = `usage:
   mass-probe swap -dir D -target T [-for D]  symlink/directory swap race
   mass-probe hold -marker M [-for D]         stay alive (the "other agent")
   mass-probe egress -config JSON            egress checks against the stand-in (check.EgressConfig)
-  mass-probe standin -names A,B              the stand-in internet: HTTP, HTTPS, DNS
+  mass-probe standin -names A,B [-index DIR] the stand-in internet: HTTP, HTTPS, DNS (and a package index)
   mass-probe whoami                          ids and capabilities as JSON
   mass-probe noop                            exit 0`
 
@@ -58,6 +58,7 @@ func run(cmd string, args []string) error {
 	target := fs.String("target", "", "swap race symlink target")
 	marker := fs.String("marker", "", "marker for the other agent")
 	names := fs.String("names", "", "names the stand-in answers")
+	indexDir := fs.String("index", "", "folder of wheels the stand-in serves as a package index")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -99,7 +100,7 @@ func run(cmd string, args []string) error {
 		return check.WriteJSON(os.Stdout, check.Egress(ec))
 	case "standin":
 		log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-		return standin.Serve(strings.Split(*names, ","), egress.NewRecorder(os.Stdout), log)
+		return standin.Serve(strings.Split(*names, ","), *indexDir, egress.NewRecorder(os.Stdout), log)
 	case "whoami":
 		return out.Encode(check.Whoami())
 	}
