@@ -19,13 +19,19 @@ func cycleResume(c *cli.Context) error {
 	if c.String("tasks") != "" || c.String("config") != "" {
 		return usageError("--resume continues a cycle job as it was submitted: give no --tasks or --config")
 	}
-	if c.NArg() > 1 {
+	args, err := positional(c)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if len(args) > 1 {
 		return usageError("--resume takes at most one JOB")
 	}
 	cl := clientFrom(c)
-	id := c.Args().First()
+	id := ""
+	if len(args) == 1 {
+		id = args[0]
+	}
 	if id == "" {
-		var err error
 		if id, err = lastStoppedCycle(c, cl); err != nil {
 			return err
 		}
