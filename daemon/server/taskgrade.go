@@ -58,7 +58,9 @@ func (s *Server) gradeTask(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("task %s declares no grader (add grader: {command: …} to its spec): %w", spec.ID, api.ErrInvalid)
 	}
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(tarFolder(pw, filepath.Join(tmp, strings.TrimSuffix(GradeWorkspacePrefix, "/")))) }()
+	go func() {
+		pw.CloseWithError(tarFolder(pw, filepath.Join(tmp, strings.TrimSuffix(GradeWorkspacePrefix, "/"))))
+	}()
 	g, err := s.o.GradeTask(r.Context(), spec, pr)
 	pr.Close()
 	if err != nil {
