@@ -57,7 +57,8 @@ func TestGenerationWatchTmux(t *testing.T) {
 	screens := sampleScreens(t, tmuxSock, "gen", 15*time.Minute)
 	final := screens[len(screens)-1]
 	if !strings.Contains(final, "EXIT=0") {
-		t.Fatalf("generation start did not succeed:\n%s", final)
+		why, _ := os.ReadFile(filepath.Join(r.data, "generations", "1", "collect", "log-watch", "outcome.json"))
+		t.Fatalf("generation start did not succeed:\n%s\n%s", final, why)
 	}
 	eligible := regexp.MustCompile(`collect · .*eligible \d+/4`)
 	judgments := regexp.MustCompile(`rank · .*judgments \d+/\d+`)

@@ -29,6 +29,9 @@ func (e *run) hashShipped() {
 		e.log.Warn("hash protected files", "err", err)
 		return
 	}
+	if f == nil {
+		f = []guard.File{} // nothing protected: hashed all the same, so integrity is checked (empty)
+	}
 	e.shipped = f
 }
 
