@@ -46,7 +46,7 @@ func cycleResume(c *cli.Context) error {
 		_, err = fmt.Fprintf(c.App.Writer, "%s\n", j.ID)
 		return err
 	}
-	fmt.Fprintf(c.App.Writer, "cycle job %s queued again, attempt %d (massctl job watch %s; --detach to not follow)\n", j.ID, j.Attempt, j.ID)
+	fmt.Fprintf(c.App.Writer, "cycle job %s queued again, attempt %d (--detach: do not follow)\n", j.ID, j.Attempt)
 	return followJob(c.Context, cl, c.App.Writer, j.ID)
 }
 

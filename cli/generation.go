@@ -150,7 +150,7 @@ func submitAndWait(c *cli.Context, kind string, params any) error {
 		_, err := fmt.Fprintf(c.App.Writer, "%s\n", j.ID)
 		return err
 	case !c.Bool("json"):
-		fmt.Fprintf(c.App.Writer, "%s job %s queued (massctl job watch %s; --detach to not follow)\n", kind, j.ID, j.ID)
+		fmt.Fprintf(c.App.Writer, "%s job %s queued (--detach: do not follow)\n", kind, j.ID)
 		err := followJob(c.Context, cl, c.App.Writer, j.ID)
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("stopped following; %s job %s keeps running (massctl job watch %s, massctl job cancel %s)", kind, j.ID, j.ID, j.ID)
