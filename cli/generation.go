@@ -82,12 +82,14 @@ func generationCommand() *cli.Command {
 func cycleCommand() *cli.Command {
 	flags := append(generationFlags(), &cli.IntFlag{Name: "generations", Value: 1, Usage: "how many generations `G`"},
 		&cli.IntFlag{Name: "search-iterations", Usage: "optimizer iterations of each search", DefaultText: "the search's, 11"},
-		&cli.BoolFlag{Name: "dry-run", Usage: "with --config: print the resolved plan and submit nothing"})
+		&cli.BoolFlag{Name: "dry-run", Usage: "with --config: print the resolved plan and submit nothing"},
+		&cli.BoolFlag{Name: "resume", Usage: "queue a stopped cycle job JOB again (default the newest failed, cancelled or interrupted one); it continues from its last finished search and stage"})
 	return &cli.Command{
 		Name:  "cycle",
 		Usage: "run the MASS cycle: for g = 1..G, search on every task, then generation g",
 		Subcommands: []*cli.Command{
-			{Name: "run", Usage: "start a cycle and follow it (--detach: print the job id; --json: wait and print the generations)", Flags: flags, Action: cycleRun},
+			{Name: "run", Usage: "start a cycle and follow it (--detach: print the job id; --json: wait and print the generations; --resume [JOB]: continue a stopped one)",
+				ArgsUsage: "[JOB] (with --resume)", Flags: flags, Action: cycleRun},
 		},
 	}
 }
@@ -107,6 +109,9 @@ func generationStart(c *cli.Context) error {
 }
 
 func cycleRun(c *cli.Context) error {
+	if c.Bool("resume") {
+		return cycleResume(c)
+	}
 	if c.String("config") != "" {
 		return submitConfig(c, true)
 	}
@@ -146,7 +151,7 @@ func submitAndWait(c *cli.Context, kind string, params any) error {
 		_, err := fmt.Fprintf(c.App.Writer, "%s\n", j.ID)
 		return err
 	case !c.Bool("json"):
-		fmt.Fprintf(c.App.Writer, "%s job %s queued (massctl job watch %s; --detach to not follow)\n", kind, j.ID, j.ID)
+		fmt.Fprintf(c.App.Writer, "%s job %s queued (--detach: do not follow)\n", kind, j.ID)
 		err := followJob(c.Context, cl, c.App.Writer, j.ID)
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("stopped following; %s job %s keeps running (massctl job watch %s, massctl job cancel %s)", kind, j.ID, j.ID, j.ID)

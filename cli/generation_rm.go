@@ -65,6 +65,6 @@ func generationRetry(c *cli.Context) error {
 		_, err = fmt.Fprintf(c.App.Writer, "%s\n", j.ID)
 		return err
 	}
-	fmt.Fprintf(c.App.Writer, "generation %d: job %s queued again (massctl job watch %s; --detach to not follow)\n", g, j.ID, j.ID)
+	fmt.Fprintf(c.App.Writer, "generation %d: job %s queued again (--detach: do not follow)\n", g, j.ID)
 	return followJob(c.Context, cl, c.App.Writer, j.ID)
 }

@@ -37,7 +37,7 @@ func sandboxCommand() *cli.Command {
 			{
 				Name:   "policy",
 				Usage:  "print the effective policy, field by field, with engine facts and warnings",
-				Flags:  append([]cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}}, binFlags...),
+				Flags:  append([]cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}, wideFlag()}, binFlags...),
 				Action: sandboxPolicy,
 			},
 			{
@@ -47,6 +47,7 @@ func sandboxCommand() *cli.Command {
 					"--weaken applies deliberate holes (comma-separated) to show that the probes fail: " + weakNames() + ".",
 				Flags: append([]cli.Flag{
 					&cli.BoolFlag{Name: "json", Usage: `print {"probes":[{"name","ok","expected","observed"}],"passed":N,"failed":M}`},
+					wideFlag(),
 					&cli.StringFlag{Name: "weaken", Usage: "comma-separated `LIST` of policy holes to apply"},
 					&cli.StringFlag{Name: "groups", Value: strings.Join(probe.AllGroups, ","), Usage: "probe groups to run (`LIST` of static,resources,host,egress; egress starts a local stand-in internet)"},
 					&cli.IntFlag{Name: "race-ops", Value: probe.DefaultRaceOps, Usage: "host file operations during the swap race"},
@@ -157,16 +158,18 @@ func sandboxPolicy(c *cli.Context) error {
 			Fields []probe.Field `json:"fields"`
 		}{rep, probe.DescribePolicy(pol)})
 	}
-	return writePolicy(c.App.Writer, rep)
+	return writePolicy(c.App.Writer, rep, tableWidth(c.App.Writer, c.Bool("wide")))
 }
 
-func writePolicy(w io.Writer, rep sandbox.Report) error {
-	tw := newTable(w)
-	fmt.Fprintln(tw, "FIELD\tVALUE\tMEANING\tPROBES")
+// writePolicy prints the policy table wrapped to width (0: one line a field).
+func writePolicy(w io.Writer, rep sandbox.Report, width int) error {
+	var rows [][]string
 	for _, f := range probe.DescribePolicy(rep.Policy) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Name, f.Value, f.Doc, f.Probe)
+		rows = append(rows, []string{f.Name, f.Value, f.Doc, f.Probe})
 	}
-	tw.Flush()
+	if err := writeWrapped(w, width, []string{"FIELD", "VALUE", "MEANING", "PROBES"}, rows); err != nil {
+		return err
+	}
 	gv := "unavailable (runsc not registered with the engine)"
 	if rep.GVisor {
 		gv = "available"
@@ -243,7 +246,7 @@ func sandboxVerify(c *cli.Context) error {
 		if err := json.NewEncoder(c.App.Writer).Encode(rep); err != nil {
 			return err
 		}
-	} else if err := probe.WriteTable(c.App.Writer, rep); err != nil {
+	} else if err := writeVerify(c.App.Writer, rep, tableWidth(c.App.Writer, c.Bool("wide"))); err != nil {
 		return err
 	}
 	if rep.Failed > 0 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -154,8 +155,8 @@ func runSearch(c *cli.Context) error {
 		}
 		if j := item.Job; j != nil && j.Progress != nil {
 			m := j.Progress.Counters
-			line := fmt.Sprintf("  iteration %d/%d | %s | champion v%d | vs reference %d-%d | tokens %d",
-				m["iteration"], m["iterations"], j.Progress.Stage, m["champion_version"], m["ref_wins"], m["ref_losses"], m["tokens"])
+			line := fmt.Sprintf("  %s · iteration %d/%d · champion v%d · champion vs reference %d-%d · tokens %d",
+				j.Progress.Stage, m["iteration"], m["iterations"], m["champion_version"], m["ref_wins"], m["ref_losses"], m["tokens"])
 			if line != last {
 				last = line
 				fmt.Fprintln(w, line)
@@ -187,9 +188,43 @@ func runSearch(c *cli.Context) error {
 	if sum.RetainedVersion != nil {
 		retained = fmt.Sprintf("v%d", *sum.RetainedVersion)
 	}
-	fmt.Fprintf(tw, "retained\t%s (champion v%d, rule %s, beats reference: %v)\n", retained, sum.ChampionVersion, sum.Judging, sum.BeatsReference)
+	fmt.Fprintf(tw, "retained\t%s (champion v%d, rule %s, the champion beats the reference: %v)\n", retained, sum.ChampionVersion, sum.Judging, sum.BeatsReference)
 	fmt.Fprintf(tw, "verdicts\t%d valid, %d invalid\n", sum.Comparisons, sum.InvalidJudgments)
 	fmt.Fprintf(tw, "episodes\t%d (%d attempts)\n", sum.Episodes, sum.EpisodeAttempts)
+	for _, v := range sum.Versions {
+		fmt.Fprintf(tw, "  %s\t%s\n", v.Slot, VersionLine(v))
+	}
 	fmt.Fprintf(tw, "dir\t%s\n", sum.Dir)
+	if sum.Warning != "" {
+		fmt.Fprintf(tw, "warning\t%s\n", sum.Warning)
+	}
 	return nil
+}
+
+// VersionLine words one version's episode: success, deliverables, grade.
+func VersionLine(v search.VersionOutcome) string {
+	parts := []string{"episode " + v.EpisodeID}
+	if v.Success {
+		parts = append(parts, "success")
+	} else {
+		parts = append(parts, "not a success")
+	}
+	if v.OutputsPresent != nil {
+		if *v.OutputsPresent {
+			parts = append(parts, "outputs present")
+		} else {
+			parts = append(parts, "outputs missing")
+		}
+	}
+	if v.GradePassed != nil {
+		if *v.GradePassed {
+			parts = append(parts, "grade passed")
+		} else {
+			parts = append(parts, "grade failed")
+		}
+	}
+	if v.DryRun {
+		parts = append(parts, "dry run")
+	}
+	return strings.Join(parts, ", ")
 }

@@ -59,6 +59,7 @@ func taskCommand() *cli.Command {
 				Flags:     []cli.Flag{jsonFlag()},
 				Action:    taskValidate,
 			},
+			taskGradeCommand(),
 			taskImportCommand(),
 		},
 	}

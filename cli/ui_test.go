@@ -200,9 +200,11 @@ func checkConsoleContent(t *testing.T, site *consoleSite, ep, job string) {
 		t.Errorf("a link in the workspace: %d\n%.600s", code, body)
 	}
 	for p, wants := range map[string][]string{
-		"/episodes/" + ep + "/workspace":         {"passwd", "symlink", "&lt;script&gt;x.md", "notes/%3Cscript%3Ex.md"},
-		"/searches":                              {"hostile-task", "v1"},
-		"/searches/hostile-task/" + job:          {"became champion", "beats the reference", "win", "champion arbitrations"},
+		"/episodes/" + ep + "/workspace": {"passwd", "symlink", "&lt;script&gt;x.md", "notes/%3Cscript%3Ex.md"},
+		"/searches":                      {"hostile-task", "v1"},
+		"/searches/hostile-task/" + job: {"became champion", "the champion beats the reference", "win", "champion arbitrations",
+			"warning: neither the reference nor the champion v1 has the task", `href="/episodes/ep-ref"`, "reference (bare task)",
+			`<span class="s-failed">missing</span>`, `<span class="s-succeeded">present</span>`, `<span class="s-succeeded">passed</span>`, "dry run"},
 		"/searches/hostile-task/" + job + "/v/1": {`class="add">&#43;and one more`, "optimizer's account", "why_it_should_improve", "free-text design: the orchestrator reads it as text"},
 		"/generations/1":                         {"<polyline", "validation loss", "<rect", "train", "excluded t2", "stored supervised"},
 		"/episodes/" + ep + "/audit":             {"handoff graph", "<svg", "chain NOT verified"},

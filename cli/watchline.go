@@ -24,6 +24,20 @@ func humanField(f string) string {
 	return console.CounterLabel(k) + " " + v
 }
 
+// keyFields begin the fields of a structured message that stay on a
+// narrow screen: a training's step, loss, val loss and ETA, a collection's
+// eligible count, a ranking's judgments.
+var keyFields = []string{"step ", "loss ", "val loss ", "ETA ", "eligible ", "judgments "}
+
+func keyField(f string) bool {
+	for _, k := range keyFields {
+		if strings.HasPrefix(f, k) {
+			return true
+		}
+	}
+	return false
+}
+
 // segment is one piece of the status line; lower rank is dropped last.
 type segment struct {
 	text string
@@ -31,14 +45,16 @@ type segment struct {
 }
 
 // statusSegments are the pieces of a job's status line in display order.
-// The state, the stage and a training message's step, loss and ETA rank
-// highest; the job id and the last event type go first when space is short.
+// The state, the stage and a structured message's key fields (keyFields)
+// rank highest, then the elapsed time, the other fields, a bare task name
+// and the counters; the job id and the last event type go first when
+// space is short.
 func statusSegments(j api.Job, last string) []segment {
 	state := j.State
 	if j.Attempt > 1 {
 		state += fmt.Sprintf(" (attempt %d)", j.Attempt)
 	}
-	segs := []segment{{j.ID, 5}, {state, 0}, {fmtDuration(elapsed(j)), 2}}
+	segs := []segment{{j.ID, 6}, {state, 0}, {fmtDuration(elapsed(j)), 2}}
 	p := j.Progress
 	if p == nil {
 		p = &api.Progress{}
@@ -61,8 +77,11 @@ func statusSegments(j api.Job, last string) []segment {
 		rank := 3
 		if structured {
 			f = humanField(f)
-			if strings.HasPrefix(f, "loss ") || strings.HasPrefix(f, "ETA ") || strings.HasPrefix(f, "step ") {
+			switch {
+			case keyField(f):
 				rank = 1
+			case !strings.Contains(f, " "):
+				rank = 4 // a bare name (the task): its numbers matter more
 			}
 		}
 		seen[f] = true
@@ -74,13 +93,13 @@ func statusSegments(j api.Job, last string) []segment {
 		}
 		rank := 3
 		if structured {
-			rank = 4
+			rank = 5
 		}
 		segs = append(segs, segment{c, rank})
 	}
 	segs = append(segs, msg...)
 	if last != "" {
-		segs = append(segs, segment{"last: " + last, 6})
+		segs = append(segs, segment{"last: " + last, 7})
 	}
 	return segs
 }

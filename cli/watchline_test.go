@@ -51,3 +51,38 @@ func TestFitLineInertText(t *testing.T) {
 		t.Errorf("control characters kept: %q", line)
 	}
 }
+
+// TestFitLineGenerationStages: at 80 columns a generation's status line
+// keeps its stage and the stage's key number (messages as
+// cycle/generation writes them).
+func TestFitLineGenerationStages(t *testing.T) {
+	start := time.Now().Add(-321 * time.Second)
+	for _, c := range []struct {
+		stage, msg string
+		counters   map[string]int64
+		want       []string
+	}{
+		{"collect", "sales-analysis-with-a-long-name  eligible 5/16  runs 7/18  failed 2",
+			map[string]int64{"stage": 2, "stages": 8, "eligible": 5, "needed": 16, "runs": 7, "planned_runs": 18, "failed": 2},
+			[]string{"running", "collect", "eligible 5/16", "runs 7/18"}},
+		{"rank", "sales-analysis  judgments 12/54  invalid 1",
+			map[string]int64{"stage": 3, "stages": 8, "judgment": 12, "judgments": 54, "invalid": 1},
+			[]string{"running", "rank", "judgments 12/54"}},
+		{"train", "step 130/1624  loss 1.2345  val loss 1.3456  ETA 3h12m5s  tok/s 1534",
+			map[string]int64{"stage": 6, "stages": 8, "step": 130, "steps": 1624, "processed_supervised_tokens": 99999},
+			[]string{"running", "train", "step 130/1624", "loss 1.2345", "val loss 1.3456", "ETA 3h12m5s"}},
+	} {
+		j := api.Job{ID: "j-mabc123-0a1b2c", State: api.StateRunning, Started: &start, Attempt: 1,
+			Progress: &api.Progress{Stage: c.stage, Message: c.msg, Counters: c.counters}}
+		line := fitLine(statusSegments(j, "generation_stage"), 80)
+		if n := utf8.RuneCountInString(line); n > 80 {
+			t.Errorf("%s: %d columns: %q", c.stage, n, line)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(line, w) {
+				t.Errorf("%s: %q lost %q", c.stage, line, w)
+			}
+		}
+		t.Logf("%s", line)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mass-dev/mass/agents/grade"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/catalog"
 	"github.com/mass-dev/mass/daemon/config"
@@ -27,6 +29,7 @@ import (
 	"github.com/mass-dev/mass/daemon/store"
 	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // DBName is the database file inside the data directory.
@@ -202,10 +205,12 @@ func (d *Daemon) listen(st *store.Store) error {
 	var models func() []api.Model
 	var testModel func(context.Context, string) (api.ModelTest, error)
 	var engine func(context.Context) *api.EngineHealth
+	var gradeTask func(context.Context, *taskspec.Spec, io.Reader) (grade.Grade, error)
 	if d.o.Builtins != nil {
 		models, testModel, engine = d.o.Builtins.ModelList, d.o.Builtins.TestModel, d.o.Builtins.EngineHealth
+		gradeTask = d.o.Builtins.GradeTask
 	}
-	srv := server.New(server.Options{Store: st, Jobs: d.mgr, Tasks: d.tasks, Layout: d.layout, Models: models, TestModel: testModel,
+	srv := server.New(server.Options{Store: st, Jobs: d.mgr, Tasks: d.tasks, Layout: d.layout, Models: models, TestModel: testModel, GradeTask: gradeTask,
 		Recovering: d.rec.state, Engine: engine, Version: d.o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: d.log})
 	ln, err := ListenUnix(c.Socket)
 	if err != nil {

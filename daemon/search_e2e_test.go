@@ -404,7 +404,8 @@ func TestSearchSeveralJudgments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"iteration 0/0", "| judging v0_vs_no_harness |", "champion v0", "vs reference", "tokens", "beats reference: true"} {
+	for _, want := range []string{"iteration 0/0", "judging v0_vs_no_harness · iteration", "champion v0", "champion vs reference", "tokens",
+		"the champion beats the reference: true", "  reference", "  v0", "outputs present"} {
 		if !strings.Contains(string(live), want) {
 			t.Errorf("live output lacks %q:\n%s", want, live)
 		}

@@ -4,9 +4,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/sandbox"
 	"github.com/mass-dev/mass/sandbox/image"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // The research example tasks and the profile files load and validate, and

@@ -20,13 +20,7 @@ import (
 const GuardsFile = guard.FileName
 
 // hostInputs maps task inputs onto host paths.
-func (e *run) hostInputs(list []taskspec.Input) []sandbox.Input {
-	out := make([]sandbox.Input, 0, len(list))
-	for _, in := range list {
-		out = append(out, sandbox.Input{HostPath: filepath.Join(e.opts.Task.Dir, filepath.FromSlash(in.Path)), Dest: in.DestPath()})
-	}
-	return out
-}
+func (e *run) hostInputs(list []taskspec.Input) []sandbox.Input { return hostInputs(e.opts.Task, list) }
 
 // hashShipped records the protected files as shipped, before any agent runs.
 func (e *run) hashShipped() {
@@ -55,28 +49,7 @@ func (e *run) gradeWorkspace(ctx context.Context) *grade.Grade {
 		return &grade.Grade{Reason: fmt.Sprintf("no workspace export to grade: %v", err)}
 	}
 	defer f.Close()
-	inputs := e.hostInputs(e.opts.Task.Inputs)
-	var keep []sandbox.Input
-	for _, in := range inputs {
-		if guard.Under(guard.Clean(in.Dest), e.opts.Task.ProtectedPaths) != "" || coveredInput(in.Dest, e.opts.Task.ProtectedPaths) {
-			keep = append(keep, in)
-		}
-	}
-	keep = append(keep, e.hostInputs(e.opts.Task.HiddenPaths)...)
-	replace := append(append([]string{}, e.opts.Task.ProtectedPaths...), e.opts.Task.HiddenDests()...)
-	pol := e.deps.Policy
-	if pol.Runtime == "" {
-		pol = sandbox.DefaultPolicy()
-	}
-	gctx, cancel := context.WithTimeout(ctx, g.EffectiveTimeout()+2*time.Minute)
-	defer cancel()
-	res, err := e.deps.Runtime.Grade(gctx, sandbox.GradeSpec{Workspace: GradeWorkspace(e.opts.ID), Export: f, Replace: replace,
-		Inputs: keep, Command: g.Command, Timeout: g.EffectiveTimeout(), Image: e.deps.Image, Policy: pol})
-	if err != nil {
-		return &grade.Grade{Duration: time.Since(start).Seconds(), Reason: "the grader could not run: " + err.Error()}
-	}
-	gr := grade.FromRun(grade.Run{Exit: res.ExitCode, TimedOut: res.TimedOut, Truncated: res.Truncated,
-		Stdout: res.Stdout, Stderr: res.Stderr, Seconds: time.Since(start).Seconds()})
+	gr := gradeIn(ctx, e.deps, e.opts.Task, GradeWorkspace(e.opts.ID), f, start)
 	return &gr
 }
 

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/agents/model/fakeopenai"
-	"github.com/mass-dev/mass/daemon/taskspec"
 	"github.com/mass-dev/mass/sandbox"
 	"github.com/mass-dev/mass/sandbox/docker"
 	"github.com/mass-dev/mass/sandbox/egress"
@@ -21,6 +20,7 @@ import (
 	"github.com/mass-dev/mass/sandbox/probe"
 	"github.com/mass-dev/mass/sandbox/probe/standin"
 	"github.com/mass-dev/mass/sandbox/sandboxtest"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // torchLoop trains a small regression net for a few steps on the CPU.

@@ -53,6 +53,7 @@ type versionRow struct {
 	VsReference        *search.Comparison
 	VsChampion         *search.Comparison
 	Champion, Retained bool
+	Episode            *slotView // nil until its episode finished
 }
 
 func (c *Console) searchPage(ctx context.Context, r *http.Request) (view, error) {
@@ -82,10 +83,16 @@ func (c *Console) searchPage(ctx context.Context, r *http.Request) (view, error)
 		}
 	}
 	ret := decodeRetained(s.Retained)
+	slots, outs := c.searchSlots(ctx, task, id)
+	warning := ""
+	if ret != nil {
+		warning = search.DeliverablesWarning(outs, ret.Champion)
+	}
 	var rows []versionRow
 	all := append(append([]search.Comparison(nil), cmps...), champs...)
 	for _, k := range s.Versions {
-		row := versionRow{K: k, Champion: wasChampion[k], Retained: ret != nil && ret.Version != nil && *ret.Version == k}
+		row := versionRow{K: k, Champion: wasChampion[k], Retained: ret != nil && ret.Version != nil && *ret.Version == k,
+			Episode: slots["v"+strconv.Itoa(k)]}
 		for i := range all {
 			if all[i].Candidate != "v"+strconv.Itoa(k) {
 				continue
@@ -99,7 +106,8 @@ func (c *Console) searchPage(ctx context.Context, r *http.Request) (view, error)
 		rows = append(rows, row)
 	}
 	return view{name: "search", title: fmt.Sprintf("search %s of %s", id, task),
-		data: map[string]any{"S": s, "R": ret, "Versions": rows, "Comparisons": cmps, "Champions": champs}}, nil
+		data: map[string]any{"S": s, "R": ret, "Versions": rows, "Reference": slots["reference"], "Warning": warning,
+			"Comparisons": cmps, "Champions": champs}}, nil
 }
 
 // readSearchText reads a text file of a search through massd, capped.

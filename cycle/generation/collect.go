@@ -54,7 +54,9 @@ func (p *pipeline) eligible(ctx context.Context) (Plan, error) {
 }
 
 // collect runs a task's teacher episodes: Episodes slots first, then, while
-// fewer than MinSuccess are eligible, top-ups up to Cap runs.
+// fewer than MinSuccess are eligible, top-ups up to Cap runs. It starts no
+// episode once the eligible ones can no longer reach MinSuccess within Cap
+// (the task is excluded, saying so).
 func (p *pipeline) collect(ctx context.Context, t TaskPlan) (Collected, error) {
 	dir := filepath.Join(p.cfg.Dir, CollectDir, t.ID)
 	var out Collected
@@ -66,23 +68,47 @@ func (p *pipeline) collect(ctx context.Context, t TaskPlan) (Collected, error) {
 		return out, err
 	}
 	base := seedOf(p.cfg.Seed, "collect", t.ID)
-	runs := 0
-	want := p.cfg.Episodes
-	for {
+	runs, want := 0, p.cfg.Episodes
+	var mu sync.Mutex // want, read by the progress of running episodes
+	report := func() bool {
+		mu.Lock()
+		planned := want
+		mu.Unlock()
+		done, n := countRuns(b.slots())
+		p.progress(collectProgress(t.ID, done, planned, n, p.cfg.MinSuccess))
+		return n+p.cfg.Cap-done < p.cfg.MinSuccess
+	}
+	hopeless := report()
+	for !hopeless {
 		if err := parallel(ctx, want-runs, p.cfg.Concurrency, func(ctx context.Context, i int) error {
-			return p.episode(ctx, b, t, runs+i, base)
+			if report() {
+				return nil // this slot could not change the outcome: never started
+			}
+			err := p.episode(ctx, b, t, runs+i, base)
+			report()
+			return err
 		}); err != nil {
 			return out, err
 		}
 		runs = want
+		if hopeless = report(); hopeless {
+			break
+		}
 		n := countEligible(b.slots())
 		if n >= p.cfg.MinSuccess || runs >= p.cfg.Cap {
 			break
 		}
+		mu.Lock()
 		want = min(p.cfg.Cap, runs+p.cfg.MinSuccess-n)
+		mu.Unlock()
 	}
 	out = summarizeCollect(t.ID, b.slots())
-	if len(out.Eligible) < p.cfg.MinSuccess {
+	switch {
+	case len(out.Eligible) >= p.cfg.MinSuccess:
+	case hopeless && out.Runs < p.cfg.Cap:
+		out.Excluded = fmt.Sprintf("stopped early: %d of %d episodes eligible, need %d; the %d runs left of the cap of %d cannot reach it",
+			len(out.Eligible), out.Runs, p.cfg.MinSuccess, p.cfg.Cap-out.Runs, p.cfg.Cap)
+	default:
 		out.Excluded = fmt.Sprintf("%d of %d episodes eligible, need %d", len(out.Eligible), out.Runs, p.cfg.MinSuccess)
 	}
 	return out, writeJSON(filepath.Join(dir, "outcome.json"), out)
@@ -96,7 +122,6 @@ func (p *pipeline) episode(ctx context.Context, b *book[EpisodeResult], t TaskPl
 		newID:    func(int) string { return newEpisodeID() },
 		closeID:  p.cfg.Runner.Close,
 		do: func(ctx context.Context, a Attempt) (EpisodeResult, error) {
-			p.progress("collect", fmt.Sprintf("%s episode %s attempt %d", t.ID, slot, a.N))
 			r, err := p.cfg.Runner.Run(ctx, EpisodeRequest{ID: a.ID, Task: t.ID, Slot: slot, Attempt: a.N,
 				Workflow: t.Workflow, Directive: p.cfg.Directive, Model: p.cfg.Parent.Name, Seed: seed})
 			if err == nil && r.EpisodeID == "" {
@@ -107,6 +132,16 @@ func (p *pipeline) episode(ctx context.Context, b *book[EpisodeResult], t TaskPl
 		fail: func(err error) *EpisodeResult { return &EpisodeResult{Reason: "episode error: " + err.Error()} },
 	})
 	return err
+}
+
+// countRuns is how many slots have a result and how many of those are eligible.
+func countRuns(slots []Slot[EpisodeResult]) (runs, eligible int) {
+	for _, s := range slots {
+		if s.Result != nil {
+			runs++
+		}
+	}
+	return runs, countEligible(slots)
 }
 
 func countEligible(slots []Slot[EpisodeResult]) int {

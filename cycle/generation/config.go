@@ -50,8 +50,9 @@ type Config struct {
 	Exporter  Exporter
 	Models    Models
 	Log       *slog.Logger
-	// Progress, if set, hears each stage and slot as it starts.
-	Progress func(stage, msg string)
+	// Progress, if set, hears each stage's numbers as they change; it may
+	// be called from several goroutines at once.
+	Progress func(Progress)
 }
 
 // Defaults fills the zero values.

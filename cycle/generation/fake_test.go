@@ -25,7 +25,10 @@ type world struct {
 	// output; per task, so a test can force top-ups and exclusions.
 	failEvery map[string]int64
 	invalid   float64 // share of judgments that never parse
-	mu        sync.Mutex
+	// metrics: Train appends this many step records (and a validation
+	// halfway) to metrics.jsonl, trainFor/metrics apart, as mass-train does.
+	metrics int
+	mu      sync.Mutex
 }
 
 func (w *world) log(format string, a ...any) {
@@ -148,6 +151,9 @@ func (w *world) Build(_ context.Context, r DatasetRequest) (Dataset, error) {
 
 func (w *world) Train(ctx context.Context, r TrainRequest) (Training, error) {
 	w.log("train start")
+	if err := w.writeMetrics(ctx, r.Out); err != nil {
+		return Training{}, err
+	}
 	if err := sleep(ctx, w.trainFor); err != nil {
 		return Training{}, err
 	}
@@ -157,6 +163,31 @@ func (w *world) Train(ctx context.Context, r TrainRequest) (Training, error) {
 	}
 	w.log("train finish")
 	return Training{Adapter: adapter, BestStep: 150, BestValLoss: 1.5, Steps: 200, ProcessedSupervised: 4500}, nil
+}
+
+func (w *world) writeMetrics(ctx context.Context, out string) error {
+	if w.metrics == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(out, 0o750); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(out, MetricsFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for s := 1; s <= w.metrics; s++ {
+		if err := sleep(ctx, w.trainFor/time.Duration(w.metrics)); err != nil {
+			return err
+		}
+		fmt.Fprintf(f, `{"step":%d,"steps":%d,"loss":%g,"tok_s":1500,"eta_s":%d,"processed_supervised_tokens":%d}`+"\n",
+			s, w.metrics, 3.0/float64(s), w.metrics-s, 100*s)
+		if s == w.metrics/2 {
+			fmt.Fprintf(f, `{"step":%d,"val_loss":1.75,"steps":0}`+"\n", s)
+		}
+	}
+	return nil
 }
 
 func (w *world) Export(_ context.Context, r ExportRequest) (Export, error) {

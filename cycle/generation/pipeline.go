@@ -10,6 +10,18 @@ import (
 // Stage names, in order.
 var Stages = []string{"eligible", "collect", "rank", "select", "render", "train", "export", "serve"}
 
+// stageNotes say what each stage does while it has no numbers to show.
+var stageNotes = map[string]string{
+	"eligible": "checking each task's retained workflow",
+	"collect":  "starting teacher episodes",
+	"rank":     "starting judgments",
+	"select":   "selecting train and validation episodes",
+	"render":   "rendering the selected episodes",
+	"train":    "starting mass-train",
+	"export":   "merging the adapter into the parent's weights",
+	"serve":    "registering the new model",
+}
+
 // pipeline is one run of a generation.
 type pipeline struct {
 	cfg Config
@@ -82,8 +94,13 @@ func (p *pipeline) train(ctx context.Context, sel Selection) error {
 	}
 	p.sum.Dataset, p.sum.Tokens.StoredSupervised = ds.Dir, ds.StoredSupervised
 	tr, err := stage(ctx, p, "train", TrainFile, func(ctx context.Context) (Training, error) {
+		out := filepath.Join(p.cfg.Dir, "train")
+		wctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); p.watchTraining(wctx, out) }()
+		defer func() { stop(); <-done }()
 		return p.cfg.Trainer.Train(ctx, TrainRequest{Dataset: ds.Dir, Val: ds.Val, Weights: p.cfg.Parent.Weights,
-			Out: filepath.Join(p.cfg.Dir, "train"), Steps: p.cfg.TrainSteps, Recipe: p.cfg.Recipe})
+			Out: out, Steps: p.cfg.TrainSteps, Recipe: p.cfg.Recipe})
 	})
 	if err != nil {
 		return err
@@ -116,7 +133,7 @@ func stage[T any](ctx context.Context, p *pipeline, name, file string, f func(co
 	if ok, err := readJSON(path, &v); ok || err != nil {
 		return v, err
 	}
-	p.progress(name, "start")
+	p.note(name, stageNotes[name])
 	start := time.Now()
 	v, err := f(ctx)
 	if err != nil {
@@ -150,11 +167,4 @@ func usable(cs []Collected) []Collected {
 		}
 	}
 	return out
-}
-
-func (p *pipeline) progress(stage, msg string) {
-	p.cfg.Log.Debug("generation", "g", p.cfg.G, "stage", stage, "msg", msg)
-	if p.cfg.Progress != nil {
-		p.cfg.Progress(stage, msg)
-	}
 }

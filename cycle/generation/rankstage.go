@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/mass-dev/mass/cycle/rank"
 )
@@ -51,9 +52,15 @@ func (p *pipeline) rankTask(ctx context.Context, c Collected) (Ranked, error) {
 		return out, err
 	}
 	verdicts := make([]Verdict, len(pairs))
+	report := func() {
+		done, invalid := countJudged(b.slots())
+		p.progress(rankProgress(c.Task, done, len(pairs), invalid))
+	}
+	report()
 	err = parallel(ctx, len(pairs), p.cfg.Concurrency, func(ctx context.Context, i int) error {
 		v, err := p.judge(ctx, b, c.Task, pairs[i])
 		verdicts[i] = v
+		report()
 		return err
 	})
 	if err != nil {
@@ -74,12 +81,27 @@ func (p *pipeline) judge(ctx context.Context, b *book[Verdict], task string, pr 
 		attempts: p.cfg.Attempts,
 		newID:    func(n int) string { return fmt.Sprintf("%s#%d", key, n) },
 		do: func(ctx context.Context, a Attempt) (Verdict, error) {
-			p.progress("rank", fmt.Sprintf("%s judgment %s attempt %d", task, key, a.N))
 			return p.cfg.Judge.Judge(ctx, JudgeRequest{Key: key, Task: task, A: pr.A, B: pr.B,
 				Model: p.cfg.Parent.Name, Seed: seed, Attempt: a.N})
 		},
 		fail: func(err error) *Verdict { return &Verdict{Winner: "invalid", Rationale: "judge error: " + err.Error()} },
 	})
+}
+
+// countJudged is how many judgments have a verdict and how many of those
+// never parsed.
+func countJudged(slots []Slot[Verdict]) (done, invalid int) {
+	for _, s := range slots {
+		if s.Result == nil {
+			continue
+		}
+		done++
+		a, b, _ := strings.Cut(s.Name, "|")
+		if _, ok := rank.ParseWinner(a, b, s.Result.Winner); !ok {
+			invalid++
+		}
+	}
+	return done, invalid
 }
 
 // fit turns the verdicts into matches (invalid ones counted, never tied),

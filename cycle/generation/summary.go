@@ -3,6 +3,7 @@ package generation
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/mass-dev/mass/generationfmt"
 )
@@ -52,7 +53,11 @@ func (p *pipeline) selection(ranked []Ranked) (Selection, error) {
 		s.Val = append(s.Val, r.Selection.Val...)
 	}
 	if len(s.Train) == 0 {
-		return s, fmt.Errorf("no task left to train on (%d excluded)", len(p.sum.Excluded))
+		why := make([]string, len(p.sum.Excluded))
+		for i, e := range p.sum.Excluded {
+			why[i] = e.ID + ": " + e.Reason
+		}
+		return s, fmt.Errorf("no task left to train on (%d excluded): %s", len(p.sum.Excluded), strings.Join(why, "; "))
 	}
 	return s, nil
 }

@@ -200,10 +200,18 @@ func progressTo(rep jobkind.Reporter) func(Progress) {
 			rep.Event("search_stage", p.Stage, map[string]any{"iteration": p.Iteration, "champion_version": p.ChampionVersion})
 		}
 		stage, last = p.Stage, time.Now()
-		rep.Progress(jobkind.Progress{Stage: p.Stage, Message: fmt.Sprintf("iteration %d/%d, champion v%d", p.Iteration, p.Iterations, p.ChampionVersion),
+		rep.Progress(jobkind.Progress{Stage: p.Stage, Message: ProgressLine(p),
 			Counters: map[string]int64{"iteration": int64(p.Iteration), "iterations": int64(p.Iterations), "champion_version": int64(p.ChampionVersion),
 				"ref_wins": int64(p.RefWins), "ref_losses": int64(p.RefLosses), "tokens": p.Tokens}})
 	}
+}
+
+// ProgressLine is a search's state as `job watch` shows it, fields two
+// spaces apart: the iteration, the champion and the champion's record
+// against the bare-task reference (not the search's), the tokens.
+func ProgressLine(p Progress) string {
+	return fmt.Sprintf("iteration %d/%d  champion v%d  champion vs reference %d-%d  tokens %d",
+		p.Iteration, p.Iterations, p.ChampionVersion, p.RefWins, p.RefLosses, p.Tokens)
 }
 
 // versionText is "v3", or "none" for a null version.

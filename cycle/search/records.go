@@ -130,6 +130,12 @@ type Summary struct {
 	EpisodeAttempts  int    `json:"episode_attempts"` // attempts in all, retried ones included
 	Calls            Calls  `json:"calls_this_run"`
 	Tokens           int64  `json:"tokens_this_run"`
+	// Versions are the finished episodes, the reference first: what each
+	// delivered and how its grade went.
+	Versions []VersionOutcome `json:"versions"`
+	// Warning is set when neither the reference nor the champion has the
+	// task's required outputs (DeliverablesWarning).
+	Warning string `json:"warning,omitempty"`
 }
 
 func (r *runner) summary() Summary {
@@ -145,13 +151,18 @@ func (r *runner) summary() Summary {
 		}
 	}
 	r.slots.mu.Lock()
-	for _, sl := range r.slots.m {
+	var list []Slot
+	for _, k := range slotOrder(r.slots.m) {
+		sl := r.slots.m[k]
 		s.EpisodeAttempts += len(sl.Attempts)
 		if sl.Result != nil {
 			s.Episodes++
 		}
+		list = append(list, *sl)
 	}
 	r.slots.mu.Unlock()
+	s.Versions = Outcomes(list)
+	s.Warning = DeliverablesWarning(s.Versions, d.Champion)
 	s.FailedIterations = r.failed
 	return s
 }

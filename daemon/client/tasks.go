@@ -85,11 +85,20 @@ func (c *Client) uploadTask(ctx context.Context, method, id, specPath string) (a
 
 func writeTaskTar(w io.Writer, specPath, dir string, files []string) error {
 	tw := tar.NewWriter(w)
+	if err := addTask(tw, "", specPath, dir, files); err != nil {
+		return err
+	}
+	return tw.Close()
+}
+
+// addTask appends the spec and the task's files to tw, every name after
+// prefix.
+func addTask(tw *tar.Writer, prefix, specPath, dir string, files []string) error {
 	spec, err := os.ReadFile(specPath)
 	if err != nil {
 		return err
 	}
-	if err := tw.WriteHeader(&tar.Header{Name: taskspec.FileName, Mode: 0o644, Size: int64(len(spec)), Typeflag: tar.TypeReg}); err != nil {
+	if err := tw.WriteHeader(&tar.Header{Name: prefix + taskspec.FileName, Mode: 0o644, Size: int64(len(spec)), Typeflag: tar.TypeReg}); err != nil {
 		return err
 	}
 	if _, err := tw.Write(spec); err != nil {
@@ -101,17 +110,17 @@ func writeTaskTar(w io.Writer, specPath, dir string, files []string) error {
 	}
 	defer root.Close()
 	for _, rel := range files {
-		if err := addFile(tw, root, rel); err != nil {
+		if err := addFile(tw, root, prefix, rel); err != nil {
 			return err
 		}
 	}
-	return tw.Close()
+	return nil
 }
 
 // addFile opens name below root refusing any symbolic link on the way
 // (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS), so a link swapped in after
 // the spec was validated cannot send a host file, and appends it to tw.
-func addFile(tw *tar.Writer, root *os.File, name string) error {
+func addFile(tw *tar.Writer, root *os.File, prefix, name string) error {
 	path := filepath.Join(root.Name(), filepath.FromSlash(name))
 	fd, err := unix.Openat2(int(root.Fd()), filepath.FromSlash(name), &unix.OpenHow{
 		Flags:   unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOFOLLOW,
@@ -129,7 +138,7 @@ func addFile(tw *tar.Writer, root *os.File, name string) error {
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file", path)
 	}
-	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: st.Size(), Typeflag: tar.TypeReg, ModTime: st.ModTime()}); err != nil {
+	if err := tw.WriteHeader(&tar.Header{Name: prefix + name, Mode: 0o644, Size: st.Size(), Typeflag: tar.TypeReg, ModTime: st.ModTime()}); err != nil {
 		return err
 	}
 	if _, err := io.CopyN(tw, f, st.Size()); err != nil {

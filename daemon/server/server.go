@@ -16,11 +16,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mass-dev/mass/agents/grade"
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/catalog"
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/daemon/store"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/taskspec"
 )
 
 // MaxJSONBody caps JSON request bodies.
@@ -37,6 +39,9 @@ type Options struct {
 	Models func() []api.Model
 	// TestModel runs POST /v1/models/{name}/test; nil answers 503.
 	TestModel func(ctx context.Context, name string) (api.ModelTest, error)
+	// GradeTask runs a task's grader on export (a tar of workspace-relative
+	// files) in the box an episode's grade gets; nil answers 503.
+	GradeTask func(ctx context.Context, spec *taskspec.Spec, export io.Reader) (grade.Grade, error)
 	// Recovering reports start-up recovery while it runs and nil after;
 	// nil means none.
 	Recovering func() *api.Recovery
@@ -75,6 +80,7 @@ func New(o Options) *Server {
 		{"GET /v1/tasks", s.listTasks},
 		{"POST /v1/tasks", s.addTask},
 		{"POST /v1/tasks/validate", s.validateTask},
+		{"POST /v1/tasks/grade", s.gradeTask},
 		{"GET /v1/tasks/{id}", s.getTask},
 		{"GET /v1/jobs", s.listJobs},
 		{"POST /v1/jobs", s.submitJob},

@@ -30,11 +30,12 @@ const (
 
 // untarLimits bound one unpack.
 type untarLimits struct {
-	Entries int   // tar entries, directories included
-	Bytes   int64 // file bytes written, all files together
+	Entries int    // tar entries, directories included
+	Bytes   int64  // file bytes written, all files together
+	Spec    string // the spec's entry name, which must be present; "": none needed
 }
 
-var uploadLimits = untarLimits{Entries: MaxTaskFiles, Bytes: MaxTaskUnpackedBytes}
+var uploadLimits = untarLimits{Entries: MaxTaskFiles, Bytes: MaxTaskUnpackedBytes, Spec: taskspec.FileName}
 
 // untar extracts regular files and directories only, below dst, refusing
 // absolute names, "..", links, devices and sparse entries, and stopping at
@@ -75,13 +76,13 @@ func untar(r io.Reader, dst string, lim untarLimits) error {
 			if err != nil {
 				return err
 			}
-			sawSpec = sawSpec || name == taskspec.FileName
+			sawSpec = sawSpec || name == lim.Spec
 		default:
 			return fmt.Errorf("task upload entry %q is not a regular file or directory: %w", h.Name, api.ErrInvalid)
 		}
 	}
-	if !sawSpec {
-		return fmt.Errorf("task upload has no %s: %w", taskspec.FileName, api.ErrInvalid)
+	if !sawSpec && lim.Spec != "" {
+		return fmt.Errorf("task upload has no %s: %w", lim.Spec, api.ErrInvalid)
 	}
 	return nil
 }

@@ -1,0 +1,54 @@
+package search
+
+import "fmt"
+
+// VersionOutcome is what one finished episode of a search delivered: the
+// slot ("reference", "v0", "v3"), its episode, success, whether the
+// required outputs exist and the grader's verdict (nil: unknown or no
+// grader).
+type VersionOutcome struct {
+	Slot           string `json:"slot"`
+	EpisodeID      string `json:"episode_id"`
+	Success        bool   `json:"success"`
+	DryRun         bool   `json:"dry_run,omitempty"`
+	OutputsPresent *bool  `json:"outputs_present,omitempty"`
+	GradePassed    *bool  `json:"grade_passed,omitempty"`
+	Failure        string `json:"failure,omitempty"`
+}
+
+// Outcomes lists the slots that finished, in slot order (reference, v0, v1, …).
+func Outcomes(slots []Slot) []VersionOutcome {
+	out := []VersionOutcome{}
+	for _, sl := range slots {
+		r := sl.Result
+		if r == nil {
+			continue
+		}
+		out = append(out, VersionOutcome{Slot: sl.Name, EpisodeID: r.EpisodeID, Success: r.Success, DryRun: r.DryRun,
+			OutputsPresent: r.OutputsPresent, GradePassed: r.GradePassed, Failure: r.Failure})
+	}
+	return out
+}
+
+// DeliverablesWarning is a warning when the reference's and the champion's
+// episodes both lack the task's required outputs: a verdict between them
+// compares two workspaces without deliverables, so "beats the reference"
+// says nothing of the task being solved. "" when either has them or when
+// it is not known.
+func DeliverablesWarning(vs []VersionOutcome, champion int) string {
+	var ref, champ *VersionOutcome
+	for i := range vs {
+		switch vs[i].Slot {
+		case "reference":
+			ref = &vs[i]
+		case fmt.Sprintf("v%d", champion):
+			champ = &vs[i]
+		}
+	}
+	missing := func(v *VersionOutcome) bool { return v != nil && v.OutputsPresent != nil && !*v.OutputsPresent }
+	if !missing(ref) || !missing(champ) {
+		return ""
+	}
+	return fmt.Sprintf("neither the reference nor the champion v%d has the task's required outputs: "+
+		"their verdicts compare workspaces without deliverables, not solutions", champion)
+}
