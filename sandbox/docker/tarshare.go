@@ -27,3 +27,8 @@ func WriteInputsTar(w io.Writer, inputs []sandbox.Input, capBytes int64) error {
 func FilterExport(w io.Writer, src io.Reader, replace []string) error {
 	return filterExport(w, src, replace)
 }
+
+// MassSeccompJSON is the project's seccomp profile (SeccompMass) in the
+// engine's JSON format, which containerd's CRI also reads as a kubelet
+// Localhost profile.
+func MassSeccompJSON() (string, error) { return massProfileJSON() }
