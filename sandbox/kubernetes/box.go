@@ -66,8 +66,7 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 		return nil, err
 	}
 	image := spec.Image
-	if image == "" || strings.HasPrefix(image, "mass-test") || strings.HasPrefix(image, "mass-agent:") {
-		// The Docker images lack the helper; the cluster's image has it built in.
+	if image == "" {
 		image = r.cfg.Image
 	}
 	name := r.podName(spec.Episode, spec.Agent)
@@ -124,8 +123,8 @@ func (b *box) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecRe
 	case !path.IsAbs(dir):
 		dir = path.Join(sandbox.WorkspaceMount, dir)
 	}
-	// An exec has no working directory of its own: env -C sets it.
-	argv := append([]string{"env", "-C", dir, sandbox.HelperMount, "exec", "-timeout", timeout.String(), "--"}, req.Argv...)
+	// An exec has no working directory of its own: the wrapper sets it.
+	argv := append([]string{sandbox.HelperMount, "exec", "-timeout", timeout.String(), "-dir", dir, "--"}, req.Argv...)
 	res, err := b.r.execRaw(ctx, b.pod, execOpts{argv: argv, stdin: req.Stdin, maxBytes: maxBytes,
 		hostTimeout: timeout + 5*time.Second, onAbort: b.killAll})
 	if err == nil && res.ExitCode >= 128 {

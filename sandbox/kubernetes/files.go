@@ -33,7 +33,7 @@ func (f *files) do(ctx context.Context, req helper.Request) (helper.Response, er
 		return helper.Response{}, fmt.Errorf("%s %s: request of %d bytes: %w", req.Op, req.Path, len(body), sandbox.ErrTooLarge)
 	}
 	res, err := f.b.r.execRaw(ctx, f.b.pod, execOpts{
-		argv:  []string{"env", "-C", sandbox.WorkspaceMount, sandbox.HelperMount, "op"},
+		argv:  []string{sandbox.HelperMount, "op"},
 		stdin: bytes.NewReader(body), maxBytes: helper.MaxResponseBytes + 1,
 		hostTimeout: fileOpTimeout, onAbort: f.b.killAll,
 	})

@@ -18,7 +18,7 @@ import (
 const usage = `usage:
   mass-sandbox-helper op                         JSON request on stdin, JSON response on stdout
   mass-sandbox-helper serve                      length-prefixed JSON requests on stdin, responses on stdout, until EOF
-  mass-sandbox-helper exec [-timeout D] -- ARGV  run ARGV, kill its whole tree at D or when it exits
+  mass-sandbox-helper exec [-timeout D] [-dir DIR] -- ARGV  run ARGV, kill its whole tree at D or when it exits
   mass-sandbox-helper ls DIR                     the names in DIR, each ending in NUL (the keeper, for the export)
   mass-sandbox-helper prepare -owner UID:GID [-protect PATH]...
   mass-sandbox-helper pause                      wait for SIGTERM (a container's main process)
@@ -62,8 +62,15 @@ func run(cmd string, args []string) int {
 	case "exec":
 		fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 		timeout := fs.Duration("timeout", 0, "kill the command tree after this long (0: never)")
+		dir := fs.String("dir", "", "working directory of the command (the kubernetes backend's execs have none)")
 		if err := fs.Parse(args); err != nil {
 			return 2
+		}
+		if *dir != "" {
+			if err := os.Chdir(*dir); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 126
+			}
 		}
 		return helper.RunExec(fs.Args(), *timeout)
 	case "prepare":
