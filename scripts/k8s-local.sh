@@ -2,8 +2,10 @@
 # k8s-local.sh: a one-node Kubernetes cluster on loopback for the kubernetes
 # sandbox backend (issue 33). Everything it builds or runs lives outside git:
 #   build cache  $MASS_K8S_CACHE/<version>/bin   (kube-apiserver, kube-controller-manager,
-#                                                 kube-scheduler, kubelet, kubectl)
+#                                                 kube-scheduler, kubelet)
 #   state        $MASS_K8S_STATE                 (certs, etcd data, containerd root, logs)
+# kubectl is not built (it would double the build): the script talks to the
+# API server with curl and the admin certificate.
 # The cluster has its own containerd (own socket, root and state dirs); Docker's
 # containerd and dockerd are never touched.
 #
@@ -65,14 +67,14 @@ build_mod() {
 		echo ")"
 	} >"$dir/go.mod"
 	printf 'package main\n\nimport (\n' >"$dir/tools.go"
-	for c in kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl; do
+	for c in kube-apiserver kube-controller-manager kube-scheduler kubelet; do
 		printf '\t_ "k8s.io/kubernetes/cmd/%s"\n' "$c" >>"$dir/tools.go"
 	done
 	printf ')\n\nfunc main() {}\n' >>"$dir/tools.go"
 }
 
 cmd_build() {
-	local want=(kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl)
+	local want=(kube-apiserver kube-controller-manager kube-scheduler kubelet)
 	local missing=0
 	for c in "${want[@]}"; do [ -x "$BIN/$c" ] || missing=1; done
 	if [ $missing = 0 ]; then log "binaries cached in $BIN"; return 0; fi
@@ -91,7 +93,7 @@ cmd_build() {
 	(cd "$src" && CGO_ENABLED=0 GOFLAGS=-mod=mod nice -n 10 go build -trimpath -tags providerless \
 		-ldflags "$ldf" -o "$BIN.tmp/" \
 		k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
-		k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kubectl)
+		k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubelet)
 	rm -rf "$BIN" && mv "$BIN.tmp" "$BIN"
 	log "built in $(($(date +%s) - t0))s"
 }
@@ -306,7 +308,16 @@ wait_for() {
 	log "$what ready after $(($(date +%s) - t0))s"
 }
 
-kc() { "$BIN/kubectl" --kubeconfig "$KUBECONFIG_ADMIN" "$@"; }
+# api METHOD PATH [BODY]: the API server as the admin (no kubectl: it
+# would double the build). BODY is JSON.
+api() {
+	local p=$STATE/pki
+	curl -sf --cacert "$p/ca.crt" --cert "$p/admin.crt" --key "$p/admin.key" -X "$1" \
+		-H 'Content-Type: application/json' ${3:+--data "$3"} "https://127.0.0.1:$API_PORT$2"
+}
+
+# ensure PATH BODY: create the object unless it exists.
+ensure() { api GET "$1/$(echo "$2" | python3 -c 'import json,sys; print(json.load(sys.stdin)["metadata"]["name"])')" >/dev/null || api POST "$1" "$2" >/dev/null; }
 
 start_etcd() {
 	start etcd etcd --name mass-k8s --data-dir "$STATE/etcd" \
@@ -327,7 +338,7 @@ start_apiserver() {
 		--kubelet-preferred-address-types InternalIP --kubelet-certificate-authority "$p/ca.crt" \
 		--service-account-issuer https://kubernetes.default.svc --service-account-key-file "$p/sa.pub" \
 		--service-account-signing-key-file "$p/sa.key" --profiling=false --watch-cache=true
-	wait_for kube-apiserver 180 kc get --raw /readyz
+	wait_for kube-apiserver 180 api GET /readyz
 }
 
 start_controllers() {
@@ -343,16 +354,15 @@ start_controllers() {
 }
 
 start_node() {
-	start containerd containerd --config "$STATE/containerd/config.toml"
-	wait_for containerd 60 ctr --address "$CTR_SOCK" version
-	load_pause
 	start kubelet "$BIN/kubelet" --config "$STATE/kubelet-config.yaml" --kubeconfig "$STATE/kubelet.kubeconfig" \
 		--hostname-override "$NODE_NAME" --node-ip 127.0.0.1 --root-dir "$STATE/kubelet" \
 		--node-labels "mass.dev/sandbox-node=true"
 	wait_for "node $NODE_NAME" 180 node_ready
 }
 
-node_ready() { kc get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' | grep -qx True; }
+node_ready() {
+	api GET "/api/v1/nodes/$NODE_NAME" | python3 -c 'import json,sys; n=json.load(sys.stdin); sys.exit(0 if any(c["type"]=="Ready" and c["status"]=="True" for c in n["status"]["conditions"]) else 1)'
+}
 
 # load_pause makes the pod sandbox image: the helper's pause on an empty
 # root (no registry here).
@@ -376,8 +386,9 @@ cmd_load() {
 	build_tools
 	d=$(mktemp -d)
 	cp "$CACHE/mass-sandbox-helper" "$d/mass-sandbox-helper"
-	printf 'FROM %s\nCOPY --chmod=0755 mass-sandbox-helper /.mass/mass-sandbox-helper\n' "$img" >"$d/Dockerfile"
-	DOCKER_BUILDKIT=1 docker build -q -t "$as" "$d" >/dev/null
+	printf 'FROM %s\nCOPY mass-sandbox-helper /.mass/mass-sandbox-helper\n' "$img" >"$d/Dockerfile"
+	chmod 0755 "$d/mass-sandbox-helper"
+	docker build -q -t "$as" "$d" >/dev/null
 	docker save "$as" | ctr --address "$CTR_SOCK" -n k8s.io images import - >/dev/null
 	rm -rf "$d"
 	log "imported $img as $as"
@@ -391,35 +402,36 @@ build_tools() {
 }
 
 cluster_objects() {
-	kc apply -f - >/dev/null <<YAML
-apiVersion: node.k8s.io/v1
-kind: RuntimeClass
-metadata: {name: gvisor}
-handler: runsc
----
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: mass-sandbox
-  labels:
-    pod-security.kubernetes.io/enforce: privileged
-    pod-security.kubernetes.io/warn: restricted
-YAML
+	ensure /apis/node.k8s.io/v1/runtimeclasses '{"apiVersion":"node.k8s.io/v1","kind":"RuntimeClass","metadata":{"name":"gvisor"},"handler":"runsc"}'
+	ensure /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"mass-sandbox","labels":{"pod-security.kubernetes.io/enforce":"privileged","pod-security.kubernetes.io/warn":"restricted"}}}'
+	# The ServiceAccount admission needs the namespace's default account
+	# (the controller-manager makes it too, a little later).
+	wait_for "namespace mass-sandbox" 30 api GET /api/v1/namespaces/mass-sandbox
+	ensure /api/v1/namespaces/mass-sandbox/serviceaccounts '{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"default"},"automountServiceAccountToken":false}'
 	# The project's seccomp profile as a kubelet Localhost profile.
 	"$CACHE/mass-k8s-seccomp" >"$STATE/kubelet/seccomp/mass.json"
 }
 
-cmd_up() {
-	local t0
-	t0=$(date +%s)
+# cmd_prep is everything up needs but the Kubernetes binaries: packages,
+# tools, certificates, configuration, etcd and the node's containerd.
+cmd_prep() {
 	install_packages
-	cmd_build
 	build_tools
 	mkdir -p "$STATE" "$RUN" && chmod 0700 "$STATE"
 	make_pki
 	write_containerd_config
 	write_kubelet_config
 	start_etcd
+	start containerd containerd --config "$STATE/containerd/config.toml"
+	wait_for containerd 60 ctr --address "$CTR_SOCK" version
+	load_pause
+}
+
+cmd_up() {
+	local t0
+	t0=$(date +%s)
+	cmd_build
+	cmd_prep
 	start_apiserver
 	start_controllers
 	start_node
@@ -449,13 +461,21 @@ cmd_status() {
 	for name in etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet; do
 		if running "$name"; then echo "$name: running (pid $(cat "$RUN/$name.pid"))"; else echo "$name: stopped"; fi
 	done
-	running kube-apiserver && kc get nodes -o wide && kc get runtimeclass
+	if running kube-apiserver; then
+		api GET /api/v1/nodes | python3 -c 'import json,sys
+for n in json.load(sys.stdin)["items"]:
+    i=n["status"]["nodeInfo"]; r=[c["status"] for c in n["status"]["conditions"] if c["type"]=="Ready"]
+    print("node", n["metadata"]["name"], "ready="+(r[0] if r else "?"), i["kubeletVersion"], i["containerRuntimeVersion"], i["kernelVersion"])'
+		api GET /apis/node.k8s.io/v1/runtimeclasses | python3 -c 'import json,sys
+for c in json.load(sys.stdin)["items"]: print("runtimeclass", c["metadata"]["name"], "handler", c["handler"])'
+	fi
 	return 0
 }
 
 case "${1:-}" in
 build) cmd_build ;;
 packages) install_packages ;;
+prep) cmd_prep ;;
 up) cmd_up ;;
 down) cmd_down ;;
 status) cmd_status ;;
