@@ -192,13 +192,16 @@ KC
 
 write_containerd_config() {
 	mkdir -p "$STATE/containerd" "$RUN/containerd" "$STATE/cni/net.d" "$STATE/cni/bin" "$STATE/gvisor"
-	cat >"$STATE/gvisor/runsc.toml" <<TOML
-binary_name = "$(dirname "$(readlink -f "$GVISOR_SHIM")")/runsc"
-root = "$RUN/runsc"
-[runsc_config]
-  platform = "systrap"
-  network = "none"
-TOML
+	# gVisor runs under containerd's own runc shim with runsc as its OCI
+	# binary, as dockerd runs it (scripts/setup-host.sh): the gVisor shim
+	# sets its own oom_score_adj to -999, which needs CAP_SYS_RESOURCE, and
+	# this machine's root lacks it ("failed to set OOM Score on shim").
+	# runsc joins a pod's containers into one sandbox by the CRI annotations.
+	local runsc
+	runsc=$(dirname "$(readlink -f "$GVISOR_SHIM")")/runsc
+	printf '#!/bin/sh\n# runsc with the flags scripts/setup-host.sh registers with dockerd\nexec %s --platform=systrap --network=none "$@"\n' \
+		"$runsc" >"$STATE/gvisor/runsc-mass"
+	chmod 0755 "$STATE/gvisor/runsc-mass"
 	cat >"$STATE/containerd/config.toml" <<TOML
 version = 2
 root = "$STATE/containerd/root"
@@ -229,10 +232,11 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc]
-      runtime_type = "io.containerd.runsc.v1"
+      runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc.options]
-        TypeUrl = "io.containerd.runsc.v1.options"
-        ConfigPath = "$STATE/gvisor/runsc.toml"
+        BinaryName = "$STATE/gvisor/runsc-mass"
+        Root = "$RUN/runsc"
+        SystemdCgroup = false
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "$STATE/cni/bin"
     conf_dir = "$STATE/cni/net.d"
