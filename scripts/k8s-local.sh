@@ -451,7 +451,7 @@ cmd_down() {
 		if kill -0 "$pid" 2>/dev/null; then
 			kill "$pid"
 			for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-			kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
+			if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; fi
 			log "stopped $name (pid $pid)"
 		fi
 		rm -f "$RUN/$name.pid"
