@@ -388,6 +388,14 @@ cmd_load() {
 	local img=${1:?image} as=${2:-} d
 	[ -n "$as" ] || as="$(echo "${img%%:*}" | sed 's#.*/##')-k8s:latest"
 	build_tools
+	local want
+	want="$(docker image inspect -f '{{.Id}}' "$img") $(sha256sum "$CACHE/mass-sandbox-helper" | cut -d' ' -f1)"
+	mkdir -p "$STATE/images"
+	if [ "$(cat "$STATE/images/$as.id" 2>/dev/null)" = "$want" ] &&
+		ctr --address "$CTR_SOCK" -n k8s.io images ls -q | grep -q "/$as\$\|^$as\$"; then
+		log "$as is loaded (same image and helper)"
+		return 0
+	fi
 	d=$(mktemp -d)
 	cp "$CACHE/mass-sandbox-helper" "$d/mass-sandbox-helper"
 	printf 'FROM %s\nCOPY mass-sandbox-helper /.mass/mass-sandbox-helper\n' "$img" >"$d/Dockerfile"
@@ -395,6 +403,7 @@ cmd_load() {
 	docker build -q -t "$as" "$d" >/dev/null
 	docker save "$as" | ctr --address "$CTR_SOCK" -n k8s.io images import - >/dev/null
 	rm -rf "$d"
+	echo "$want" >"$STATE/images/$as.id"
 	log "imported $img as $as"
 }
 
