@@ -51,7 +51,7 @@ func (r *Runtime) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec,
 	}()
 	// A directory left by a keeper that died before it emptied it must
 	// not leak into the new episode.
-	if err := r.keeperRun(ctx, ws.Episode, nil, "find", sandbox.WorkspaceMount, "-mindepth", "1", "-delete"); err != nil {
+	if err := r.keeperRun(ctx, ws.Episode, nil, wipeArgv...); err != nil {
 		return err
 	}
 	if len(inputs) > 0 {
@@ -65,6 +65,11 @@ func (r *Runtime) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec,
 	}
 	return r.keeperRun(ctx, ws.Episode, nil, argv...)
 }
+
+// wipeArgv empties /workspace (hidden names too) with what every image
+// has, busybox's included: the keeper holds CAP_DAC_OVERRIDE, so what an
+// agent made unreadable goes too.
+var wipeArgv = []string{"sh", "-c", "rm -rf -- " + sandbox.WorkspaceMount + "/* " + sandbox.WorkspaceMount + "/.[!.]* " + sandbox.WorkspaceMount + "/..?*"}
 
 // keeperPod is the workspace keeper: root with the four capabilities it
 // needs to fill, hand over, export and empty the workspace; no network,
@@ -116,7 +121,7 @@ func (r *Runtime) untar(ctx context.Context, episode string, write func(io.Write
 	pr, pw := io.Pipe()
 	var werr error
 	go func() { werr = write(pw); pw.CloseWithError(werr) }()
-	err := r.keeperRun(ctx, episode, pr, "tar", "-x", "-f", "-", "-C", sandbox.WorkspaceMount, "--no-same-owner", "--no-overwrite-dir")
+	err := r.keeperRun(ctx, episode, pr, "tar", "-x", "-f", "-", "-C", sandbox.WorkspaceMount)
 	pr.Close()
 	if werr != nil {
 		return fmt.Errorf("workspace %s: inputs: %w", episode, werr)
@@ -152,7 +157,7 @@ func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writ
 	xctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	res, err := r.execRaw(xctx, r.podName(episode, keeperAgent), execOpts{
-		argv:   []string{"tar", "-c", "-f", "-", "-C", sandbox.WorkspaceMount, "--numeric-owner", "."},
+		argv:   []string{"tar", "-c", "-f", "-", "-C", sandbox.WorkspaceMount, "."},
 		stdout: pw, maxBytes: 64 << 10,
 	})
 	pw.CloseWithError(err)
@@ -181,7 +186,7 @@ func (r *Runtime) RemoveWorkspace(ctx context.Context, episode string) error {
 	}
 	var errs []error
 	if _, err := r.workspaceNode(ctx, episode); err == nil {
-		if err := r.keeperRun(ctx, episode, nil, "find", sandbox.WorkspaceMount, "-mindepth", "1", "-delete"); err != nil {
+		if err := r.keeperRun(ctx, episode, nil, wipeArgv...); err != nil {
 			errs = append(errs, err)
 		}
 	}
