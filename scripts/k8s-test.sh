@@ -5,7 +5,8 @@
 #   1. scripts/k8s-local.sh up (build cached), images loaded into its containerd
 #   2. the sandboxtest conformance suite on gVisor pods and on runc pods
 #   3. massctl sandbox verify --backend kubernetes --json (every probe group but egress)
-#   4. create+exec latency, kubernetes vs docker, in one run
+#   4. massd on the cluster: a 2-iteration scripted search, kill -9 mid-episode
+#   5. create+exec latency, kubernetes vs docker, in one run
 # Results in out/k8s/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,5 +25,7 @@ for rt in runsc runc; do
 	./bin/massctl sandbox verify --backend kubernetes --kubeconfig "$kc" --runtime "$rt" --groups static,resources,host,usability --json \
 		>"$out/verify-$rt.json" || echo "k8s-test: verify on $rt had failures (see $out/verify-$rt.json)"
 done
+go test -count=1 -v -timeout 30m -run 'TestKubernetes' ./daemon 2>&1 | tee "$out/e2e.log" | grep -E '^(--- |ok|FAIL)' || true
+grep -q '^ok' "$out/e2e.log" || echo "k8s-test: the massd end-to-end tests FAILED (see $out/e2e.log)"
 go test -count=1 -run '^$' -bench CreateExec -benchtime 10x ./sandbox/kubernetes | tee "$out/bench.txt"
 echo "k8s-test: done in $(($(date +%s) - t0))s"
