@@ -20,7 +20,7 @@ K8S_VERSION=${K8S_VERSION:-v1.34.4}
 CACHE=${MASS_K8S_CACHE:-/var/cache/mass-k8s}
 STATE=${MASS_K8S_STATE:-/var/lib/mass-k8s}
 RUN=${MASS_K8S_RUN:-/run/mass-k8s}
-BIN=$CACHE/$K8S_VERSION/bin
+BIN=${MASS_K8S_BIN:-$CACHE/$K8S_VERSION/bin}
 GVISOR_SHIM=${GVISOR_SHIM:-/usr/local/bin/containerd-shim-runsc-v1}
 API_PORT=${MASS_K8S_API_PORT:-16443}
 ETCD_PORT=${MASS_K8S_ETCD_PORT:-12379}
@@ -489,6 +489,7 @@ case "${1:-}" in
 build) cmd_build ;;
 packages) install_packages ;;
 prep) cmd_prep ;;
+control-plane) start_apiserver && cluster_objects ;;
 up) cmd_up ;;
 down) cmd_down ;;
 status) cmd_status ;;
