@@ -415,7 +415,9 @@ build_tools() {
 }
 
 cluster_objects() {
-	ensure /apis/node.k8s.io/v1/runtimeclasses '{"apiVersion":"node.k8s.io/v1","kind":"RuntimeClass","metadata":{"name":"gvisor"},"handler":"runsc"}'
+	local rv
+	rv=$("$(dirname "$(readlink -f "$GVISOR_SHIM")")/runsc" --version 2>/dev/null | head -n 1 || echo unknown)
+	ensure /apis/node.k8s.io/v1/runtimeclasses '{"apiVersion":"node.k8s.io/v1","kind":"RuntimeClass","metadata":{"name":"gvisor","annotations":{"mass.dev/runtime-version":"'"$rv"' (--platform=systrap --network=none)"}},"handler":"runsc"}'
 	ensure /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"mass-sandbox","labels":{"pod-security.kubernetes.io/enforce":"privileged","pod-security.kubernetes.io/warn":"restricted"}}}'
 	# The ServiceAccount admission needs the namespace's default account
 	# (the controller-manager makes it too, a little later).

@@ -17,6 +17,11 @@ import (
 	"github.com/mass-dev/mass/sandbox"
 )
 
+// AnnotationRuntimeVersion on a RuntimeClass says which runtime version its
+// handler runs (scripts/k8s-local.sh sets it from `runsc --version`); the
+// API has no field for it.
+const AnnotationRuntimeVersion = "mass.dev/runtime-version"
+
 // Runtime is sandbox.Runtime on a Kubernetes cluster.
 type Runtime struct {
 	cfg  Config
@@ -147,6 +152,7 @@ func (r *Runtime) Report(ctx context.Context) (sandbox.Report, error) {
 			rep.GVisor = true
 			if rep.Policy.Runtime == sandbox.RuntimeRunsc {
 				rep.RuntimePath = "RuntimeClass " + c.Name + " (handler " + c.Handler + ")"
+				rep.RuntimeVersion = c.Annotations[AnnotationRuntimeVersion]
 			}
 		}
 	}
