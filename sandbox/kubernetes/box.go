@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -124,7 +125,11 @@ func (b *box) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecRe
 		dir = path.Join(sandbox.WorkspaceMount, dir)
 	}
 	// An exec has no working directory of its own: the wrapper sets it.
-	argv := append([]string{sandbox.HelperMount, "exec", "-timeout", timeout.String(), "-dir", dir, "--"}, req.Argv...)
+	argv := []string{sandbox.HelperMount, "exec", "-timeout", timeout.String(), "-dir", dir}
+	if b.policy.NoFile > 0 {
+		argv = append(argv, "-nofile", strconv.FormatInt(b.policy.NoFile, 10))
+	}
+	argv = append(append(argv, "--"), req.Argv...)
 	res, err := b.r.execRaw(ctx, b.pod, execOpts{argv: argv, stdin: req.Stdin, maxBytes: maxBytes,
 		hostTimeout: timeout + 5*time.Second, onAbort: b.killAll})
 	if err == nil && res.ExitCode >= 128 {

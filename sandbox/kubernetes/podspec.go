@@ -69,7 +69,9 @@ func (r *Runtime) podSpec(p sandbox.Policy, o podOpts) (*corev1.Pod, error) {
 		limits[corev1.ResourceCPU] = *resource.NewMilliQuantity(p.NanoCPUs/1_000_000, resource.DecimalSI)
 	}
 	if p.MemoryBytes > 0 {
-		limits[corev1.ResourceMemory] = *resource.NewQuantity(p.MemoryBytes, resource.BinarySI)
+		// /tmp's pages count toward the pod's memory: the limit makes room
+		// for them, as the Docker backend does for its tmpfs mounts.
+		limits[corev1.ResourceMemory] = *resource.NewQuantity(p.MemoryBytes+p.TmpfsBytes, resource.BinarySI)
 	}
 	// The writable layer and logs; /tmp is a memory emptyDir and counts
 	// toward the memory limit, the workspace toward the episode's directory.

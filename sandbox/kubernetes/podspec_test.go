@@ -44,7 +44,7 @@ func TestPodHardening(t *testing.T) {
 		{"runtime class", *s.RuntimeClassName == "gvisor"},
 		{"never restarts", s.RestartPolicy == corev1.RestartPolicyNever},
 		{"cpu limit", c.Resources.Limits.Cpu().MilliValue() == 1000},
-		{"memory limit", c.Resources.Limits.Memory().Value() == p.MemoryBytes},
+		{"memory limit", c.Resources.Limits.Memory().Value() == p.MemoryBytes+p.TmpfsBytes},
 		{"ephemeral-storage limit", !c.Resources.Limits.StorageEphemeral().IsZero()},
 		{"requests within limits", c.Resources.Requests.Cpu().Cmp(*c.Resources.Limits.Cpu()) <= 0},
 		{"workspace subPath", c.VolumeMounts[0].MountPath == sandbox.WorkspaceMount && c.VolumeMounts[0].SubPath == "d1-ep1"},
