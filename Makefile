@@ -7,7 +7,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # Packages whose code runs concurrently; `check` runs them under -race.
 RACE_PKGS := ./daemon/... ./agents/... ./sandbox/...
 
-.PHONY: help setup build test check demo image kernels bench gpu-check layers clean
+.PHONY: help setup build test check demo image kernels bench gpu-check layers clean k8s-test
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -42,6 +42,9 @@ kernels: ## compile cuda/*.cu to embedded PTX (needs nvcc)
 
 bench: build image ## run the benchmarks and print their tables
 	bash scripts/bench.sh
+
+k8s-test: build image ## build (cached) and start a local Kubernetes cluster, then the kubernetes backend's conformance suite, probes and latency (not in test)
+	bash scripts/k8s-test.sh
 
 gpu-check: ## on a GPU host: kernels vs Go references, CPU-vs-CUDA parity, tokens/s and MFU
 	bash scripts/gpu-check.sh

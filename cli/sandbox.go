@@ -29,6 +29,9 @@ func sandboxCommand() *cli.Command {
 	binFlags := []cli.Flag{
 		&cli.StringFlag{Name: "runtime", Value: sandbox.RuntimeAuto, Usage: "OCI runtime `NAME`: auto (what massd uses: runsc where registered and ordinary commands work in it, else runc; $" + sandbox.RuntimeEnv + " pins it), runc, or runsc for gVisor"},
 		&cli.StringFlag{Name: "helper", Usage: "`PATH` of mass-sandbox-helper (default: next to massctl, then $PATH)"},
+		&cli.StringFlag{Name: "backend", Value: "docker", Usage: "where boxes run: docker (this host's engine) or kubernetes (the cluster --kubeconfig names)"},
+		&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig `PATH` of the kubernetes backend (default: $MASS_K8S_KUBECONFIG)"},
+		&cli.StringFlag{Name: "namespace", Usage: "kubernetes `NAMESPACE` of the boxes (default: mass-sandbox)"},
 	}
 	return &cli.Command{
 		Name:  "sandbox",
@@ -137,6 +140,9 @@ func ctxOf(c *cli.Context) context.Context {
 }
 
 func sandboxPolicy(c *cli.Context) error {
+	if c.String("backend") == "kubernetes" {
+		return sandboxPolicyK8s(c)
+	}
 	pol := sandbox.DefaultPolicy()
 	pol.Runtime = c.String("runtime")
 	rt, eng, err := openRuntime(c, pol, "")
@@ -191,6 +197,9 @@ func sandboxVerify(c *cli.Context) error {
 	probeBin, err := findBinary(c.String("probe"), "mass-probe")
 	if err != nil {
 		return cli.Exit(err.Error(), 1)
+	}
+	if c.String("backend") == "kubernetes" {
+		return sandboxVerifyK8s(ctx, c, probeBin)
 	}
 	ref := sandbox.DefaultPolicy()
 	ref.Runtime = c.String("runtime")

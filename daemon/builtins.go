@@ -19,6 +19,7 @@ import (
 	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/sandbox"
 	"github.com/mass-dev/mass/sandbox/docker"
+	"github.com/mass-dev/mass/sandbox/kubernetes"
 	"github.com/mass-dev/mass/trainer/trainjob"
 )
 
@@ -65,8 +66,16 @@ func NewBuiltins(cfg *config.Config, log *slog.Logger) (*Builtins, error) {
 	b.Runtime = sandbox.NewLazy("docker", func(ctx context.Context) (sandbox.Runtime, error) {
 		return docker.New(ctx, dcfg)
 	})
+	image := cfg.Sandbox.Image
+	if cfg.Sandbox.Backend == "kubernetes" {
+		kcfg := kubernetesConfig(cfg, b.Layout.SandboxDaemonID(), pol, elog)
+		b.Runtime = sandbox.NewLazy("kubernetes", func(ctx context.Context) (sandbox.Runtime, error) {
+			return kubernetes.New(ctx, kcfg)
+		})
+		image = kcfg.Image
+	}
 	b.Env = episode.Env{Runtime: b.Runtime, Models: models, DefaultModel: def, Layout: b.Layout, Log: elog,
-		Image: cfg.Sandbox.Image, Policy: pol}
+		Image: image, Policy: pol}
 	return b, nil
 }
 

@@ -74,6 +74,26 @@ type Sandbox struct {
 	// GPULibDirs are the host folders searched for the driver libraries a
 	// GPU box gets; empty: docker.DefaultGPULibDirs.
 	GPULibDirs []string `yaml:"gpu_lib_dirs"`
+	// Backend is where boxes run: "docker" (default, the host's engine)
+	// or "kubernetes" (a cluster, configured under kubernetes).
+	Backend    string     `yaml:"backend"`
+	Kubernetes Kubernetes `yaml:"kubernetes"`
+}
+
+// Kubernetes configures the kubernetes sandbox backend (sandbox/kubernetes;
+// empty fields take that package's defaults).
+type Kubernetes struct {
+	Kubeconfig       string            `yaml:"kubeconfig"` // empty: in-cluster
+	Namespace        string            `yaml:"namespace"`
+	RuntimeClass     string            `yaml:"runtime_class"` // gVisor's RuntimeClass
+	RuncClass        string            `yaml:"runc_class"`
+	NodeSelector     map[string]string `yaml:"node_selector"`
+	Image            string            `yaml:"image"` // with the helper built in
+	PullPolicy       string            `yaml:"pull_policy"`
+	WorkspaceDir     string            `yaml:"workspace_dir"`
+	SeccompLocalhost string            `yaml:"seccomp_localhost"`
+	CPURequest       string            `yaml:"cpu_request"`
+	MemoryRequest    string            `yaml:"memory_request"`
 }
 
 // Trainer locates the trainer binaries.

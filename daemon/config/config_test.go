@@ -122,7 +122,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown field", "sockett: /x\n", "field sockett not found"},
 		{"typo in a model", "models: {m: {base_url: http://x/v1, model: q, max_concurency: 2}}\n",
 			"field max_concurency not found in type model.Config (known keys: api_key_env, api_key_file, background, backoff, base_url, budget, context_window, enable_thinking, max_concurrency, max_response_bytes, max_retries, max_tokens, model, poll_interval, provider, reasoning_effort, seed, serving, stream, temperature, timeout, tokenizer, top_k, top_p, weights)"},
-		{"typo in a section", "sandbox: {imag: x}\n", "field imag not found in type config.Sandbox (known keys: gpu_lib_dirs, helper, image, max_gpus, runtime, strict, test_image)"},
+		{"typo in a section", "sandbox: {imag: x}\n", "field imag not found in type config.Sandbox (known keys: backend, gpu_lib_dirs, helper, image, kubernetes, max_gpus, runtime, strict, test_image)"},
 		{"wrong type", "jobs: {concurrency: many}\n", "line 1"},
 	}
 	for _, tt := range tests {

@@ -99,6 +99,16 @@ func (c *Config) validateDaemon(bad badFunc) {
 	default:
 		bad("sandbox.runtime", "%q must be auto (runsc where the engine has it, else runc), runc or runsc (gVisor)", c.Sandbox.Runtime)
 	}
+	switch c.Sandbox.Backend {
+	case "", "docker", "kubernetes":
+	default:
+		bad("sandbox.backend", "%q must be docker or kubernetes", c.Sandbox.Backend)
+	}
+	switch c.Sandbox.Kubernetes.PullPolicy {
+	case "", "Never", "IfNotPresent", "Always":
+	default:
+		bad("sandbox.kubernetes.pull_policy", "%q must be Never, IfNotPresent or Always", c.Sandbox.Kubernetes.PullPolicy)
+	}
 	if c.Sandbox.MaxGPUs < 0 || c.Sandbox.MaxGPUs > sandbox.MaxGPUs {
 		bad("sandbox.max_gpus", "%d must be 0 (no GPU boxes) to %d", c.Sandbox.MaxGPUs, sandbox.MaxGPUs)
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mass-dev/mass/sandbox"
@@ -18,7 +19,7 @@ import (
 const usage = `usage:
   mass-sandbox-helper op                         JSON request on stdin, JSON response on stdout
   mass-sandbox-helper serve                      length-prefixed JSON requests on stdin, responses on stdout, until EOF
-  mass-sandbox-helper exec [-timeout D] -- ARGV  run ARGV, kill its whole tree at D or when it exits
+  mass-sandbox-helper exec [-timeout D] [-dir DIR] [-nofile N] -- ARGV  run ARGV, kill its whole tree at D or when it exits
   mass-sandbox-helper ls DIR                     the names in DIR, each ending in NUL (the keeper, for the export)
   mass-sandbox-helper prepare -owner UID:GID [-protect PATH]...
   mass-sandbox-helper pause                      wait for SIGTERM (a container's main process)
@@ -62,8 +63,22 @@ func run(cmd string, args []string) int {
 	case "exec":
 		fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 		timeout := fs.Duration("timeout", 0, "kill the command tree after this long (0: never)")
+		dir := fs.String("dir", "", "working directory of the command (the kubernetes backend's execs have none)")
+		nofile := fs.Uint64("nofile", 0, "RLIMIT_NOFILE of the command, soft and hard (0: inherit; a pod has no such field)")
 		if err := fs.Parse(args); err != nil {
 			return 2
+		}
+		if *nofile > 0 {
+			if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: *nofile, Max: *nofile}); err != nil {
+				fmt.Fprintln(os.Stderr, "setrlimit nofile:", err)
+				return 126
+			}
+		}
+		if *dir != "" {
+			if err := os.Chdir(*dir); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 126
+			}
 		}
 		return helper.RunExec(fs.Args(), *timeout)
 	case "prepare":

@@ -1,0 +1,172 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/helper"
+)
+
+// box is one agent pod.
+type box struct {
+	r       *Runtime
+	pod     string
+	episode string
+	agent   string
+	policy  sandbox.Policy
+
+	mu      sync.Mutex
+	removed bool
+}
+
+var _ sandbox.Sandbox = (*box)(nil)
+
+// Create starts an agent pod on the episode's workspace node.
+func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (sandbox.Sandbox, error) {
+	b, err := r.create(ctx, spec, false)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) (*box, error) {
+	if !validID(spec.Episode) || !validID(spec.Agent) || strings.HasPrefix(spec.Agent, "_") {
+		return nil, fmt.Errorf("create sandbox: episode %q / agent %q: %w", spec.Episode, spec.Agent, sandbox.ErrInvalid)
+	}
+	pol := spec.Policy
+	pol.Runtime = r.policyRuntime(pol.Runtime)
+	if err := pol.Validate(); err != nil {
+		return nil, fmt.Errorf("create sandbox %s/%s: %w", spec.Episode, spec.Agent, err)
+	}
+	if pol.Egress != nil || pol.GPUs > 0 {
+		return nil, fmt.Errorf("create sandbox %s/%s: egress and GPUs are not offered by the kubernetes backend: %w", spec.Episode, spec.Agent, sandbox.ErrDenied)
+	}
+	if w := pol.Weaknesses(); len(w) > 0 {
+		if r.cfg.Strict {
+			return nil, fmt.Errorf("create sandbox: strict mode refuses a weakened policy (%s): %w", strings.Join(w, "; "), sandbox.ErrDenied)
+		}
+		r.log.Warn("weakened sandbox policy", "episode", spec.Episode, "agent", spec.Agent, "weaknesses", w)
+	}
+	class, err := r.runtimeClass(pol.Runtime)
+	if err != nil {
+		return nil, err
+	}
+	node, err := r.workspaceNode(ctx, spec.Episode)
+	if err != nil {
+		return nil, fmt.Errorf("create sandbox %s/%s: %w", spec.Episode, spec.Agent, err)
+	}
+	env, err := boxEnv(spec.Env, pol, !readOnly)
+	if err != nil {
+		return nil, err
+	}
+	image := spec.Image
+	if image == "" {
+		image = r.cfg.Image
+	}
+	name := r.podName(spec.Episode, spec.Agent)
+	pod, err := r.podSpec(pol, podOpts{name: name, episode: spec.Episode, agent: spec.Agent, kind: kindAgent,
+		image: image, runtimeClass: class, node: node, user: pol.User, readOnlyWS: readOnly, env: env,
+		command: []string{sandbox.HelperMount, "pause"}})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.startPod(ctx, pod); err != nil {
+		return nil, fmt.Errorf("create sandbox %s/%s: %w", spec.Episode, spec.Agent, err)
+	}
+	return &box{r: r, pod: name, episode: spec.Episode, agent: spec.Agent, policy: pol}, nil
+}
+
+// validID is sandbox.ValidID within a label value's 63 characters.
+func validID(s string) bool { return sandbox.ValidID(s) && len(s) <= 63 }
+
+func (b *box) ID() string    { return b.pod }
+func (b *box) Agent() string { return b.agent }
+
+func (b *box) gone() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.removed {
+		return fmt.Errorf("sandbox %s/%s removed: %w", b.episode, b.agent, sandbox.ErrNotFound)
+	}
+	return nil
+}
+
+// Exec runs req under the helper's exec wrapper (see the package doc).
+func (b *box) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
+	if len(req.Argv) == 0 || req.Argv[0] == "" {
+		return sandbox.ExecResult{}, fmt.Errorf("exec: empty argv: %w", sandbox.ErrInvalid)
+	}
+	if err := b.gone(); err != nil {
+		return sandbox.ExecResult{}, err
+	}
+	timeout := req.Timeout
+	if timeout <= 0 {
+		timeout = b.policy.ExecTimeout
+	}
+	if timeout <= 0 {
+		timeout = sandbox.DefaultPolicy().ExecTimeout
+	}
+	maxBytes := req.MaxBytes
+	if maxBytes <= 0 {
+		maxBytes = b.policy.OutputBytes
+	}
+	dir := req.Dir
+	switch {
+	case dir == "":
+		dir = sandbox.WorkspaceMount
+	case !path.IsAbs(dir):
+		dir = path.Join(sandbox.WorkspaceMount, dir)
+	}
+	// An exec has no working directory of its own: the wrapper sets it.
+	argv := []string{sandbox.HelperMount, "exec", "-timeout", timeout.String(), "-dir", dir}
+	if b.policy.NoFile > 0 {
+		argv = append(argv, "-nofile", strconv.FormatInt(b.policy.NoFile, 10))
+	}
+	argv = append(append(argv, "--"), req.Argv...)
+	res, err := b.r.execRaw(ctx, b.pod, execOpts{argv: argv, stdin: req.Stdin, maxBytes: maxBytes,
+		hostTimeout: timeout + 5*time.Second, onAbort: b.killAll})
+	if err == nil && res.ExitCode >= 128 {
+		// The command killed its wrapper: what it started is reparented
+		// to pause and is swept here.
+		b.helperCmd(ctx, "orphans")
+	}
+	if err != nil {
+		return res, fmt.Errorf("exec in %s/%s: %w", b.episode, b.agent, err)
+	}
+	if res.ExitCode == helper.ExitTimedOut && res.Duration >= timeout {
+		res.TimedOut = true
+	}
+	return res, nil
+}
+
+// killAll kills every agent process but pause (the helper's killall).
+func (b *box) killAll(ctx context.Context) { b.helperCmd(ctx, "killall") }
+
+func (b *box) helperCmd(ctx context.Context, cmd string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
+	defer cancel()
+	if _, err := b.r.execRaw(ctx, b.pod, execOpts{argv: []string{sandbox.HelperMount, cmd}, maxBytes: 4096}); err != nil {
+		b.r.log.Warn("helper "+cmd, "episode", b.episode, "agent", b.agent, "err", err)
+	}
+}
+
+func (b *box) Files() sandbox.Files { return &files{b: b} }
+
+// Stop kills every process of the box: the pod is deleted (a pod cannot
+// be stopped and kept); Remove then has nothing left to do.
+func (b *box) Stop(ctx context.Context) error { return b.Remove(ctx) }
+
+// Remove deletes the pod and waits until it is gone. Idempotent.
+func (b *box) Remove(ctx context.Context) error {
+	b.mu.Lock()
+	b.removed = true
+	b.mu.Unlock()
+	return b.r.deletePod(ctx, b.pod, true)
+}

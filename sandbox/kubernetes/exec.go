@@ -1,0 +1,158 @@
+package kubernetes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/httpstream"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/remotecommand"
+	utilexec "k8s.io/client-go/util/exec"
+
+	"github.com/mass-dev/mass/sandbox"
+)
+
+// capWriter keeps the first max bytes and drops the rest, still reporting
+// every write as complete so the stream keeps draining.
+type capWriter struct {
+	buf       []byte
+	max       int
+	truncated bool
+}
+
+func (c *capWriter) Write(p []byte) (int, error) {
+	room := c.max - len(c.buf)
+	if room >= len(p) {
+		c.buf = append(c.buf, p...)
+		return len(p), nil
+	}
+	if room > 0 {
+		c.buf = append(c.buf, p[:room]...)
+	}
+	c.truncated = true
+	return len(p), nil
+}
+
+type execOpts struct {
+	argv     []string
+	stdin    io.Reader
+	stdout   io.Writer // when set, stdout goes here uncapped (the export)
+	maxBytes int
+	// hostTimeout bounds the whole call on the host; 0 means none.
+	hostTimeout time.Duration
+	// onAbort runs (with a fresh context) when hostTimeout or ctx ends first.
+	onAbort func(context.Context)
+}
+
+// executor streams one exec of the API server: WebSocket (which carries a
+// stdin close), falling back to SPDY on servers without it.
+func (r *Runtime) executor(pod string, o execOpts) (remotecommand.Executor, error) {
+	req := r.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(r.cfg.Namespace).Name(pod).
+		SubResource("exec").VersionedParams(&corev1.PodExecOptions{
+		Container: "box", Command: o.argv, Stdin: o.stdin != nil, Stdout: true, Stderr: true,
+	}, scheme.ParameterCodec)
+	ws, err := remotecommand.NewWebSocketExecutor(r.rest, "GET", req.URL().String())
+	if err != nil {
+		return nil, fmt.Errorf("exec in %s: %w", pod, err)
+	}
+	spdy, err := remotecommand.NewSPDYExecutor(r.rest, "POST", req.URL())
+	if err != nil {
+		return nil, fmt.Errorf("exec in %s: %w", pod, err)
+	}
+	return remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
+		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
+	})
+}
+
+// execRaw runs argv in a pod's box container and collects capped output.
+func (r *Runtime) execRaw(ctx context.Context, pod string, o execOpts) (sandbox.ExecResult, error) {
+	start := time.Now()
+	ex, err := r.executor(pod, o)
+	if err != nil {
+		return sandbox.ExecResult{}, err
+	}
+	stdout := &capWriter{max: o.maxBytes}
+	stderr := &capWriter{max: o.maxBytes}
+	var out io.Writer = stdout
+	if o.stdout != nil {
+		out = o.stdout
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- ex.StreamWithContext(sctx, remotecommand.StreamOptions{Stdin: o.stdin, Stdout: out, Stderr: stderr})
+	}()
+	var expire <-chan time.Time
+	if o.hostTimeout > 0 {
+		t := time.NewTimer(o.hostTimeout)
+		defer t.Stop()
+		expire = t.C
+	}
+	res := sandbox.ExecResult{}
+	var streamErr error
+	aborted := false
+	select {
+	case streamErr = <-done:
+	case <-expire:
+		res.TimedOut, aborted = true, true
+	case <-ctx.Done():
+		aborted = true
+	}
+	if aborted {
+		if o.onAbort != nil {
+			actx, acancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			o.onAbort(actx)
+			acancel()
+		}
+		cancel()
+		<-done
+	}
+	res.Stdout, res.Stderr = stdout.buf, stderr.buf
+	res.Truncated = stdout.truncated || stderr.truncated
+	res.Duration = time.Since(start)
+	switch {
+	case res.TimedOut:
+		res.ExitCode = -1
+		return res, nil
+	case aborted:
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return res, fmt.Errorf("exec in %s: %w", pod, errors.Join(ctx.Err(), sandbox.ErrTimeout))
+		}
+		return res, fmt.Errorf("exec in %s: %w", pod, ctx.Err())
+	}
+	var ee utilexec.ExitError
+	if errors.As(streamErr, &ee) && ee.Exited() {
+		res.ExitCode = ee.ExitStatus()
+		return res, nil
+	}
+	if streamErr != nil {
+		return res, r.execErr(ctx, pod, streamErr)
+	}
+	return res, nil
+}
+
+// execErr classifies a stream that failed: a pod that is gone or no longer
+// running is ErrNotFound, anything else the API server's unavailability.
+func (r *Runtime) execErr(ctx context.Context, pod string, err error) error {
+	p, gerr := r.cs.CoreV1().Pods(r.cfg.Namespace).Get(context.WithoutCancel(ctx), pod, metav1.GetOptions{})
+	if apierrors.IsNotFound(gerr) || (gerr == nil && (p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning)) {
+		return fmt.Errorf("exec in %s: the pod is gone: %v: %w", pod, err, sandbox.ErrNotFound)
+	}
+	var st apierrors.APIStatus
+	if errors.As(err, &st) && st.Status().Code == http.StatusNotFound {
+		return fmt.Errorf("exec in %s: %w: %w", pod, err, sandbox.ErrNotFound)
+	}
+	if strings.Contains(err.Error(), "container not found") || strings.Contains(err.Error(), "not running") {
+		return fmt.Errorf("exec in %s: %w: %w", pod, err, sandbox.ErrNotFound)
+	}
+	return fmt.Errorf("exec in %s: %w: %w", pod, err, sandbox.ErrUnavailable)
+}

@@ -1,0 +1,152 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/mass-dev/mass/sandbox"
+)
+
+// startPod creates pod and waits until its container runs. A Pending pod
+// (no capacity yet) and a 429 are waited for up to StartTimeout; a pod that
+// cannot start (image missing, a failed sandbox) is deleted and reported.
+func (r *Runtime) startPod(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.StartTimeout)
+	defer cancel()
+	pods := r.cs.CoreV1().Pods(r.cfg.Namespace)
+	for {
+		_, err := pods.Create(ctx, pod, metav1.CreateOptions{})
+		if err == nil {
+			break
+		}
+		if !apierrors.IsTooManyRequests(err) && !apierrors.IsServerTimeout(err) {
+			return nil, wrapErr("create pod "+pod.Name, err)
+		}
+		if err := sleepCtx(ctx, time.Second); err != nil {
+			return nil, wrapErr("create pod "+pod.Name, err)
+		}
+	}
+	got, err := r.waitRunning(ctx, pod.Name)
+	if err != nil {
+		_ = r.deletePod(context.WithoutCancel(ctx), pod.Name, false)
+		return nil, err
+	}
+	return got, nil
+}
+
+// waitRunning polls the pod until its container runs.
+func (r *Runtime) waitRunning(ctx context.Context, name string) (*corev1.Pod, error) {
+	pods := r.cs.CoreV1().Pods(r.cfg.Namespace)
+	delay := 20 * time.Millisecond
+	for {
+		p, err := pods.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return nil, wrapErr("pod "+name, err)
+		}
+		switch p.Status.Phase {
+		case corev1.PodRunning:
+			if len(p.Status.ContainerStatuses) > 0 && p.Status.ContainerStatuses[0].State.Running != nil {
+				return p, nil
+			}
+		case corev1.PodFailed, corev1.PodSucceeded:
+			return nil, fmt.Errorf("pod %s ended (%s): %s: %w", name, p.Status.Phase, podWhy(p), sandbox.ErrUnavailable)
+		}
+		if why := stuck(p); why != "" {
+			return nil, fmt.Errorf("pod %s cannot start: %s: %w", name, why, sandbox.ErrUnavailable)
+		}
+		if err := sleepCtx(ctx, delay); err != nil {
+			return nil, fmt.Errorf("pod %s not running (%s, %s): %w", name, p.Status.Phase, podWhy(p), sandbox.ErrTimeout)
+		}
+		delay = min(delay*2, 500*time.Millisecond)
+	}
+}
+
+// stuck names a waiting reason that will not resolve by waiting.
+func stuck(p *corev1.Pod) string {
+	for _, cs := range p.Status.ContainerStatuses {
+		if w := cs.State.Waiting; w != nil {
+			switch w.Reason {
+			case "ErrImageNeverPull", "InvalidImageName", "CreateContainerConfigError", "CreateContainerError", "RunContainerError":
+				return w.Reason + ": " + w.Message
+			}
+		}
+	}
+	return ""
+}
+
+func podWhy(p *corev1.Pod) string {
+	for _, c := range p.Status.Conditions {
+		if c.Status != corev1.ConditionTrue && c.Message != "" {
+			return c.Message
+		}
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if t := cs.State.Terminated; t != nil {
+			return fmt.Sprintf("exit %d %s %s", t.ExitCode, t.Reason, t.Message)
+		}
+		if w := cs.State.Waiting; w != nil {
+			return w.Reason + " " + w.Message
+		}
+	}
+	return p.Status.Reason + " " + p.Status.Message
+}
+
+// deletePod deletes a pod at once (grace 0); with wait it returns only
+// once the pod is gone. A missing pod is not an error.
+func (r *Runtime) deletePod(ctx context.Context, name string, wait bool) error {
+	pods := r.cs.CoreV1().Pods(r.cfg.Namespace)
+	err := pods.Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return wrapErr("delete pod "+name, err)
+	}
+	if !wait {
+		return nil
+	}
+	delay := 20 * time.Millisecond
+	for {
+		_, err := pods.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err := sleepCtx(ctx, delay); err != nil {
+			return fmt.Errorf("pod %s not gone: %w", name, err)
+		}
+		delay = min(delay*2, 250*time.Millisecond)
+	}
+}
+
+// listPods lists this daemon's pods, of one episode and kind or all.
+func (r *Runtime) listPods(ctx context.Context, episode, kind string) ([]corev1.Pod, error) {
+	sel := labels.Set{LabelDaemon: r.cfg.DaemonID}
+	if episode != "" {
+		sel[LabelEpisode] = episode
+	}
+	if kind != "" {
+		sel[LabelKind] = kind
+	}
+	l, err := r.cs.CoreV1().Pods(r.cfg.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return nil, wrapErr("list pods", err)
+	}
+	return l.Items, nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

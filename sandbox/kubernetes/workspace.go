@@ -1,0 +1,215 @@
+package kubernetes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/docker"
+	"github.com/mass-dev/mass/sandbox/helper"
+)
+
+// CreateWorkspace starts the episode's keeper (the scheduler picks its
+// node, which the episode's boxes then follow), empties the directory,
+// streams the inputs in and applies ownership and protection.
+func (r *Runtime) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec, inputs []sandbox.Input) (err error) {
+	if !validID(ws.Episode) {
+		return fmt.Errorf("create workspace: episode id %q: %w", ws.Episode, sandbox.ErrInvalid)
+	}
+	for _, p := range ws.Protected {
+		if _, err := helper.CleanRel(p); err != nil {
+			return fmt.Errorf("create workspace %s: protected: %v: %w", ws.Episode, err, sandbox.ErrInvalid)
+		}
+	}
+	for _, in := range inputs {
+		if _, err := helper.CleanRel(in.Dest); err != nil {
+			return fmt.Errorf("create workspace %s: input %s: %v: %w", ws.Episode, in.HostPath, err, sandbox.ErrInvalid)
+		}
+	}
+	pol := r.cfg.Policy
+	if ws.DiskBytes > 0 {
+		pol.DiskBytes = ws.DiskBytes
+	}
+	keeper, err := r.keeperPod(ws.Episode)
+	if err != nil {
+		return err
+	}
+	if _, err := r.startPod(ctx, keeper); err != nil {
+		return fmt.Errorf("create workspace %s: %w", ws.Episode, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = r.RemoveWorkspace(context.WithoutCancel(ctx), ws.Episode)
+		}
+	}()
+	// A directory left by a keeper that died before it emptied it must
+	// not leak into the new episode.
+	if err := r.keeperRun(ctx, ws.Episode, nil, wipeArgv...); err != nil {
+		return err
+	}
+	if len(inputs) > 0 {
+		if err := r.untar(ctx, ws.Episode, func(w io.Writer) error { return docker.WriteInputsTar(w, inputs, pol.DiskBytes) }); err != nil {
+			return err
+		}
+	}
+	argv := []string{sandbox.HelperMount, "prepare", "-owner", pol.User}
+	for _, p := range ws.Protected {
+		argv = append(argv, "-protect", p)
+	}
+	return r.keeperRun(ctx, ws.Episode, nil, argv...)
+}
+
+// wipeArgv empties /workspace (hidden names too) with what every image
+// has, busybox's included: the keeper holds CAP_DAC_OVERRIDE, so what an
+// agent made unreadable goes too.
+var wipeArgv = []string{"sh", "-c", "rm -rf -- " + sandbox.WorkspaceMount + "/* " + sandbox.WorkspaceMount + "/.[!.]* " + sandbox.WorkspaceMount + "/..?*"}
+
+// keeperPod is the workspace keeper: root with the four capabilities it
+// needs to fill, hand over, export and empty the workspace; no network,
+// read-only root, small limits.
+func (r *Runtime) keeperPod(episode string) (*corev1.Pod, error) {
+	kp := r.cfg.Policy
+	kp.CapDrop = []string{"ALL"}
+	kp.CapAdd = []string{"CHOWN", "FOWNER", "DAC_READ_SEARCH", "DAC_OVERRIDE"}
+	kp.NoNewPrivileges = true
+	kp.ReadOnlyRootfs = true
+	kp.MemoryBytes = 256 << 20
+	kp.NanoCPUs = 500_000_000
+	kp.TmpfsBytes = 1 << 20
+	class, err := r.runtimeClass(kp.Runtime)
+	if err != nil {
+		return nil, err
+	}
+	return r.podSpec(kp, podOpts{name: r.podName(episode, keeperAgent), episode: episode, agent: keeperAgent,
+		kind: kindWorkspace, image: r.cfg.Image, runtimeClass: class, user: "0:0",
+		command: []string{sandbox.HelperMount, "pause"}})
+}
+
+// workspaceNode is the node of the episode's keeper.
+func (r *Runtime) workspaceNode(ctx context.Context, episode string) (string, error) {
+	p, err := r.cs.CoreV1().Pods(r.cfg.Namespace).Get(ctx, r.podName(episode, keeperAgent), metav1.GetOptions{})
+	if err != nil {
+		return "", wrapErr("workspace of "+episode+" (call CreateWorkspace first)", err)
+	}
+	if p.DeletionTimestamp != nil || p.Spec.NodeName == "" {
+		return "", fmt.Errorf("workspace of %s is being removed: %w", episode, sandbox.ErrNotFound)
+	}
+	return p.Spec.NodeName, nil
+}
+
+// keeperRun runs argv in the keeper and fails unless it exits 0.
+func (r *Runtime) keeperRun(ctx context.Context, episode string, stdin io.Reader, argv ...string) error {
+	res, err := r.execRaw(ctx, r.podName(episode, keeperAgent), execOpts{argv: argv, stdin: stdin, maxBytes: 64 << 10})
+	if err != nil {
+		return fmt.Errorf("workspace %s: %s: %w", episode, argv[0], err)
+	}
+	if res.ExitCode != 0 {
+		return fmt.Errorf("workspace %s: %s exit %d: %q: %w", episode, strings.Join(argv, " "), res.ExitCode, res.Stderr, sandbox.ErrInvalid)
+	}
+	return nil
+}
+
+// untar streams the tar that write produces into the keeper's /workspace.
+func (r *Runtime) untar(ctx context.Context, episode string, write func(io.Writer) error) error {
+	pr, pw := io.Pipe()
+	var werr error
+	go func() { werr = write(pw); pw.CloseWithError(werr) }()
+	err := r.keeperRun(ctx, episode, pr, "tar", "-x", "-f", "-", "-C", sandbox.WorkspaceMount)
+	pr.Close()
+	if werr != nil {
+		return fmt.Errorf("workspace %s: inputs: %w", episode, werr)
+	}
+	return err
+}
+
+// ExportWorkspace streams `tar -c` of /workspace out of the keeper and
+// rewrites it as the Docker backend does (docker.RewriteExport).
+func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writer, maxBytes int64) ([]sandbox.FileInfo, error) {
+	if !validID(episode) {
+		return nil, fmt.Errorf("export workspace: episode id %q: %w", episode, sandbox.ErrInvalid)
+	}
+	if maxBytes <= 0 {
+		maxBytes = docker.DefaultExportBytes
+	}
+	if _, err := r.workspaceNode(ctx, episode); err != nil {
+		return nil, fmt.Errorf("export workspace: %w", err)
+	}
+	pr, pw := io.Pipe()
+	var (
+		out  []sandbox.FileInfo
+		rerr error
+		wg   sync.WaitGroup
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		out, rerr = docker.RewriteExport(pr, w, maxBytes)
+		pr.CloseWithError(errors.Join(rerr, io.ErrClosedPipe))
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	xctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	res, err := r.execRaw(xctx, r.podName(episode, keeperAgent), execOpts{
+		argv:   []string{"tar", "-c", "-f", "-", "-C", sandbox.WorkspaceMount, "."},
+		stdout: pw, maxBytes: 64 << 10,
+	})
+	pw.CloseWithError(err)
+	wg.Wait()
+	if rerr != nil {
+		return out, fmt.Errorf("export workspace %s: %w", episode, rerr)
+	}
+	if err != nil {
+		return out, fmt.Errorf("export workspace %s: %w", episode, err)
+	}
+	if res.ExitCode > 1 { // 1: a file changed while it was read
+		return out, fmt.Errorf("export workspace %s: tar exit %d: %q: %w", episode, res.ExitCode, res.Stderr, sandbox.ErrUnavailable)
+	}
+	return out, nil
+}
+
+// RemoveWorkspace deletes the episode's agent pods, empties the directory
+// through the keeper, then deletes the keeper. An empty directory named
+// after the episode stays on the node.
+func (r *Runtime) RemoveWorkspace(ctx context.Context, episode string) error {
+	if !validID(episode) {
+		return fmt.Errorf("remove workspace: episode id %q: %w", episode, sandbox.ErrInvalid)
+	}
+	if err := r.deleteEpisodePods(ctx, episode, kindAgent); err != nil {
+		return err
+	}
+	var errs []error
+	if _, err := r.workspaceNode(ctx, episode); err == nil {
+		if err := r.keeperRun(ctx, episode, nil, wipeArgv...); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, r.deleteEpisodePods(ctx, episode, ""))
+	return errors.Join(errs...)
+}
+
+// deleteEpisodePods deletes the pods of an episode (of one kind, or all)
+// in parallel and waits until they are gone.
+func (r *Runtime) deleteEpisodePods(ctx context.Context, episode, kind string) error {
+	pods, err := r.listPods(ctx, episode, kind)
+	if err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(pods))
+	for i, p := range pods {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = r.deletePod(ctx, p.Name, true)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

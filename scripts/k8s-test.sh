@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# k8s-test.sh (make k8s-test): the kubernetes sandbox backend on a real
+# local cluster. Not part of `make test` or CI: a cold build of the cluster
+# binaries takes tens of minutes on 2 cores (the build is cached after).
+#   1. scripts/k8s-local.sh up (build cached), images loaded into its containerd
+#   2. the sandboxtest conformance suite on gVisor pods and on runc pods
+#   3. massctl sandbox verify --backend kubernetes --json (every probe group but egress)
+#   4. massd on the cluster: a 2-iteration scripted search, kill -9 mid-episode
+#   5. create+exec latency, kubernetes vs docker, in one run
+# Results in out/k8s/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=out/k8s
+mkdir -p "$out"
+t0=$(date +%s)
+bash scripts/k8s-local.sh up 2>&1 | tee "$out/up.log"
+kc=$(bash scripts/k8s-local.sh kubeconfig)
+bash scripts/k8s-local.sh load mass-test:latest mass-test-k8s:latest
+bash scripts/k8s-local.sh load mass-agent:latest mass-agent-k8s:latest
+export MASS_K8S_KUBECONFIG=$kc MASS_K8S_SECCOMP=mass.json MASS_SANDBOX_RUNTIME=
+echo "k8s-test: cluster and images ready in $(($(date +%s) - t0))s"
+go test -count=1 -v -timeout 40m -run 'TestConformance' ./sandbox/kubernetes 2>&1 | tee "$out/conformance.log" | grep -E '^(=== RUN|--- |ok|FAIL|PASS)' | grep -v '=== RUN' || true
+grep -q '^ok' "$out/conformance.log" || { echo "k8s-test: conformance FAILED (see $out/conformance.log)"; exit 1; }
+for rt in runsc runc; do
+	./bin/massctl sandbox verify --backend kubernetes --kubeconfig "$kc" --runtime "$rt" --groups static,resources,host,usability --json \
+		>"$out/verify-$rt.json" || echo "k8s-test: verify on $rt had failures (see $out/verify-$rt.json)"
+done
+go test -count=1 -v -timeout 30m -run 'TestKubernetes' ./daemon 2>&1 | tee "$out/e2e.log" | grep -E '^(--- |ok|FAIL)' || true
+grep -q '^ok' "$out/e2e.log" || echo "k8s-test: the massd end-to-end tests FAILED (see $out/e2e.log)"
+go test -count=1 -run '^$' -bench CreateExec -benchtime 10x ./sandbox/kubernetes | tee "$out/bench.txt"
+echo "k8s-test: done in $(($(date +%s) - t0))s"
