@@ -7,7 +7,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # Packages whose code runs concurrently; `check` runs them under -race.
 RACE_PKGS := ./daemon/... ./agents/... ./sandbox/...
 
-.PHONY: help setup build test check demo image kernels bench gpu-check layers clean k8s-test
+.PHONY: help setup build test check demo image image-research test-research kernels bench gpu-check layers clean k8s-test
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -36,6 +36,12 @@ demo: setup build image ## start massd and run an example episode end to end
 
 image: build ## build the sandbox images (agent image via debootstrap, test image from busybox-static)
 	$(BIN)/massctl image build --all
+
+image-research: build ## build the research image profile (pip, venv, git, gcc, torch, ...; ~2.4 GB, ~25 min; not part of test)
+	$(BIN)/massctl image build --profile research
+
+test-research: build ## the research-profile box test: torch loop, pip through the egress proxy (needs image-research)
+	$(GO) test -count=1 -v -run 'TestResearchBox' ./agents/episode/
 
 kernels: ## compile cuda/*.cu to embedded PTX (needs nvcc)
 	bash scripts/kernels.sh

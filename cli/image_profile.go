@@ -48,17 +48,40 @@ func imageProfileShow(c *cli.Context) error {
 		return cli.Exit(err.Error(), 2)
 	}
 	hash := p.Hash()
+	state := engineState(c, p)
 	if c.Bool("json") {
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
 			image.Profile
-			Ref  string `json:"ref"`
-			Hash string `json:"hash"`
-		}{p, p.Ref(), hash})
+			Ref   string `json:"ref"`
+			Hash  string `json:"hash"`
+			State string `json:"state"`
+		}{p, p.Ref(), hash, state})
 	}
 	w := c.App.Writer
-	fmt.Fprintf(w, "profile:  %s\nimage:    %s (and %s)\nhash:     %s\n", p.Name, p.Ref(), image.HashTag(p.Ref(), hash), hash)
+	fmt.Fprintf(w, "profile:  %s\nimage:    %s (and %s)\nhash:     %s\nstate:    %s\n", p.Name, p.Ref(), image.HashTag(p.Ref(), hash), hash, state)
 	fmt.Fprintf(w, "packages: %s\nenv:      %s\n", strings.Join(p.Packages, " "), strings.Join(p.Env, " "))
 	return nil
+}
+
+// engineState says whether the local engine has p's image and whether it
+// was built from this recipe (with the default mirror and suite).
+func engineState(c *cli.Context, p image.Profile) string {
+	eng, err := dockerEngine()
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	defer eng.Close()
+	st, err := image.Inspect(ctxOf(c), eng, p)
+	build := "sudo massctl image build --profile " + p.Name
+	switch {
+	case err != nil:
+		return fmt.Sprintf("unknown (no Docker engine reachable: %v)", err)
+	case st.ID == "":
+		return "not built; build it with `" + build + "`"
+	case !st.Current:
+		return fmt.Sprintf("built (%s) from another recipe (hash %.12s); rebuild with `%s`", st.ID, st.Have, build)
+	}
+	return fmt.Sprintf("built (%s), current", st.ID)
 }

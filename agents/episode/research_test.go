@@ -65,7 +65,7 @@ func TestResearchBox(t *testing.T) {
 	if _, err := testRT.Client().ImageInspect(context.Background(), ref); err != nil {
 		t.Skipf("no %s (%v); build it with `sudo massctl image build --profile research`", ref, err)
 	}
-	rt, st := researchRuntime(t)
+	rt := researchRuntime(t)
 	t.Run("allowed", func(t *testing.T) {
 		out, recs, dir, id := researchEpisode(t, rt, []string{standin.IndexName}, true)
 		m := regexp.MustCompile(`loss_first ([0-9.]+) loss_last ([0-9.]+)`).FindStringSubmatch(out[0])
@@ -99,12 +99,11 @@ func TestResearchBox(t *testing.T) {
 			t.Errorf("audit egress = %+v, want the refused index request", rep.Egress)
 		}
 	})
-	_ = st
 }
 
 // researchRuntime starts the stand-in internet with a package index of one
 // wheel built here, and a runtime whose egress proxies reach only it.
-func researchRuntime(t *testing.T) (*docker.Runtime, *probe.Standin) {
+func researchRuntime(t *testing.T) *docker.Runtime {
 	t.Helper()
 	bins := t.TempDir()
 	proxy, err := sandboxtest.BuildStatic(bins, "github.com/mass-dev/mass/sandbox/egress/cmd/mass-egress-proxy")
@@ -137,7 +136,7 @@ func researchRuntime(t *testing.T) (*docker.Runtime, *probe.Standin) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
-	return rt, st
+	return rt
 }
 
 // researchEpisode runs one episode of a research task allowing allow; with

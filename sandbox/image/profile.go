@@ -113,3 +113,23 @@ func envKey(kv string) string {
 	k, _, _ := strings.Cut(kv, "=")
 	return k
 }
+
+// State is whether a profile's image is in the engine and current.
+type State struct {
+	Ref     string `json:"ref"`
+	ID      string `json:"id,omitempty"` // "" when the image is not built
+	Hash    string `json:"hash"`         // the recipe's
+	Have    string `json:"have,omitempty"`
+	Current bool   `json:"current"` // built from this recipe
+}
+
+// Inspect reports the state of p's image in the engine.
+func Inspect(ctx context.Context, e Engine, p Profile) (State, error) {
+	st := State{Ref: p.Ref(), Hash: p.Hash()}
+	have, id, err := currentHash(ctx, e, st.Ref)
+	if err != nil {
+		return st, err
+	}
+	st.ID, st.Have, st.Current = id, have, id != "" && have == st.Hash
+	return st, nil
+}

@@ -1,10 +1,16 @@
 package image
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	dimage "github.com/docker/docker/api/types/image"
 
 	"github.com/mass-dev/mass/sandbox"
 )
@@ -114,4 +120,34 @@ func FuzzParseProfile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Inspect tells a missing image, one built from this recipe and one built
+// from another, on the real engine.
+func TestInspectProfile(t *testing.T) {
+	c := engine(t)
+	ctx := context.Background()
+	p := Profile{Name: fmt.Sprintf("inspecttest-%d", time.Now().UnixNano()%1e9), Packages: []string{"python3"}, Env: []string{"A=b"}}
+	st, err := Inspect(ctx, c, p)
+	if err != nil || st.ID != "" || st.Current || st.Ref != "mass-"+p.Name+":latest" {
+		t.Fatalf("missing image: %+v %v", st, err)
+	}
+	rootfs, err := TestRootfs(DefaultBusybox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		hash    string
+		current bool
+	}{{"0123456789abcdef", false}, {p.Hash(), true}} {
+		id, err := importTar(ctx, c, bytes.NewReader(rootfs), p.Ref(), labelChanges([][2]string{{LabelHash, tt.hash}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.ImageRemove(context.Background(), id, dimage.RemoveOptions{Force: true}) })
+		st, err := Inspect(ctx, c, p)
+		if err != nil || st.ID != id || st.Current != tt.current || st.Have != tt.hash {
+			t.Errorf("image labelled %s: %+v %v, want current=%v", tt.hash, st, err, tt.current)
+		}
+	}
 }
