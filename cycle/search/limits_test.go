@@ -67,3 +67,72 @@ func TestFixedAgentLimitsMatchPython(t *testing.T) {
 		t.Fatal("no input matched: the test checks nothing")
 	}
 }
+
+// pyAppendix re-types the reference's _build_all_results_json_evidence
+// loop (caps in characters, head and tail kept, the budget test after the
+// cut) as the oracle for renderResults.
+const pyAppendix = `import json, sys
+out = []
+for files, per, total in json.load(sys.stdin):
+    blocks, used, omitted = [], 0, []
+    for rel, body in files:
+        cut = False
+        if per and len(body) > per:
+            half = per // 2
+            body = body[:half] + "\n... [truncated: middle omitted] ...\n" + body[len(body) - (per - half):]
+            cut = True
+        if total and used + len(body) > total:
+            omitted.append(rel)
+            continue
+        used += len(body)
+        blocks += [f"### File: ` + "`{rel}`" + `{' [truncated]' if cut else ''}", "` + "```" + `", body, "` + "```" + `"]
+    if omitted:
+        blocks.append("- Omitted due to appendix character budget: " + ", ".join(f"` + "`{n}`" + `" for n in omitted))
+    out.append("\n\n".join(blocks) if files else "- No JSON files found under ` + "`results/`" + `.")
+json.dump(out, sys.stdout)`
+
+func TestResultsAppendixMatchesPython(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed")
+	}
+	rng := rand.New(rand.NewSource(9))
+	type set struct {
+		files      [][2]string
+		per, total int
+	}
+	var sets []set
+	var in []any
+	for i := 0; i < 200; i++ {
+		var s set
+		for j := 0; j < rng.Intn(5); j++ {
+			body := strings.Repeat([]string{"a", "é", "{\"k\": 1}\n", "日本"}[rng.Intn(4)], rng.Intn(40))
+			s.files = append(s.files, [2]string{"results/f" + string(rune('a'+j)) + ".json", body})
+		}
+		s.per, s.total = rng.Intn(30), rng.Intn(90)
+		sets = append(sets, s)
+		files := make([][2]string, len(s.files))
+		copy(files, s.files)
+		in = append(in, []any{files, s.per, s.total})
+	}
+	raw, _ := json.Marshal(in)
+	cmd := exec.Command(py, "-c", pyAppendix)
+	cmd.Stdin = strings.NewReader(string(raw))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python3: %v", err)
+	}
+	var want []string
+	if err := json.Unmarshal(out, &want); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range sets {
+		var files []resultFile
+		for _, f := range s.files {
+			files = append(files, resultFile{rel: f[0], body: f[1]})
+		}
+		if got := renderResults(files, true, s.per, s.total); got != want[i] {
+			t.Fatalf("set %d (per %d, total %d):\n got %q\nwant %q", i, s.per, s.total, got, want[i])
+		}
+	}
+}
