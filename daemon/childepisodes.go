@@ -36,6 +36,11 @@ func (c *childEpisodes) run(ctx context.Context, o episode.Options) (episode.Sta
 			return episode.Status{}, err
 		}
 	}
+	if o.Teacher == "" && o.Workflow != "" && spec.QueryTemplate != "" {
+		if o.Teacher, err = templateTeacher(spec, o.Workflow, o.Directive); err != nil {
+			return episode.Status{}, err
+		}
+	}
 	rec := jobkind.EpisodeRecord{ID: o.ID, JobID: c.job.ID, TaskID: o.TaskID, Status: "running", Dir: o.Dir}
 	c.rep.Episode(rec)
 	st, err := episode.Run(ctx, c.d, o)

@@ -29,7 +29,7 @@ func (g *garbled) policy(r *fakeopenai.Request) fakeopenai.Reply {
 		if n := g.eval.Add(1); n <= 3 || r.Turn() == 0 {
 			return fakeopenai.Reply{Content: `I prefer A. {"winner": "A", "rationale": ` + "\n"}
 		}
-	case strings.Contains(first, search.OptimizerMarker):
+	case len(r.Messages) > 0 && strings.HasPrefix(r.Messages[0].Content, search.OptimizerMarker): // the system prompt
 		if g.opt.Add(1) <= 3 {
 			return fakeopenai.Reply{Content: `{"improved_multi_agent_design": "Create a team of a planner and a coder", "changes_from_previous": "x"}`}
 		}

@@ -24,6 +24,11 @@ func Ask[T any](ctx context.Context, m Model, model string, msgs []Message, seed
 
 // AskN is Ask with at most attempts replies (at least one).
 func AskN[T any](ctx context.Context, m Model, model string, msgs []Message, seed int64, attempts int, u *Usage, parse func(string) (T, error)) (T, error) {
+	return AskAgain(ctx, m, model, msgs, seed, attempts, u, parse, "Answer again with the JSON object only.")
+}
+
+// AskAgain is AskN whose retry message ends with again (what to answer).
+func AskAgain[T any](ctx context.Context, m Model, model string, msgs []Message, seed int64, attempts int, u *Usage, parse func(string) (T, error), again string) (T, error) {
 	var zero T
 	var last error
 	for i := 0; i < max(1, attempts); i++ {
@@ -47,7 +52,7 @@ func AskN[T any](ctx context.Context, m Model, model string, msgs []Message, see
 		last = err
 		u.Errors = append(u.Errors, err.Error())
 		msgs = append(msgs, Message{Role: "assistant", Content: rep.Content},
-			Message{Role: "user", Content: "Your reply could not be used: " + err.Error() + ". Answer again with the JSON object only."})
+			Message{Role: "user", Content: "Your reply could not be used: " + err.Error() + ". " + again})
 	}
 	return zero, last
 }

@@ -9,6 +9,10 @@
 // files: a recorded verdict or stored design is never redone, an episode
 // cut off by a crash is closed and retried as the next attempt of its
 // slot, and a folder the reference wrote is continued from its records.
+// The optimizer's prompt is the reference's (refprompt.go, with its
+// toggles in options.go), designs are accepted as the reference accepts
+// them (free text after the marker), and a task's query template wraps
+// every design as the reference's rendered queries do (query.go).
 //
 // The package depends on three interfaces — run an episode, call a model,
 // and (through the episode result) an exported workspace — so that massd's

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/mass-dev/mass/cycle/judge"
@@ -203,12 +202,10 @@ func (r *runner) episodeOf(ctx context.Context, k int) (EpisodeResult, error) {
 // template's own design runs the template file itself, as the reference
 // runs its initial file; every other design is rendered into it.
 func (r *runner) templatePrompt(k int, wf workflow.Workflow) string {
-	t := r.cfg.Template
-	design := strings.TrimFunc(wf.Render(), pySpace)
-	if k == 0 && design == t.Design {
-		return t.Raw
+	if k == 0 {
+		return r.cfg.Template.Query(wf.Render())
 	}
-	return t.Render(design)
+	return r.cfg.Template.Render(wf.Render())
 }
 
 // queryFile names the prompt v(k)'s orchestrator got: the reference's

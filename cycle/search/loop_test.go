@@ -223,3 +223,44 @@ func TestSearchTemplateAndFreeTextDesigns(t *testing.T) {
 		t.Error("step 1 prompt: v0 shown twice or not at all")
 	}
 }
+
+// improvement_output_mode design-text: the reply is the design alone; an
+// unusable one is sent back asking for the design text, not JSON.
+func TestSearchDesignTextMode(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	m, srv := roleServer(t, func(system, user string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if calls == 1 {
+			return "Here is my plan: add a checker."
+		}
+		return "\n" + workflow.Header + "\n" + `[{"agent_id":"checker","role":"Checker","instruction":"Verify report.md."}]` + "\n"
+	})
+	eps := &fakeEpisodes{dir: t.TempDir(), refFiles: map[string]string{"notes.txt": "x"}, verFiles: map[string]string{"report.md": "# r"}}
+	cfg := loopConfig(t, eps, m, 1)
+	cfg.Opts = DefaultPromptOptions()
+	cfg.Opts.OutputMode = OutputDesignText
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	d, err := os.ReadFile(workflow.Versions{Dir: cfg.Dir}.Path(1))
+	if err != nil || !strings.Contains(string(d), `"agent_id":"checker"`) {
+		t.Fatalf("design v1 %q %v", d, err)
+	}
+	var res OptimizerResult
+	b, _ := os.ReadFile(filepath.Join(cfg.Dir, PromptsDir, "v0_to_v1", "result.json"))
+	if err := json.Unmarshal(b, &res); err != nil || res.OutputMode != OutputDesignText || res.Proposal == nil || res.Proposal.MetadataNote == "" || res.Attempts != 2 {
+		t.Fatalf("result %s %v", b, err)
+	}
+	retried := false
+	for _, r := range srv.Requests() {
+		if n := len(r.Messages); n > 2 && strings.HasSuffix(r.Messages[n-1].Content, "Answer again with the design block only, as plain text.") {
+			retried = true
+		}
+	}
+	if !retried {
+		t.Fatal("the retry did not ask for the design text")
+	}
+}

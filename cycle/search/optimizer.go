@@ -151,6 +151,10 @@ func Optimize(ctx context.Context, m judge.Model, modelName string, seed int64, 
 	var u judge.Usage
 	msgs := []judge.Message{{Role: "system", Content: p.System}, {Role: "user", Content: p.User}}
 	// The optimizer's output budget (agents/model.RoleOptimizer) applies.
-	prop, err := judge.Ask(model.WithRole(ctx, model.RoleOptimizer), m, modelName, msgs, seed, &u, proposalParser(o, after))
+	again := "Answer again with the JSON object only."
+	if o.OutputMode == OutputDesignText {
+		again = "Answer again with the design block only, as plain text."
+	}
+	prop, err := judge.AskAgain(model.WithRole(ctx, model.RoleOptimizer), m, modelName, msgs, seed, judge.MaxAttempts, &u, proposalParser(o, after), again)
 	return prop, u, err
 }

@@ -63,6 +63,22 @@ func taskText(s string) string {
 	return strings.TrimFunc(s, pySpace)
 }
 
+// Query is the query a design runs with: the template file itself for its
+// own design (the reference runs its initial file as v0), else Render.
+func (t QueryTemplate) Query(design string) string {
+	if strings.TrimFunc(design, pySpace) == t.Design {
+		return t.Raw
+	}
+	return t.Render(design)
+}
+
+// Teacher is a collection episode's prompt as the reference's pipeline
+// writes it: the design's query, trailing white space removed, a blank
+// line and the execution directive verbatim.
+func (t QueryTemplate) Teacher(design, directive string) string {
+	return strings.TrimRightFunc(t.Query(design), pySpace) + "\n\n" + directive
+}
+
 // Render is the query a version runs with: the text before the design,
 // the design (trimmed), a blank line and the post-design suffix with its
 // leading white space removed — the reference's _render_query_with_design.

@@ -24,7 +24,9 @@ for raw, design in json.load(sys.stdin):
     task = before.rstrip()
     if "\\n" in task:
         task = task.replace("\\n", "\n")
-    out.append([before, block, after, task.strip(), f"{before}{design.strip()}\n\n{after.lstrip()}"])
+    rendered = f"{before}{design.strip()}\n\n{after.lstrip()}"
+    query = raw if design.strip() == block else rendered
+    out.append([before, block, after, task.strip(), rendered, query.rstrip() + "\n\n" + "## Directive\n"])
 json.dump(out, sys.stdout)`
 
 func TestQueryTemplateMatchesReference(t *testing.T) {
@@ -36,8 +38,11 @@ func TestQueryTemplateMatchesReference(t *testing.T) {
 		{string(raw), workflow.Header + "\n[]\n\n  "},
 		{"Task \\n two.\r\n\t" + workflow.Header + " x\n" + EndMarker + " inside\n\n" + EndMarker + "  tail \n", "\u00a0" + workflow.Header + " y\u2028"},
 		{"é" + workflow.Header + EndMarker, workflow.Header},
+		{string(raw), ""}, // v0: its own design, replaced below
 	}
-	var gots [][5]string
+	own, _ := ParseQueryTemplate(string(raw))
+	cases[3][1] = "\n" + own.Design + "\n"
+	var gots [][6]string
 	for _, c := range cases {
 		q, err := ParseQueryTemplate(c[0])
 		if err != nil {
@@ -46,7 +51,7 @@ func TestQueryTemplateMatchesReference(t *testing.T) {
 		if !strings.HasPrefix(c[0], q.Before) || !strings.HasSuffix(c[0], q.After) {
 			t.Fatalf("split loses bytes: %+v", q)
 		}
-		gots = append(gots, [5]string{q.Before, q.Design, q.After, q.TaskText(), q.Render(c[1])})
+		gots = append(gots, [6]string{q.Before, q.Design, q.After, q.TaskText(), q.Render(c[1]), q.Teacher(c[1], "## Directive\n")})
 	}
 	if q, _ := ParseQueryTemplate(string(raw)); !strings.Contains(q.Design, "Use uv for all Python workflows when you run code") || !strings.HasPrefix(q.After, EndMarker+"—") {
 		t.Fatalf("the last end marker did not end the design: %q", q.After)
@@ -62,12 +67,12 @@ func TestQueryTemplateMatchesReference(t *testing.T) {
 	if err != nil {
 		t.Fatalf("python3: %v", err)
 	}
-	var want [][5]string
+	var want [][6]string
 	if err := json.Unmarshal(out, &want); err != nil {
 		t.Fatal(err)
 	}
 	for i := range cases {
-		for j, name := range []string{"before", "design", "after", "task text", "rendered query"} {
+		for j, name := range []string{"before", "design", "after", "task text", "rendered query", "teacher prompt"} {
 			if gots[i][j] != want[i][j] {
 				t.Errorf("case %d %s:\n got %q\nwant %q", i, name, gots[i][j], want[i][j])
 			}
