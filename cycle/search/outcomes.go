@@ -30,11 +30,12 @@ func Outcomes(slots []Slot) []VersionOutcome {
 	return out
 }
 
-// DeliverablesWarning is a warning when the reference's and the champion's
-// episodes both lack the task's required outputs: a verdict between them
-// compares two workspaces without deliverables, so "beats the reference"
-// says nothing of the task being solved. "" when either has them or when
-// it is not known.
+// DeliverablesWarning is a warning when neither the reference's nor the
+// champion's episode delivered: both lack the task's required outputs, or
+// both were graded and failed (a dry run's labelled placeholders). A
+// verdict between them compares two workspaces that do not solve the task,
+// so "the champion beats the reference" says nothing of the task being
+// solved. "" when either delivered or when it is not known.
 func DeliverablesWarning(vs []VersionOutcome, champion int) string {
 	var ref, champ *VersionOutcome
 	for i := range vs {
@@ -45,10 +46,17 @@ func DeliverablesWarning(vs []VersionOutcome, champion int) string {
 			champ = &vs[i]
 		}
 	}
-	missing := func(v *VersionOutcome) bool { return v != nil && v.OutputsPresent != nil && !*v.OutputsPresent }
-	if !missing(ref) || !missing(champ) {
+	if ref == nil || champ == nil {
 		return ""
 	}
-	return fmt.Sprintf("neither the reference nor the champion v%d has the task's required outputs: "+
-		"their verdicts compare workspaces without deliverables, not solutions", champion)
+	no := func(b *bool) bool { return b != nil && !*b }
+	switch {
+	case no(ref.OutputsPresent) && no(champ.OutputsPresent):
+		return fmt.Sprintf("neither the reference nor the champion v%d has the task's required outputs: "+
+			"their verdicts compare workspaces without deliverables, not solutions", champion)
+	case no(ref.GradePassed) && no(champ.GradePassed):
+		return fmt.Sprintf("neither the reference nor the champion v%d passed the task's grader: "+
+			"their verdicts compare two failed attempts, not solutions", champion)
+	}
+	return ""
 }
