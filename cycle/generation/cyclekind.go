@@ -228,7 +228,8 @@ func cycleSearches(ctx context.Context, s Searches, job jobs.Job, rep jobs.Repor
 		if _, ok := st.Failed[task]; ok {
 			continue
 		}
-		rep.Progress(jobs.Progress{Stage: fmt.Sprintf("search g%d", st.G), Message: task})
+		rep.Progress(jobs.Progress{Stage: fmt.Sprintf("search g%d", st.G), Message: fmt.Sprintf("%s  task %d/%d", task, i+1, len(p.Tasks)),
+			Counters: map[string]int64{"task": int64(i + 1), "tasks": int64(len(p.Tasks)), "generation": int64(st.G)}})
 		start := time.Now()
 		r, err := s.Search(ctx, fmt.Sprintf("%s-g%d-%d", job.ID, st.G, i), task, st.Parent, p.searchSeed(st.G, i),
 			SearchOptions{Iterations: p.SearchIterations, Judgments: p.SearchJudgments, JudgeMode: p.SearchJudgeMode})
