@@ -93,9 +93,6 @@ func (s *searchEpisodes) Run(ctx context.Context, req search.EpisodeRequest) (se
 	res := search.EpisodeResult{EpisodeID: req.ID, Dir: dir, Export: st.WorkspaceExport, Exit: st.Exit, Success: st.Success,
 		Failure: st.Failure, LoopHalt: st.Failure == episode.FailLoop, ModelCalls: st.ModelCalls,
 		Tokens: st.Tokens.Prompt + st.Tokens.Completion, DryRun: st.DryRun, OutputsPresent: &st.OutputsPresent}
-	if st.Grade != nil {
-		res.GradePassed = &st.Grade.Passed
-	}
 	if b, err := os.ReadFile(filepath.Join(dir, episode.EpisodeFile)); err == nil {
 		var info episode.Info
 		if json.Unmarshal(b, &info) == nil {
