@@ -87,6 +87,7 @@ func statusSegments(j api.Job, last string) []segment {
 		seen[f] = true
 		msg = append(msg, segment{f, rank})
 	}
+	segs = append(segs, msg...)
 	counters := p.Counters
 	if structured {
 		// The message carries the stage's numbers; of the counters only the
@@ -108,7 +109,6 @@ func statusSegments(j api.Job, last string) []segment {
 		}
 		segs = append(segs, segment{c, rank})
 	}
-	segs = append(segs, msg...)
 	if last != "" {
 		segs = append(segs, segment{"last: " + last, 7})
 	}
