@@ -83,7 +83,7 @@ func cycleCommand() *cli.Command {
 	flags := append(generationFlags(), &cli.IntFlag{Name: "generations", Value: 1, Usage: "how many generations `G`"},
 		&cli.IntFlag{Name: "search-iterations", Usage: "optimizer iterations of each search", DefaultText: "the search's, 11"},
 		&cli.BoolFlag{Name: "dry-run", Usage: "with --config: print the resolved plan and submit nothing"},
-		&cli.BoolFlag{Name: "resume", Usage: "queue a stopped cycle job JOB again (default the newest failed, cancelled or interrupted one); it continues from its last finished search and stage"})
+		&cli.BoolFlag{Name: "resume", Usage: "queue a stopped cycle job JOB again (without JOB: the newest failed, cancelled or interrupted one); it continues from its last finished search and stage"})
 	return &cli.Command{
 		Name:  "cycle",
 		Usage: "run the MASS cycle: for g = 1..G, search on every task, then generation g",

@@ -106,7 +106,7 @@ func jobList(c *cli.Context) error {
 		if j.Progress != nil && j.Progress.Stage != "" {
 			stage = j.Progress.Stage
 		}
-		task := j.TaskID
+		task := console.JobTasks(j)
 		if task == "" {
 			task = "-"
 		}

@@ -201,7 +201,8 @@ func runSearch(c *cli.Context) error {
 	return nil
 }
 
-// VersionLine words one version's episode: success, deliverables, grade.
+// VersionLine words one version's episode: success and deliverables (the
+// grade is the episode's own: massctl episode show).
 func VersionLine(v search.VersionOutcome) string {
 	parts := []string{"episode " + v.EpisodeID}
 	if v.Success {
@@ -214,13 +215,6 @@ func VersionLine(v search.VersionOutcome) string {
 			parts = append(parts, "outputs present")
 		} else {
 			parts = append(parts, "outputs missing")
-		}
-	}
-	if v.GradePassed != nil {
-		if *v.GradePassed {
-			parts = append(parts, "grade passed")
-		} else {
-			parts = append(parts, "grade failed")
 		}
 	}
 	if v.DryRun {

@@ -131,7 +131,7 @@ func wrapText(s string, width int) []string {
 }
 
 func wideFlag() cli.Flag {
-	return &cli.BoolFlag{Name: "wide", Usage: "one line per row however wide (default on a terminal: wrap to its width)"}
+	return &cli.BoolFlag{Name: "wide", Usage: "one line per row however wide (a terminal otherwise wraps to its width)"}
 }
 
 // writeVerify prints a probe report: probe.WriteTable's text with the

@@ -63,9 +63,9 @@ func hostileSearch(l datadir.Layout, jobID string) error {
 			`{"key":"v1_vs_no_harness","winner":"B","iteration":1,"candidate":"v1","opponent":"reference","against":"reference","outcome":"win","wins":1,"rationale":"` + jsonEsc(hostile) + `"}` + "\n",
 		"records/champion_history.jsonl": `{"key":"champion_v0_vs_v1","kind":"champion_arbitration","version_a":0,"version_b":1,"winner":"B","iteration":1,"candidate":"v1","opponent":"v0","against":"champion","outcome":"win","wins":1,"champion_changed":true,"rationale":"` + jsonEsc(hostile) + `"}` + "\n",
 		"retained_workflow.json":         `{"search_id":"` + jobID + `","task_id":"hostile-task","version":1,"champion":1,"beats_reference":true,"model":"scripted","design":"versions/multi_agent_design_v1.txt","finished":true}`,
-		// Neither the reference nor the champion v1 delivered; v0 did and passed.
-		"records/episodes.json": `[{"slot":"reference","attempts":[],"result":{"episode_id":"ep-ref","exit":"completed","outputs_present":false,"grade_passed":false}},` +
-			`{"slot":"v0","attempts":[],"result":{"episode_id":"ep-v0","exit":"completed","success":true,"outputs_present":true,"grade_passed":true}},` +
+		// Neither the reference nor the champion v1 delivered; v0 did.
+		"records/episodes.json": `[{"slot":"reference","attempts":[],"result":{"episode_id":"ep-ref","exit":"completed","outputs_present":false}},` +
+			`{"slot":"v0","attempts":[],"result":{"episode_id":"ep-v0","exit":"completed","success":true,"outputs_present":true}},` +
 			`{"slot":"v1","attempts":[],"result":{"episode_id":"ep-v1-` + jsonEsc(hostile) + `","exit":"completed","outputs_present":false,"dry_run":true}}]`,
 	}
 	for name, body := range files {

@@ -204,7 +204,7 @@ func checkConsoleContent(t *testing.T, site *consoleSite, ep, job string) {
 		"/searches":                      {"hostile-task", "v1"},
 		"/searches/hostile-task/" + job: {"became champion", "the champion beats the reference", "win", "champion arbitrations",
 			"warning: neither the reference nor the champion v1 has the task", `href="/episodes/ep-ref"`, "reference (bare task)",
-			`<span class="s-failed">missing</span>`, `<span class="s-succeeded">present</span>`, `<span class="s-succeeded">passed</span>`, "dry run"},
+			`<span class="s-failed">missing</span>`, `<span class="s-succeeded">present</span>`, "dry run"},
 		"/searches/hostile-task/" + job + "/v/1": {`class="add">&#43;and one more`, "optimizer's account", "why_it_should_improve", "free-text design: the orchestrator reads it as text"},
 		"/generations/1":                         {"<polyline", "validation loss", "<rect", "train", "excluded t2", "stored supervised"},
 		"/episodes/" + ep + "/audit":             {"handoff graph", "<svg", "chain NOT verified"},

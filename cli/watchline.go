@@ -87,7 +87,19 @@ func statusSegments(j api.Job, last string) []segment {
 		seen[f] = true
 		msg = append(msg, segment{f, rank})
 	}
-	for _, c := range console.Counters(p.Counters) {
+	segs = append(segs, msg...)
+	counters := p.Counters
+	if structured {
+		// The message carries the stage's numbers; of the counters only the
+		// stage's place (stage 2/8) adds to it.
+		counters = map[string]int64{}
+		for _, k := range []string{"stage", "stages"} {
+			if v, ok := p.Counters[k]; ok {
+				counters[k] = v
+			}
+		}
+	}
+	for _, c := range console.Counters(counters) {
 		if seen[c] {
 			continue
 		}
@@ -97,7 +109,6 @@ func statusSegments(j api.Job, last string) []segment {
 		}
 		segs = append(segs, segment{c, rank})
 	}
-	segs = append(segs, msg...)
 	if last != "" {
 		segs = append(segs, segment{"last: " + last, 7})
 	}

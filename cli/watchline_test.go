@@ -86,3 +86,22 @@ func TestFitLineGenerationStages(t *testing.T) {
 		t.Logf("%s", line)
 	}
 }
+
+// TestWatchLineSaysEachNumberOnce: a search's structured message is not
+// followed by its counters again at any width (it read "iteration 0/3 ·
+// … · iteration 0/3, champion v0").
+func TestWatchLineSaysEachNumberOnce(t *testing.T) {
+	start := time.Now().Add(-30 * time.Second)
+	j := api.Job{ID: "j-mabc123-0a1b2c", State: api.StateRunning, Started: &start, Attempt: 1,
+		Progress: &api.Progress{Stage: "judging v2_vs_no_harness", Message: "iteration 2/3  champion v1  champion vs reference 1-0  tokens 48120",
+			Counters: map[string]int64{"iteration": 2, "iterations": 3, "champion_version": 1, "ref_wins": 1, "ref_losses": 0, "tokens": 48120}}}
+	line := fitLine(statusSegments(j, "search_stage"), 300)
+	for _, w := range []string{"iteration", "champion v1", "tokens", "reference"} {
+		if n := strings.Count(line, w); n != 1 {
+			t.Errorf("%q appears %d times in %q", w, n, line)
+		}
+	}
+	if strings.Contains(line, "ref wins") || strings.Contains(line, "champion version") {
+		t.Errorf("counters repeat the message: %q", line)
+	}
+}

@@ -99,9 +99,6 @@ func (s *searchEpisodes) Run(ctx context.Context, req search.EpisodeRequest) (se
 			res.LastToolCalls = append(res.LastToolCalls, search.ToolCall{Tool: c.Tool, Args: c.ArgsSummary})
 		}
 	}
-	if st.Grade != nil {
-		res.GradePassed = &st.Grade.Passed
-	}
 	if b, err := os.ReadFile(filepath.Join(dir, episode.EpisodeFile)); err == nil {
 		var info episode.Info
 		if json.Unmarshal(b, &info) == nil {

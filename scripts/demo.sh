@@ -477,7 +477,7 @@ stage 11 "stop massd" s_stop
 # ---- console screenshots (massctl ui over the demo's data, headless Chromium) ----
 # PNGs of the main console pages in $OUT/screenshots; skipped without chromium.
 s_screenshots() {
-	local browser ui_pid addr token ep task search p name
+	local browser ui_pid addr token ep task search p name cj
 	browser=$(command -v chromium || command -v chromium-browser) || { note "chromium not installed (scripts/setup-host.sh): no screenshots"; return 2; }
 	"$MASSD" --config "$OUT/massd.yaml" >>"$OUT/massd.log" 2>&1 &
 	massd_pid=$!
@@ -494,9 +494,11 @@ s_screenshots() {
 	search=$(json_get "$OUT/search.json" 'd["dir"]')
 	task=$(basename "$(dirname "$search")")
 	search=$(basename "$search")
+	# The cycle job of stage 9: its page shows the stage and its numbers.
+	cj=$("$MASSCTL" job list --kind cycle --json | python3 -c 'import json,sys; js=json.load(sys.stdin); print(js[0]["id"] if js else "")')
 	mkdir -p "$OUT/screenshots"
 	for p in "jobs|/" "transcript|/episodes/$ep/transcript" "audit|/episodes/$ep/audit" "workspace|/episodes/$ep/workspace" \
-		"search|/searches/$task/$search" "generation|/generations/1"; do
+		"search|/searches/$task/$search" "generation|/generations/1" "cyclejob|/jobs/$cj"; do
 		name=${p%%|*}
 		"$browser" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars --user-data-dir="$sockdir/chromium-$name" \
 			--window-size=1280,1500 --screenshot="$OUT/screenshots/$name.png" "$addr${p#*|}?token=$token" >/dev/null 2>&1 &&

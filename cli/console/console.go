@@ -47,7 +47,7 @@ func New(cl *client.Client, log *slog.Logger) (*Console, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	t, err := template.New("").Funcs(template.FuncMap{"visible": Visible, "outcome": episodeOutcome, "tasks": jobTasks, "counters": func(m map[string]int64) string { return strings.Join(Counters(m), " · ") }, "when": when, "dur": dur, "f1": f1, "dec": func(k int) int { return k - 1 }, "urlpath": urlPath, "sub": func(a, b float64) float64 { return a - b }, "add": func(a, b float64) float64 { return a + b }}).ParseFS(templateFS, "templates/*.html")
+	t, err := template.New("").Funcs(template.FuncMap{"visible": Visible, "outcome": episodeOutcome, "tasks": JobTasks, "progress": ProgressText, "when": when, "dur": dur, "f1": f1, "dec": func(k int) int { return k - 1 }, "urlpath": urlPath, "sub": func(a, b float64) float64 { return a - b }, "add": func(a, b float64) float64 { return a + b }}).ParseFS(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("console templates: %w", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/mass-dev/mass/daemon/api"
 )
 
 // counterNames are the human names of the counters the builtin kinds
@@ -47,4 +49,35 @@ func Counters(m map[string]int64) []string {
 		out = append(out, fmt.Sprintf("%s %d", CounterLabel(k), m[k]))
 	}
 	return out
+}
+
+// ProgressText is a job's progress in one readable line: the stage, the
+// message (a structured one, fields two spaces apart, joined with " · ")
+// and the counters; a structured message carries its own numbers, so of
+// the counters only the stage's place ("stage 2/8") is added to it.
+func ProgressText(p *api.Progress) string {
+	if p == nil {
+		return ""
+	}
+	var parts []string
+	if p.Stage != "" {
+		parts = append(parts, p.Stage)
+	}
+	var fields []string
+	for _, f := range strings.Split(p.Message, "  ") {
+		if f = strings.TrimSpace(f); f != "" {
+			fields = append(fields, f)
+		}
+	}
+	parts = append(parts, fields...)
+	counters := p.Counters
+	if len(fields) > 2 {
+		counters = map[string]int64{}
+		for _, k := range []string{"stage", "stages"} {
+			if v, ok := p.Counters[k]; ok {
+				counters[k] = v
+			}
+		}
+	}
+	return strings.Join(append(parts, Counters(counters)...), " · ")
 }

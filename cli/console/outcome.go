@@ -53,9 +53,9 @@ func episodeOutcome(e api.Episode) Outcome {
 	return Outcome{Text: text, Class: class}
 }
 
-// jobTasks is the task a job names, or for kinds that take several (a
+// JobTasks is the task a job names, or for kinds that take several (a
 // generation, a cycle, a rollout) the tasks of its params.
-func jobTasks(j api.Job) string {
+func JobTasks(j api.Job) string {
 	if j.TaskID != "" {
 		return j.TaskID
 	}

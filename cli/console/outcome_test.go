@@ -35,11 +35,11 @@ func TestJobTasks(t *testing.T) {
 		`{"tasks":["ml-classifier","sales-analysis"],"model":"scripted"}`: "ml-classifier, sales-analysis",
 		`{"tasks":"a"}`: "a", `{}`: "", ``: "", `{"tasks":3}`: "",
 	} {
-		if got := jobTasks(api.Job{Params: json.RawMessage(params)}); got != want {
+		if got := JobTasks(api.Job{Params: json.RawMessage(params)}); got != want {
 			t.Errorf("%s: %q, want %q", params, got, want)
 		}
 	}
-	if got := jobTasks(api.Job{TaskID: "t", Params: json.RawMessage(`{"tasks":["x"]}`)}); got != "t" {
+	if got := JobTasks(api.Job{TaskID: "t", Params: json.RawMessage(`{"tasks":["x"]}`)}); got != "t" {
 		t.Errorf("task id: %q", got)
 	}
 }

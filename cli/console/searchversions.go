@@ -42,9 +42,7 @@ func (c *Console) searchSlots(ctx context.Context, task, id string) (map[string]
 		}
 		if e, err := c.cl.Episode(ctx, o.EpisodeID); err == nil {
 			v.Outcome = episodeOutcome(e)
-			if o.OutputsPresent == nil || o.GradePassed == nil {
-				fillFromSummary(&v.VersionOutcome, e.Summary)
-			}
+			fillFromSummary(&v.VersionOutcome, e.Summary)
 		}
 		v.Deliverables, v.Grade = yesNo(v.OutputsPresent, "present", "missing"), yesNo(v.GradePassed, "passed", "failed")
 		m[o.Slot] = v
@@ -52,8 +50,9 @@ func (c *Console) searchSlots(ctx context.Context, task, id string) (map[string]
 	return m, outs
 }
 
-// fillFromSummary takes deliverables and grade from the episode's summary
-// for records written before the search kept them.
+// fillFromSummary takes the grade from the episode's own summary (the
+// search's records never hold it) and the deliverables for records written
+// before the search kept them.
 func fillFromSummary(o *search.VersionOutcome, raw json.RawMessage) {
 	var s struct {
 		OutputsPresent *bool `json:"outputs_present"`

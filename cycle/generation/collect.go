@@ -106,10 +106,10 @@ func (p *pipeline) collect(ctx context.Context, t TaskPlan) (Collected, error) {
 	switch {
 	case len(out.Eligible) >= p.cfg.MinSuccess:
 	case hopeless && out.Runs < p.cfg.Cap:
-		out.Excluded = fmt.Sprintf("stopped early: %d of %d episodes eligible, need %d; the %d runs left of the cap of %d cannot reach it",
-			len(out.Eligible), out.Runs, p.cfg.MinSuccess, p.cfg.Cap-out.Runs, p.cfg.Cap)
+		out.Excluded = fmt.Sprintf("stopped early: %d of %d episodes eligible, need %d; the %d runs left of the cap of %d cannot reach it%s",
+			len(out.Eligible), out.Runs, p.cfg.MinSuccess, p.cfg.Cap-out.Runs, p.cfg.Cap, topReason(out.Ineligible))
 	default:
-		out.Excluded = fmt.Sprintf("%d of %d episodes eligible, need %d", len(out.Eligible), out.Runs, p.cfg.MinSuccess)
+		out.Excluded = fmt.Sprintf("%d of %d episodes eligible, need %d%s", len(out.Eligible), out.Runs, p.cfg.MinSuccess, topReason(out.Ineligible))
 	}
 	return out, writeJSON(filepath.Join(dir, "outcome.json"), out)
 }
@@ -132,6 +132,23 @@ func (p *pipeline) episode(ctx context.Context, b *book[EpisodeResult], t TaskPl
 		fail: func(err error) *EpisodeResult { return &EpisodeResult{Reason: "episode error: " + err.Error()} },
 	})
 	return err
+}
+
+// topReason is the commonest reason in why, with its count, as "
+// (commonest: REASON, N of M)", or "" when why is empty.
+func topReason(why map[string]string) string {
+	n := map[string]int{}
+	best := ""
+	for _, r := range why {
+		n[r]++
+		if n[r] > n[best] || (n[r] == n[best] && r < best) {
+			best = r
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (commonest reason: %s, %d of %d)", best, n[best], len(why))
 }
 
 // countRuns is how many slots have a result and how many of those are eligible.

@@ -218,7 +218,8 @@ func cycleSearches(ctx context.Context, s Searches, job jobkind.Job, rep jobkind
 		if _, ok := st.Failed[task]; ok {
 			continue
 		}
-		rep.Progress(jobkind.Progress{Stage: fmt.Sprintf("search g%d", st.G), Message: task})
+		rep.Progress(jobkind.Progress{Stage: fmt.Sprintf("search g%d", st.G), Message: fmt.Sprintf("%s  task %d/%d", task, i+1, len(p.Tasks)),
+			Counters: map[string]int64{"task": int64(i + 1), "tasks": int64(len(p.Tasks)), "generation": int64(st.G)}})
 		start := time.Now()
 		r, err := s.Search(ctx, fmt.Sprintf("%s-g%d-%d", job.ID, st.G, i), task, st.Parent, searchSeed(p, st.G, i),
 			SearchOptions{Iterations: p.SearchIterations, Judgments: p.SearchJudgments, JudgeMode: p.SearchJudgeMode})

@@ -63,7 +63,8 @@ func TestGenerationEndToEnd(t *testing.T) {
 	if n := count(calls, "episode gamma") / 2; n < 5 || n > 5+cfg.Concurrency-1 {
 		t.Errorf("gamma ran %d episodes, want 5 to %d (stopped once 6 eligible were out of reach)", n, 5+cfg.Concurrency-1)
 	}
-	if !strings.Contains(reasons["gamma"], "need 6") || !strings.Contains(reasons["gamma"], "cannot reach it") {
+	if !strings.Contains(reasons["gamma"], "need 6") || !strings.Contains(reasons["gamma"], "cannot reach it") ||
+		!strings.Contains(reasons["gamma"], "commonest reason: a required output is missing") {
 		t.Errorf("gamma's reason %q does not say what it needed and why it stopped", reasons["gamma"])
 	}
 	var alpha *TaskSummary

@@ -61,11 +61,13 @@ func (s *trainStatus) progress() Progress {
 }
 
 // tailer reads the complete lines appended to a file since its last read;
-// a file that shrank (a resumed run rewrote it) is read again from the top.
+// a file replaced (a resumed run rewrites it atomically) or shrunk is read
+// again from the top.
 type tailer struct {
 	path string
 	off  int64
 	part []byte
+	prev os.FileInfo
 }
 
 func (t *tailer) lines() ([][]byte, error) {
@@ -81,9 +83,10 @@ func (t *tailer) lines() ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fi.Size() < t.off {
+	if fi.Size() < t.off || (t.prev != nil && !os.SameFile(t.prev, fi)) {
 		t.off, t.part = 0, nil
 	}
+	t.prev = fi
 	if _, err := f.Seek(t.off, io.SeekStart); err != nil {
 		return nil, err
 	}

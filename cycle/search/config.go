@@ -47,11 +47,9 @@ type EpisodeResult struct {
 	ModelCalls     int        `json:"model_calls"`
 	Tokens         int64      `json:"tokens"`
 	DryRun         bool       `json:"dry_run,omitempty"`
-	// OutputsPresent says every required output exists; GradePassed is the
-	// grader's verdict, nil without a grader. Both nil in records written
-	// before they were kept.
+	// OutputsPresent says every required output exists (the deliverables
+	// check, not the grade); nil in records written before it was kept.
 	OutputsPresent *bool `json:"outputs_present,omitempty"`
-	GradePassed    *bool `json:"grade_passed,omitempty"`
 }
 
 // Episodes runs episodes for the search.
