@@ -22,6 +22,9 @@ import (
 type Options struct {
 	Backends map[string]trainer.Factory
 	Default  string
+	// Place, when set, returns the name and factory of a backend spread over devices as
+	// replicas data-parallel pipelines (--devices, --replicas; the CUDA build's).
+	Place func(devices []int, replicas int) (string, trainer.Factory, error)
 }
 
 // New returns the mass-train application with the backends of opt.
@@ -58,12 +61,18 @@ func signalContext() (context.Context, context.CancelFunc) {
 	return ctx, func() { signal.Stop(ch); cancel() }
 }
 
-func (r *runner) backendFlag() cli.Flag {
+// names lists the built-in backends.
+func (r *runner) names() []string {
 	names := make([]string, 0, len(r.opt.Backends))
 	for n := range r.opt.Backends {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	return names
+}
+
+func (r *runner) backendFlag() cli.Flag {
+	names := r.names()
 	return &cli.StringFlag{Name: "backend", Value: r.opt.Default, EnvVars: []string{"MASS_TRAIN_BACKEND"},
 		Usage: "compute backend (built in: " + strings.Join(names, ", ") + ")"}
 }

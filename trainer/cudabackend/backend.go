@@ -31,9 +31,9 @@ const (
 
 // Options select the device and the implementation choices.
 type Options struct {
-	Device      int   // the device of a one-device backend
-	Devices     []int // several devices (OpenAny, OpenMulti): Replicas pipelines over them in order
-	Replicas    int   // data-parallel replicas; 0 or 1: one
+	Device      int    // the device of a one-device backend
+	Devices     []int  // several devices (OpenAny, OpenMulti): Replicas pipelines over them in order
+	Replicas    int    // data-parallel replicas; 0 or 1: one
 	CublasLtDir string // folder of libcublasLt.so.*; empty: $MASS_CUBLASLT_DIR or the loader path
 	Attention   string // AttnAuto (default), AttnTC, AttnClear or AttnFlash
 	CEChunk     int    // vocabulary chunk of the fused LM head
