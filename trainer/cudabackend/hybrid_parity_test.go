@@ -186,7 +186,7 @@ func hybridParity(t *testing.T, cfg *model.Config, m *model.Model, opt Options, 
 	report(t, what, "grads: reference, w·(1±2⁻⁹)", sens, math.Inf(1))
 	report(t, what, "step 0 lora grads", cuda.RelErr(dev.grads0, ref.grads0), max(tolGrad, sensFactor*sens))
 	report(t, what, fmt.Sprintf("%d-step losses (max)", *hybridSteps), maxRel(dev.losses, ref.losses), tolLoss)
-	report(t, what, "lora after steps", cuda.RelErr(paramsOf(ag), paramsOf(ac)), tolLoss)
+	report(t, what, "lora after steps", cuda.RelErr(paramsOf(ag), paramsOf(ac)), tolAfter)
 	t.Logf("losses reference %v", ref.losses)
 	t.Logf("losses cuda      %v", dev.losses)
 	return dev
@@ -245,3 +245,7 @@ func sensitivity(t *testing.T, cfg *model.Config, m *model.Model, ws []trainer.W
 	}
 	return cuda.RelErr(gradsOf(a), want)
 }
+
+// tolAfter bounds the adapter after the steps: AdamW's nearly sign-like first updates turn
+// the hybrid's noisier gradients (see sensitivity) into slightly different steps.
+const tolAfter = 2e-2
