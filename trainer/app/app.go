@@ -32,7 +32,7 @@ func New(version string, opt Options) *cli.App {
 	r := &runner{opt: opt}
 	return &cli.App{
 		Name:    "mass-train",
-		Usage:   "LoRA SFT of Qwen2/Qwen2.5/Qwen3 dense models on MASS windows",
+		Usage:   "LoRA SFT of Qwen2/Qwen2.5/Qwen3 dense models and the Qwen3.5/3.6 hybrid on MASS windows",
 		Version: version,
 		Before:  func(*cli.Context) error { setMemoryLimit(); return nil },
 		Commands: []*cli.Command{
