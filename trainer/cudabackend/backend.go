@@ -91,6 +91,9 @@ func openStage(cfg *model.Config, m *model.Model, a *lora.Adapter, seed uint32, 
 	if a == nil {
 		return nil, errors.New("cuda backend needs a lora adapter: pass one (it may have no trainable modules)")
 	}
+	if !a.Config.Uniform() {
+		return nil, fmt.Errorf("%w: the cuda backend runs one LoRA rank and alpha for every module; use --backend reference for rank or alpha patterns", model.ErrUnsupported)
+	}
 	if opt.Log == nil {
 		opt.Log = slog.Default()
 	}
