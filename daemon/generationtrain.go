@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/mass-dev/mass/trainer/sft"
 	"github.com/mass-dev/mass/trainer/tokenizer"
 	"github.com/mass-dev/mass/trainer/train"
+	"github.com/mass-dev/mass/trainer/trainflags"
 	"github.com/mass-dev/mass/trainer/trainjob"
 )
 
@@ -113,7 +113,7 @@ func (t genTrainer) Train(ctx context.Context, r generation.TrainRequest) (gener
 		args = append(args, "--val", filepath.Join(r.Val, "rows.jsonl"))
 	}
 	if r.Steps > 0 {
-		args = append(args, "--steps", strconv.Itoa(r.Steps))
+		args = append(args, trainflags.Arg("steps", r.Steps)...)
 	}
 	args = append(args, r.Recipe.Args()...)
 	if err := massTrain(ctx, t.b, r.Out, args...); err != nil {

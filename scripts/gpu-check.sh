@@ -26,10 +26,13 @@
 #   parity    90   CPU-vs-CUDA on 3 steps against the gorgonia reference backend, the three
 #                  attention paths (tc, clear, flash), the clear→flash fallback, stacked
 #                  q/k/v + gate/up products, device optimizer vs host AdamW
-#   extras         only while the 480 s budget has room, first the hybrid (30 s: the Qwen3.5/3.6
-#                  kernels, causal conv + SiLU with state, gated RMSNorm, gdn_chunk_fwd/bwd, once
-#                  with MASS_CUDA_SYNC=1 and once under compute-sanitizer racecheck when present;
-#                  the "kernels" stage already runs them once asynchronously), 4B with clear attention (45 s, the
+#   extras         only while the 480 s budget has room, first the hybrid (75 s: the Qwen3.5/3.6
+#                  kernels, causal conv + SiLU with state, gated RMSNorm, gdn_chunk_fwd/bwd, column
+#                  copies, once with MASS_CUDA_SYNC=1, then the hybrid model on the CUDA backend vs
+#                  the reference backend, hybrid-micro 3 steps, then the kernels under compute-
+#                  sanitizer racecheck when present; the "kernels" stage already runs them once
+#                  asynchronously), devices (60 s: peer copy and the hybrid on a two-device pipeline
+#                  and two replicas vs one device; skipped with one GPU), 4B with clear attention (45 s, the
 #                  tc-vs-clear comparison), 4B without dropout (45 s, stacked LoRA products),
 #                  compute-sanitizer racecheck (45 s), flash path at seq 1024 (45 s)
 # Every stage writes $OUT/<stage>.log and appends one status line to $OUT/status.txt as it
@@ -60,7 +63,8 @@ stages=(
   "bench-4b|75|1|$bench -seq $SEQ -shapes 4b"
   "peft|120|1|have_peft && python3 \"$dir/cuda-bench-peft.py\" --shapes 0.6b,4b --seq $SEQ --steps $STEPS --peak-tflops $PEAK"
   "parity|90|1|\"$dir/cudabackend.test\" -test.v -test.count=1 -test.run 'TestParityTiny|TestLinearDropout|TestLinearGroup|TestClear|TestAttnSelection|TestDeviceOptimizerParity' -parity-steps 3"
-  "hybrid|30|0|hybrid_check"
+  "hybrid|75|0|hybrid_check"
+  "devices|60|0|devices_check"
   "clear-4096|45|0|$bench -seq $SEQ -shapes 4b -attn clear"
   "nodrop-4096|45|0|$bench -seq $SEQ -shapes 4b -lora-dropout 0"
   "racecheck|45|0|have compute-sanitizer && compute-sanitizer --tool racecheck --error-exitcode 9 \"$dir/kernels.test\" -test.count=1 -test.run '^(TestCastsFillAdd|TestAttention)\$'"
@@ -73,6 +77,7 @@ build() {
   local flags=(-tags masscuda -trimpath -ldflags '-s -w')
   go test "${flags[@]}" -c -o "$dir/kernels.test" ./cuda/kernels || return 1
   go test "${flags[@]}" -c -o "$dir/cudabackend.test" ./trainer/cudabackend || return 1
+  go test "${flags[@]}" -c -o "$dir/device.test" ./cuda/device || return 1
   cp scripts/cuda-bench-peft.py "$dir/"
   local carried tree total
   carried=$(du -sb "$dir" | cut -f1)
@@ -124,12 +129,22 @@ have() {
 }
 
 # hybrid_check runs the hybrid's kernel checks with synchronous launches (an error names its
-# kernel), then under compute-sanitizer's racecheck when it is installed.
+# kernel), then the Qwen3.5/3.6 hybrid on the CUDA backend against the reference backend
+# (hybrid-micro, 3 steps, tensor-core attention: PARITY rows), then the kernel checks under
+# compute-sanitizer's racecheck when it is installed.
 hybrid_check() {
-  local run='^(TestHybridConvNorm|TestGDNLaunchers|TestGDNPrepAttnGate|TestPartialRoPE)$'
+  local run='^(TestHybridConvNorm|TestGDNLaunchers|TestGDNPrepAttnGate|TestPartialRoPE|TestCopyColsAdd)$'
   MASS_CUDA_SYNC=1 "$dir/kernels.test" -test.v -test.count=1 -test.run "$run" || return 1
+  "$dir/cudabackend.test" -test.v -test.count=1 -test.run '^TestHybridParity$/^tc$' -hybrid-steps 3 || return 1
   command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not found: racecheck skipped"; return 0; }
   compute-sanitizer --tool racecheck --error-exitcode 9 "$dir/kernels.test" -test.count=1 -test.run "$run"
+}
+
+# devices_check runs the peer copy and the hybrid on two devices (pipeline 0,1 and two
+# replicas) against one; both skip on a host with a single GPU.
+devices_check() {
+  "$dir/device.test" -test.v -test.count=1 -test.run '^TestCopyPeer$' || return 1
+  "$dir/cudabackend.test" -test.v -test.count=1 -test.run '^TestHybridDevices$' -hybrid-steps 3
 }
 
 have_peft() {
@@ -141,7 +156,7 @@ have_peft() {
 # stage NAME TIMEOUT CMD: runs CMD under timeout, logs to $OUT/NAME.log, appends a status line.
 stage() {
   local name=$1 limit=$2 cmd=$3 t0=$SECONDS rc status
-  export -f preflight have have_peft hybrid_check
+  export -f preflight have have_peft hybrid_check devices_check
   export dir MASS_CUBLASLT_DIR
   timeout -k "$grace" "$limit" bash -c "$cmd" >"$OUT/$name.log" 2>&1
   rc=$?
@@ -203,7 +218,7 @@ summary() {
   cat "$OUT"/*.log 2>/dev/null | awk '/^--- FAIL/'
   echo
   printf '%-6s %-24s %10s %8s\n' attn "parity (cpu vs cuda)" "rel err" tol
-  awk '/^PARITY/{sub(/^PARITY /, ""); print} /^DEVOPT/' "$OUT/parity.log" 2>/dev/null
+  awk '/^PARITY/{sub(/^PARITY /, ""); print} /^DEVOPT/' "$OUT/parity.log" "$OUT/hybrid.log" "$OUT/devices.log" 2>/dev/null
   echo
   cat "$OUT"/bench-*.log "$OUT/peft.log" "$OUT/clear-4096.log" "$OUT/nodrop-4096.log" "$OUT/flash-1024.log" 2>/dev/null | awk '
     /^BenchmarkTrainStep/ { split($1, p, "/"); shape=p[2] "/" p[3]; if (p[4] != "") shape=shape "/" p[4]; sub(/-[0-9]+$/, "", shape);

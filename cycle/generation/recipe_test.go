@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mass-dev/mass/trainer/trainflags"
 )
 
 // TestRecipeArgs: every knob of the paper's training section reaches
@@ -18,6 +20,15 @@ func TestRecipeArgs(t *testing.T) {
 	want := "--lr 3e-05 --warmup 5 --floor 0.1 --rank 64 --alpha 128 --dropout 0.05 --targets q_proj,v_proj --ckpt-every 50 --val-every 150 --batch 1 --accum 3 --seed 1234"
 	if got != want {
 		t.Errorf("args\n got %s\nwant %s", got, want)
+	}
+	// The flags are mass-train's, as trainer/trainflags declares them (the one list of
+	// mass-train's knobs; a test-only import keeps the trainer out of this package).
+	for _, a := range r.Args() {
+		if name, ok := strings.CutPrefix(a, "--"); ok {
+			if _, ok := trainflags.Lookup(name); !ok {
+				t.Errorf("recipe renders --%s, which mass-train does not declare", name)
+			}
+		}
 	}
 	if err := r.Validate(); err != nil {
 		t.Error(err)

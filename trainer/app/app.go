@@ -22,6 +22,9 @@ import (
 type Options struct {
 	Backends map[string]trainer.Factory
 	Default  string
+	// Place, when set, returns the name and factory of a backend spread over devices as
+	// replicas data-parallel pipelines (--devices, --replicas; the CUDA build's).
+	Place func(devices []int, replicas int) (string, trainer.Factory, error)
 }
 
 // New returns the mass-train application with the backends of opt.
@@ -29,7 +32,7 @@ func New(version string, opt Options) *cli.App {
 	r := &runner{opt: opt}
 	return &cli.App{
 		Name:    "mass-train",
-		Usage:   "LoRA SFT of Qwen2/Qwen2.5/Qwen3 dense models on MASS windows",
+		Usage:   "LoRA SFT of Qwen2/Qwen2.5/Qwen3 dense models and the Qwen3.5/3.6 hybrid on MASS windows",
 		Version: version,
 		Before:  func(*cli.Context) error { setMemoryLimit(); return nil },
 		Commands: []*cli.Command{
@@ -58,12 +61,18 @@ func signalContext() (context.Context, context.CancelFunc) {
 	return ctx, func() { signal.Stop(ch); cancel() }
 }
 
-func (r *runner) backendFlag() cli.Flag {
+// names lists the built-in backends.
+func (r *runner) names() []string {
 	names := make([]string, 0, len(r.opt.Backends))
 	for n := range r.opt.Backends {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	return names
+}
+
+func (r *runner) backendFlag() cli.Flag {
+	names := r.names()
 	return &cli.StringFlag{Name: "backend", Value: r.opt.Default, EnvVars: []string{"MASS_TRAIN_BACKEND"},
 		Usage: "compute backend (built in: " + strings.Join(names, ", ") + ")"}
 }

@@ -4,13 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"strings"
 
+	"github.com/mass-dev/mass/trainer"
 	"github.com/mass-dev/mass/trainer/lora"
 	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/optim"
 	"github.com/mass-dev/mass/trainer/train"
+	"github.com/mass-dev/mass/trainer/trainflags"
 	"github.com/urfave/cli/v2"
 )
 
@@ -18,36 +21,20 @@ func (r *runner) trainCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "train",
 		Usage: "train a LoRA adapter on rows.jsonl windows (resumes from --out's latest checkpoint)",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "model", Required: true, Usage: "base model `DIR` (Hugging Face layout)"},
 			&cli.StringFlag{Name: "data", Required: true, Usage: "training windows: rows.jsonl `FILE` or dataset folder"},
 			&cli.StringFlag{Name: "val", Usage: "validation windows: rows.jsonl `FILE` or dataset folder"},
 			&cli.StringFlag{Name: "out", Required: true, Usage: "run `DIR` (checkpoints, metrics.jsonl, best/)"},
 			r.backendFlag(),
-			&cli.IntFlag{Name: "steps", Value: train.DefaultSteps, Usage: "optimizer steps"},
-			&cli.IntFlag{Name: "batch", Value: train.DefaultBatch, Usage: "windows per micro-batch"},
-			&cli.IntFlag{Name: "accum", Value: train.DefaultAccum, Usage: "micro-batches per optimizer step: gradients of --batch × --accum windows are summed, each window's loss the mean over its supervised tokens, the step's loss their mean"},
-			&cli.Float64Flag{Name: "lr", Value: optim.DefaultLR, Usage: "peak learning rate"},
-			&cli.IntFlag{Name: "warmup", Value: optim.DefaultWarmup, Usage: "linear warmup steps"},
-			&cli.Float64Flag{Name: "floor", Value: optim.DefaultFloor, Usage: "final lr as a fraction of the peak (cosine)"},
-			&cli.Float64Flag{Name: "weight-decay", Value: optim.DefaultWeightDecay},
-			&cli.Float64Flag{Name: "clip", Value: optim.DefaultClip, Usage: "max global gradient norm (0: off)"},
-			&cli.Float64Flag{Name: "beta1", Value: optim.DefaultBeta1, Usage: "AdamW β1"},
-			&cli.Float64Flag{Name: "beta2", Value: optim.DefaultBeta2, Usage: "AdamW β2"},
-			&cli.IntFlag{Name: "rank", Value: lora.DefaultRank},
-			&cli.Float64Flag{Name: "alpha", Value: lora.DefaultAlpha},
-			&cli.Float64Flag{Name: "dropout", Value: lora.DefaultDropout},
-			&cli.BoolFlag{Name: "rslora", Usage: "scale by alpha/sqrt(rank)"},
-			&cli.StringFlag{Name: "targets", Usage: "comma-separated LoRA target modules (default: " + strings.Join(lora.Modules, ",") + ", and on a Qwen3.5/3.6 hybrid also " + strings.Join(lora.LinearModules, ",") + ")"},
-			&cli.IntFlag{Name: "val-every", Value: train.DefaultValEvery, Usage: "validate every `N` steps (and at the last)"},
-			&cli.IntFlag{Name: "ckpt-every", Value: train.DefaultCkptEvery, Usage: "checkpoint every `N` steps (and at the last)"},
-			&cli.IntFlag{Name: "keep-checkpoints", Value: train.DefaultKeep, Usage: "keep the newest `N` checkpoints (0: all); best/ is kept apart"},
-			&cli.IntFlag{Name: "max-val", Usage: "use at most `N` validation windows"},
-			&cli.Uint64Flag{Name: "seed", Value: train.DefaultSeed},
 			&cli.BoolFlag{Name: "json-progress", Usage: "print each metrics record as a JSON line on stdout"},
-		},
+		}, trainflags.CLI(trainflags.All)...), // the knobs, declared once (massctl train and massd use them too)
 		Action: func(c *cli.Context) error {
 			targets, err := defaultTargets(c.String("targets"), c.String("model"))
+			if err != nil {
+				return err
+			}
+			backends, err := r.placed(c)
 			if err != nil {
 				return err
 			}
@@ -71,7 +58,7 @@ func (r *runner) trainCommand() *cli.Command {
 			}
 			enc := json.NewEncoder(c.App.Writer)
 			res, err := train.Run(ctx, cfg, train.Options{
-				Backends: r.opt.Backends,
+				Backends: backends,
 				Logger:   slog.Default(),
 				OnRecord: func(r train.Record) {
 					if jsonOut {
@@ -114,4 +101,29 @@ func defaultTargets(flag, modelDir string) ([]string, error) {
 		return lora.HybridTargets(), nil
 	}
 	return lora.Modules, nil
+}
+
+// placed returns the backends with --devices/--replicas applied to the one that places
+// itself on several devices (the CUDA build's); without those flags, the backends as built.
+func (r *runner) placed(c *cli.Context) (map[string]trainer.Factory, error) {
+	var p struct {
+		Devices  []int `flag:"devices"`
+		Replicas int   `flag:"replicas"`
+	}
+	if err := trainflags.Fill(c, &p); err != nil {
+		return nil, err
+	}
+	if len(p.Devices) == 0 && p.Replicas <= 1 {
+		return r.opt.Backends, nil
+	}
+	if r.opt.Place == nil {
+		return nil, fmt.Errorf("--devices and --replicas need the CUDA build of mass-train (this one has %s)", strings.Join(r.names(), ", "))
+	}
+	name, f, err := r.opt.Place(p.Devices, p.Replicas)
+	if err != nil {
+		return nil, err
+	}
+	out := maps.Clone(r.opt.Backends)
+	out[name] = f
+	return out, nil
 }

@@ -40,16 +40,21 @@ type Options struct {
 	// ClearScratchMax bounds the clear path's scratch per window (ClearScratchBytes); a
 	// longer window runs the flash path instead. 0 means DefaultClearScratchMax.
 	ClearScratchMax int64
-	Log             *slog.Logger
+	// Checkpoint is activation checkpointing per layer for training windows: "on", "off" or
+	// "auto" (the default: from DefaultCheckpointFrom tokens); MASS_CUDA_CHECKPOINT sets it.
+	Checkpoint string
+	Log        *slog.Logger
 }
 
-// DefaultOptions reads MASS_CUDA_ATTN (auto|tc|clear|flash) and MASS_CUBLASLT_DIR.
+// DefaultOptions reads MASS_CUDA_ATTN (auto|tc|clear|flash), MASS_CUDA_CHECKPOINT
+// (auto|on|off) and MASS_CUBLASLT_DIR.
 func DefaultOptions() Options {
 	o := Options{Attention: AttnAuto, CEChunk: kernels.DefaultCEChunk, Log: slog.Default(),
 		CublasLtDir: os.Getenv("MASS_CUBLASLT_DIR")}
 	if a := os.Getenv("MASS_CUDA_ATTN"); a != "" {
 		o.Attention = a
 	}
+	o.Checkpoint = os.Getenv("MASS_CUDA_CHECKPOINT")
 	return o
 }
 
@@ -85,6 +90,9 @@ func openStage(cfg *model.Config, m *model.Model, a *lora.Adapter, seed uint32, 
 	}
 	if a == nil {
 		return nil, errors.New("cuda backend needs a lora adapter: pass one (it may have no trainable modules)")
+	}
+	if !a.Config.Uniform() {
+		return nil, fmt.Errorf("%w: the cuda backend runs one LoRA rank and alpha for every module; use --backend reference for rank or alpha patterns", model.ErrUnsupported)
 	}
 	if opt.Log == nil {
 		opt.Log = slog.Default()

@@ -34,8 +34,10 @@ type fwd struct {
 	ids, pos  uintptr
 	tg        uintptr
 	layers    []acts
-	final     uintptr // final-normed hidden states
-	rl, rstdF uintptr // final stream and its rstd
+	final     uintptr   // final-normed hidden states
+	rl, rstdF uintptr   // final stream and its rstd
+	ckpt      []uintptr // activation checkpointing: each layer's input stream (bf16), else nil
+	lsc       []*scope  // activation checkpointing: the scope of each live layer's activations
 }
 
 func gemmLogits(t, v, d int, x, head, out uintptr) cublaslt.Gemm {
@@ -85,6 +87,9 @@ func (f *fwd) embed() (uintptr, error) {
 // and returns the pair the next layer (or stage, or final norm) takes.
 func (f *fwd) layersFwd(xAdd, resid uintptr) (uintptr, uintptr, error) {
 	f.layers = make([]acts, f.b.cfg.NumLayers)
+	if f.b.checkpointing(f.T) && f.ro.train {
+		return f.layersFwdCkpt(xAdd, resid)
+	}
 	var err error
 	for l := f.b.lo; l < f.b.hi; l++ {
 		if xAdd, resid, err = f.layerFwd(l, xAdd, resid); err != nil {
@@ -379,42 +384,54 @@ func (f *fwd) finalNormBwd(dFinal uintptr) (uintptr, error) {
 }
 
 // layersBwd propagates gR, the gradient at the stage's output stream, down the stage's
-// layers; on return gR holds the gradient at the stage's input stream.
+// layers; on return gR holds the gradient at the stage's input stream. With activation
+// checkpointing each layer's forward is run again from its checkpoint first.
 func (f *fwd) layersBwd(gR uintptr) error {
+	for l := f.b.hi - 1; l >= f.b.lo; l-- {
+		if f.ckpt != nil {
+			if err := f.recompute(l); err != nil {
+				return fmt.Errorf("layer %d recompute: %w", l, err)
+			}
+		}
+		err := f.layerBwd(l, gR)
+		if f.ckpt != nil {
+			f.releaseLayer(l)
+		}
+		if err != nil {
+			return fmt.Errorf("layer %d backward: %w", l, err)
+		}
+	}
+	return nil
+}
+
+// layerBwd is layer l's backward: gR, the gradient at its output stream, becomes the
+// gradient at its input stream.
+func (f *fwd) layerBwd(l int, gR uintptr) error {
 	b, c, o := f.b, f.b.cfg, f.b.ops
 	t, d, ff := f.T, c.HiddenSize, c.IntermediateSize
 	var err error
-	for l := b.hi - 1; l >= b.lo; l-- {
-		a, lw := &f.layers[l], b.w.layers[l]
-		tmp := &scope{x: f.sc.x}
-		buf := func(n int) uintptr {
-			p, e := tmp.bf16(n)
-			if e != nil && err == nil {
-				err = e
-			}
-			return p
+	a, lw := &f.layers[l], b.w.layers[l]
+	tmp := &scope{x: f.sc.x}
+	defer tmp.release()
+	buf := func(n int) uintptr {
+		p, e := tmp.bf16(n)
+		if e != nil && err == nil {
+			err = e
 		}
-		dh, dgate, dup, dm, gR2 := buf(t*ff), buf(t*ff), buf(t*ff), buf(t*d), buf(t*d)
-		da, gNext := buf(t*d), buf(t*d)
-		if err != nil {
-			return err
-		}
-		steps := []func() error{
-			func() error { return b.linBwd(tmp, f.lin(l, mDown), dh, false, gR, a.h, a.xa[mDown]) },
-			func() error { return o.SwiGLUBwd(dgate, dup, dh, a.gate, a.up, t*ff) },
-			func() error { return f.projBwd(tmp, lw.gateUp, l, gateUpMods, dm, []uintptr{dgate, dup}, a.m, a, 1) },
-			func() error { return o.RMSNormBwd(gR2, dm, a.r2, a.rstd2, lw.postNorm.Ptr, gR, t, d) },
-			func() error { return f.mixerBwd(tmp, l, a, lw, gR2, da) },
-			func() error { return o.RMSNormBwd(gNext, da, a.r, a.rstd1, lw.inNorm.Ptr, gR2, t, d) },
-			func() error { return f.sc.x.Copy(gR, gNext, int64(t*d*2)) },
-		}
-		for _, s := range steps {
-			if err := s(); err != nil {
-				tmp.release()
-				return err
-			}
-		}
-		tmp.release()
+		return p
 	}
-	return nil
+	dh, dgate, dup, dm, gR2 := buf(t*ff), buf(t*ff), buf(t*ff), buf(t*d), buf(t*d)
+	da, gNext := buf(t*d), buf(t*d)
+	if err != nil {
+		return err
+	}
+	return runSteps([]func() error{
+		func() error { return b.linBwd(tmp, f.lin(l, mDown), dh, false, gR, a.h, a.xa[mDown]) },
+		func() error { return o.SwiGLUBwd(dgate, dup, dh, a.gate, a.up, t*ff) },
+		func() error { return f.projBwd(tmp, lw.gateUp, l, gateUpMods, dm, []uintptr{dgate, dup}, a.m, a, 1) },
+		func() error { return o.RMSNormBwd(gR2, dm, a.r2, a.rstd2, lw.postNorm.Ptr, gR, t, d) },
+		func() error { return f.mixerBwd(tmp, l, a, lw, gR2, da) },
+		func() error { return o.RMSNormBwd(gNext, da, a.r, a.rstd1, lw.inNorm.Ptr, gR2, t, d) },
+		func() error { return f.sc.x.Copy(gR, gNext, int64(t*d*2)) },
+	})
 }

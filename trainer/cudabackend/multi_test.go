@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/cuda"
+	"github.com/mass-dev/mass/cuda/device"
 )
 
 // TestHybridDevices runs the hybrid parity on one device, on a two-stage pipeline (devices
@@ -15,6 +16,11 @@ import (
 // device's arithmetic in the same order (bit for bit), the replicas sum the same fp32
 // gradients in another order. Without GPUs the devices are the emulator's.
 func TestHybridDevices(t *testing.T) {
+	if d, err := device.Open(1, nil); err != nil {
+		t.Skipf("a second device: %v", err)
+	} else {
+		d.Close()
+	}
 	cfg, m := hybridModel(t)
 	opt := DefaultOptions()
 	opt.Attention = AttnTC

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/sft"
 	"github.com/mass-dev/mass/trainer/train"
+	"github.com/mass-dev/mass/trainer/trainflags"
 )
 
 // recorder is a jobkind.Reporter that keeps what it is told.
@@ -147,4 +150,22 @@ func FuzzParseParams(f *testing.F) {
 			t.Fatalf("args %v", args)
 		}
 	})
+}
+
+// TestParamsFollowTrainflags: the job's knobs are exactly trainflags' Job flags, and Args
+// renders a set knob as mass-train's flag.
+func TestParamsFollowTrainflags(t *testing.T) {
+	var want []string
+	for _, f := range trainflags.Job() {
+		want = append(want, f.Name)
+	}
+	if got := trainflags.Tags(Params{}); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+		t.Errorf("Params tags %v, trainflags job flags %v", got, want)
+	}
+	w, d := 0, 0.0
+	p := Params{Model: "m", Data: "d", Steps: 7, Warmup: &w, Dropout: &d, Targets: []string{"q_proj", "v_proj"}, Devices: []int{0, 1}, Replicas: 2, Seed: 9}
+	got := strings.Join(p.Args(datadir.New("/data"), "/o"), " ")
+	if want := "train --json-progress --model /data/m --data /data/d --out /o --steps 7 --warmup 0 --dropout 0 --targets q_proj,v_proj --seed 9 --devices 0,1 --replicas 2"; got != want {
+		t.Errorf("args\n got %s\nwant %s", got, want)
+	}
 }

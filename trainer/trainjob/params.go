@@ -8,35 +8,39 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/jobkind"
+	"github.com/mass-dev/mass/trainer/trainflags"
 )
 
-// Params are the "train" job parameters (massctl train builds them).
+// Params are the "train" job parameters (massctl train builds them). Each knob's `flag`
+// tag names its mass-train flag in trainflags.All, the one declaration of the knobs:
+// massctl's flags, these fields and Args all follow it (TestParamsFollowTrainflags).
 type Params struct {
 	Name      string   `json:"name,omitempty"` // run name: <data-dir>/runs/<name>; default the job id
 	Model     string   `json:"model"`          // base model folder (absolute, or relative to the data dir)
 	Data      string   `json:"data"`           // rows.jsonl (absolute, or relative to the data dir)
 	Val       string   `json:"val,omitempty"`  // validation rows.jsonl
 	Backend   string   `json:"backend,omitempty"`
-	Steps     int      `json:"steps,omitempty"`
-	Batch     int      `json:"batch,omitempty"`
-	Accum     int      `json:"accum,omitempty"`
-	LR        float64  `json:"lr,omitempty"`
-	Warmup    *int     `json:"warmup,omitempty"`
-	Floor     *float64 `json:"floor,omitempty"`
-	Rank      int      `json:"rank,omitempty"`
-	Alpha     float64  `json:"alpha,omitempty"`
-	Dropout   *float64 `json:"dropout,omitempty"`
-	Targets   []string `json:"targets,omitempty"`
-	ValEvery  int      `json:"val_every,omitempty"`
-	CkptEvery int      `json:"ckpt_every,omitempty"`
-	Seed      uint64   `json:"seed,omitempty"`
-	MaxVal    int      `json:"max_val,omitempty"`
-	Keep      *int     `json:"keep_checkpoints,omitempty"`
+	Steps     int      `json:"steps,omitempty" flag:"steps"`
+	Batch     int      `json:"batch,omitempty" flag:"batch"`
+	Accum     int      `json:"accum,omitempty" flag:"accum"`
+	LR        float64  `json:"lr,omitempty" flag:"lr"`
+	Warmup    *int     `json:"warmup,omitempty" flag:"warmup"`
+	Floor     *float64 `json:"floor,omitempty" flag:"floor"`
+	Rank      int      `json:"rank,omitempty" flag:"rank"`
+	Alpha     float64  `json:"alpha,omitempty" flag:"alpha"`
+	Dropout   *float64 `json:"dropout,omitempty" flag:"dropout"`
+	Targets   []string `json:"targets,omitempty" flag:"targets"`
+	ValEvery  int      `json:"val_every,omitempty" flag:"val-every"`
+	CkptEvery int      `json:"ckpt_every,omitempty" flag:"ckpt-every"`
+	Keep      *int     `json:"keep_checkpoints,omitempty" flag:"keep-checkpoints"`
+	MaxVal    int      `json:"max_val,omitempty" flag:"max-val"`
+	Seed      uint64   `json:"seed,omitempty" flag:"seed"`
+	Devices   []int    `json:"devices,omitempty" flag:"devices"`
+	Replicas  int      `json:"replicas,omitempty" flag:"replicas"`
 }
 
 // ParseParams decodes and checks job parameters.
@@ -51,7 +55,7 @@ func ParseParams(raw json.RawMessage) (Params, error) {
 	if p.Name != "" && !datadir.ValidID(p.Name) {
 		return Params{}, fmt.Errorf("run name %q: use letters, digits, '.', '_' or '-' (at most 64)", p.Name)
 	}
-	for _, v := range []int{p.Steps, p.Batch, p.Accum, p.Rank, p.ValEvery, p.CkptEvery, p.MaxVal} {
+	for _, v := range append([]int{p.Steps, p.Batch, p.Accum, p.Rank, p.ValEvery, p.CkptEvery, p.MaxVal, p.Replicas}, p.Devices...) {
 		if v < 0 {
 			return Params{}, fmt.Errorf("train params: negative count %d", v)
 		}
@@ -71,45 +75,11 @@ func ParseParams(raw json.RawMessage) (Params, error) {
 // and data paths are taken against the data directory.
 func (p Params) Args(l datadir.Layout, out string) []string {
 	a := []string{"train", "--json-progress", "--model", l.Resolve(p.Model), "--data", l.Resolve(p.Data), "--out", out}
-	add := func(flag, v string) { a = append(a, "--"+flag, v) }
 	if p.Val != "" {
-		add("val", l.Resolve(p.Val))
+		a = append(a, "--val", l.Resolve(p.Val))
 	}
 	if p.Backend != "" {
-		add("backend", p.Backend)
+		a = append(a, "--backend", p.Backend)
 	}
-	for _, kv := range []struct {
-		flag string
-		v    int
-	}{{"steps", p.Steps}, {"batch", p.Batch}, {"accum", p.Accum}, {"rank", p.Rank}, {"val-every", p.ValEvery}, {"ckpt-every", p.CkptEvery}, {"max-val", p.MaxVal}} {
-		if kv.v > 0 {
-			add(kv.flag, strconv.Itoa(kv.v))
-		}
-	}
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	if p.LR > 0 {
-		add("lr", f(p.LR))
-	}
-	if p.Alpha > 0 {
-		add("alpha", f(p.Alpha))
-	}
-	if p.Warmup != nil {
-		add("warmup", strconv.Itoa(*p.Warmup))
-	}
-	if p.Floor != nil {
-		add("floor", f(*p.Floor))
-	}
-	if p.Dropout != nil {
-		add("dropout", f(*p.Dropout))
-	}
-	if len(p.Targets) > 0 {
-		add("targets", strings.Join(p.Targets, ","))
-	}
-	if p.Keep != nil {
-		add("keep-checkpoints", strconv.Itoa(*p.Keep))
-	}
-	if p.Seed > 0 {
-		add("seed", strconv.FormatUint(p.Seed, 10))
-	}
-	return a
+	return append(a, trainflags.Args(p)...)
 }
