@@ -57,10 +57,14 @@ func fieldNames(v any) []string {
 	var out []string
 	for i := range t.NumField() {
 		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			out = append(out, fieldNames(reflect.New(f.Type).Interface())...) // promoted, as encoding/json does
+			continue
+		}
 		if !f.IsExported() {
 			continue
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" {
 			continue
 		}

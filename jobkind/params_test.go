@@ -45,6 +45,21 @@ func TestDecodeParams(t *testing.T) {
 	}
 }
 
+// The fields of an embedded struct are known as encoding/json promotes them.
+func TestDecodeParamsEmbedded(t *testing.T) {
+	var p struct {
+		sampleParams
+		Extra int `json:"extra"`
+	}
+	err := DecodeParams(json.RawMessage(`{"modle":"m"}`), &p)
+	if err == nil || !strings.Contains(err.Error(), `did you mean "model"?); known fields: extra, model, seconds, tags`) {
+		t.Errorf("DecodeParams = %v, want the embedded fields known", err)
+	}
+	if err := DecodeParams(json.RawMessage(`{"model":"m","extra":2}`), &p); err != nil || p.Model != "m" || p.Extra != 2 {
+		t.Errorf("good params: %+v, %v", p, err)
+	}
+}
+
 func FuzzDecodeParams(f *testing.F) {
 	for _, s := range []string{`{"secnds":1}`, `{"seconds":"x"}`, `{"tags":[1,2]}`, `[]`, `null`, ``} {
 		f.Add([]byte(s))

@@ -1,7 +1,6 @@
 package generation
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,9 +21,7 @@ type Params = jobwire.GenerationParams
 // ParseParams decodes and checks a generation job's params.
 func ParseParams(raw json.RawMessage) (Params, error) {
 	var p Params
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
+	if err := jobkind.DecodeParams(raw, &p); err != nil {
 		return p, fmt.Errorf("generation params: %w", err)
 	}
 	c := configOf(p, Parts{Parent: Model{Name: "parent"}, Workflows: nothing{}, Runner: nothing{}, Judge: nothing{},

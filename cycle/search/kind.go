@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -30,12 +29,8 @@ type Params = jobwire.SearchParams
 // ParseParams decodes and checks job params.
 func ParseParams(raw json.RawMessage) (Params, error) {
 	var p Params
-	if len(bytes.TrimSpace(raw)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&p); err != nil {
-			return p, fmt.Errorf("search params: %w", err)
-		}
+	if err := jobkind.DecodeParams(raw, &p); err != nil {
+		return p, fmt.Errorf("search params: %w", err)
 	}
 	c := configOf(p)
 	c.SearchID, c.TaskID, c.Dir, c.TaskDir = "x", "x", "x", "x"
