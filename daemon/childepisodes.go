@@ -9,6 +9,7 @@ import (
 
 	"github.com/mass-dev/mass/agents/episode"
 	"github.com/mass-dev/mass/agents/prompts"
+	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/taskspec"
 )
@@ -58,13 +59,14 @@ func (c *childEpisodes) run(ctx context.Context, o episode.Options) (episode.Sta
 // episode_interrupted event, once). An episode that finished keeps its
 // status; one that never started is left alone.
 func (c *childEpisodes) Close(ctx context.Context, id string) error {
-	return closeChild(ctx, c.d, c.job, c.rep, id)
+	return closeChild(ctx, c.d, c.rep, c.job.Layout, c.job.ID, c.job.TaskID, id)
 }
 
-// closeChild closes child episode id of job through the one close path.
-func closeChild(ctx context.Context, d episode.Deps, job jobkind.Job, rep jobkind.Reporter, id string) error {
+// closeChild closes child episode id of job jobID (on task taskID)
+// through the one close path.
+func closeChild(ctx context.Context, d episode.Deps, rep jobkind.Reporter, l datadir.Layout, jobID, taskID, id string) error {
 	rows, _ := rep.(jobkind.EpisodeCloser)
-	_, _, err := episode.CloseInterrupted(ctx, d, rows, jobkind.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Dir: job.Layout.Episode(id)})
+	_, _, err := episode.CloseInterrupted(ctx, d, rows, jobkind.EpisodeRecord{ID: id, JobID: jobID, TaskID: taskID, Dir: l.Episode(id)})
 	return err
 }
 

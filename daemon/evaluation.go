@@ -11,6 +11,7 @@ import (
 	"github.com/mass-dev/mass/cycle/eval/judgepairs"
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/rollout"
+	"github.com/mass-dev/mass/cycle/search"
 	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/taskspec"
 )
@@ -121,7 +122,8 @@ func (j pairJudge) Judge(ctx context.Context, r judgepairs.Request) (judge.Resul
 		First:  judge.Side{Label: r.Candidate, Tar: filepath.Join(l.Episode(r.CandidateEp), "workspace.tar")},
 		Second: judge.Side{Label: r.Baseline, Tar: filepath.Join(l.Episode(r.BaseEp), "workspace.tar")}}
 	if r.Mode == judgepairs.ModeAgent {
-		res, _, err := judge.RunAgent(ctx, &searchEpisodes{d: j.d, job: j.job, rep: j.rep, spec: spec}, req)
+		jr := search.Request{JobID: j.job.ID, TaskID: j.job.TaskID, Attempt: j.job.Attempt, Layout: l, WorkDir: j.job.WorkDir}
+		res, _, err := judge.RunAgent(ctx, &searchEpisodes{d: j.d, req: jr, rep: j.rep, spec: spec}, req)
 		return res, err
 	}
 	kw := &keyWatch{Model: j.m}

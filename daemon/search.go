@@ -22,12 +22,12 @@ func (b *Builtins) SearchKind() jobkind.Kind { return search.NewKind(searchEnv{b
 
 type searchEnv struct{ b *Builtins }
 
-func (e searchEnv) Setup(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, spec *taskspec.Spec) (search.Episodes, judge.Model, string, error) {
+func (e searchEnv) Setup(ctx context.Context, req search.Request, rep jobkind.Reporter, spec *taskspec.Spec) (search.Episodes, judge.Model, string, error) {
 	if _, err := e.b.Runtime.Get(ctx); err != nil {
 		return nil, nil, "", fmt.Errorf("sandbox runtime: %w", err)
 	}
 	d := e.b.Env.Deps()
-	s := &searchEpisodes{d: d, job: job, rep: rep, spec: spec}
+	s := &searchEpisodes{d: d, req: req, rep: rep, spec: spec}
 	s.closeJudges(ctx)
 	return s, judge.Clients(d.Models), e.b.Env.DefaultModel, nil
 }
@@ -38,7 +38,7 @@ func (e searchEnv) Setup(ctx context.Context, job jobkind.Job, rep jobkind.Repor
 const judgesFile = "judge-episodes.txt"
 
 func (s *searchEpisodes) closeJudges(ctx context.Context) {
-	b, err := os.ReadFile(filepath.Join(s.job.WorkDir, judgesFile))
+	b, err := os.ReadFile(filepath.Join(s.req.WorkDir, judgesFile))
 	if err != nil {
 		return
 	}
@@ -50,7 +50,7 @@ func (s *searchEpisodes) closeJudges(ctx context.Context) {
 }
 
 func (s *searchEpisodes) noteJudge(id string) error {
-	f, err := os.OpenFile(filepath.Join(s.job.WorkDir, judgesFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o640)
+	f, err := os.OpenFile(filepath.Join(s.req.WorkDir, judgesFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o640)
 	if err != nil {
 		return fmt.Errorf("record judge episode: %w", err)
 	}
@@ -64,29 +64,30 @@ func (s *searchEpisodes) noteJudge(id string) error {
 	return err
 }
 
-// searchEpisodes runs a search's episodes as child episodes of its job.
+// searchEpisodes runs a search's episodes as child episodes of the job
+// that runs the search.
 type searchEpisodes struct {
 	d    episode.Deps
-	job  jobkind.Job
+	req  search.Request
 	rep  jobkind.Reporter
 	spec *taskspec.Spec
 }
 
-func (s *searchEpisodes) dir(id string) string { return s.job.Layout.Episode(id) }
+func (s *searchEpisodes) dir(id string) string { return s.req.Layout.Episode(id) }
 
 func (s *searchEpisodes) Run(ctx context.Context, req search.EpisodeRequest) (search.EpisodeResult, error) {
 	dir := s.dir(req.ID)
-	s.rep.Episode(jobkind.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "running", Dir: dir})
+	s.rep.Episode(jobkind.EpisodeRecord{ID: req.ID, JobID: s.req.JobID, TaskID: s.req.TaskID, Status: "running", Dir: dir})
 	s.rep.Event("episode_started", fmt.Sprintf("episode %s for %s (attempt %d)", req.ID, req.Slot, req.Attempt),
 		map[string]any{"episode_id": req.ID, "slot": req.Slot, "attempt": req.Attempt})
 	seed := req.Seed
-	st, err := episode.Run(ctx, s.d, episode.Options{ID: req.ID, JobID: s.job.ID, Task: s.spec, TaskID: s.job.TaskID,
+	st, err := episode.Run(ctx, s.d, episode.Options{ID: req.ID, JobID: s.req.JobID, Task: s.spec, TaskID: s.req.TaskID,
 		Workflow: req.Workflow, NoDirective: true, Teacher: req.Prompt, Model: req.Model, Seed: &seed, Dir: dir})
 	if st.EpisodeID == "" {
-		s.rep.Episode(jobkind.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "failed", Dir: dir})
+		s.rep.Episode(jobkind.EpisodeRecord{ID: req.ID, JobID: s.req.JobID, TaskID: s.req.TaskID, Status: "failed", Dir: dir})
 		return search.EpisodeResult{}, err
 	}
-	s.rep.Episode(jobkind.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: st.Exit, Dir: dir, Summary: st})
+	s.rep.Episode(jobkind.EpisodeRecord{ID: req.ID, JobID: s.req.JobID, TaskID: s.req.TaskID, Status: st.Exit, Dir: dir, Summary: st})
 	if err != nil {
 		return search.EpisodeResult{}, fmt.Errorf("episode %s: %w", req.ID, err)
 	}
@@ -105,7 +106,7 @@ func (s *searchEpisodes) Run(ctx context.Context, req search.EpisodeRequest) (se
 // Close closes an episode an interrupted attempt cut off, like every
 // child episode (closeChild); its slot is retried.
 func (s *searchEpisodes) Close(ctx context.Context, id string) error {
-	return closeChild(ctx, s.d, s.job, s.rep, id)
+	return closeChild(ctx, s.d, s.rep, s.req.Layout, s.req.JobID, s.req.TaskID, id)
 }
 
 // RunJudge runs one judge-agent episode: both workspaces are unpacked
@@ -114,7 +115,7 @@ func (s *searchEpisodes) Close(ctx context.Context, id string) error {
 // judge/A and judge/B; the judge runs in its own hardened containers with
 // no network like any episode, and is recorded and ledgered as one.
 func (s *searchEpisodes) RunJudge(ctx context.Context, req judge.AgentRequest) (judge.AgentAnswer, error) {
-	tmp, err := os.MkdirTemp(s.job.WorkDir, "judge-")
+	tmp, err := os.MkdirTemp(s.req.WorkDir, "judge-")
 	if err != nil {
 		return judge.AgentAnswer{}, fmt.Errorf("judge scratch dir: %w", err)
 	}
@@ -131,17 +132,17 @@ func (s *searchEpisodes) RunJudge(ctx context.Context, req judge.AgentRequest) (
 	if err := s.noteJudge(id); err != nil {
 		return judge.AgentAnswer{}, err
 	}
-	s.rep.Episode(jobkind.EpisodeRecord{ID: id, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "running", Dir: dir})
+	s.rep.Episode(jobkind.EpisodeRecord{ID: id, JobID: s.req.JobID, TaskID: s.req.TaskID, Status: "running", Dir: dir})
 	s.rep.Event("judge_episode_started", fmt.Sprintf("judge episode %s for %s (attempt %d)", id, req.Key, req.Attempt),
 		map[string]any{"episode_id": id, "key": req.Key, "attempt": req.Attempt})
 	seed := int(req.Seed & 0x7fffffff)
-	st, err := episode.Run(ctx, s.d, episode.Options{ID: id, JobID: s.job.ID, Task: spec, TaskID: s.job.TaskID,
+	st, err := episode.Run(ctx, s.d, episode.Options{ID: id, JobID: s.req.JobID, Task: spec, TaskID: s.req.TaskID,
 		Model: req.Model, Seed: &seed, Dir: dir})
 	status := st.Exit
 	if st.EpisodeID == "" {
 		status = "failed"
 	}
-	s.rep.Episode(jobkind.EpisodeRecord{ID: id, JobID: s.job.ID, TaskID: s.job.TaskID, Status: status, Dir: dir, Summary: st})
+	s.rep.Episode(jobkind.EpisodeRecord{ID: id, JobID: s.req.JobID, TaskID: s.req.TaskID, Status: status, Dir: dir, Summary: st})
 	ans := judge.AgentAnswer{Final: st.Final, EpisodeID: id, PromptTokens: st.Tokens.Prompt, CompletionTokens: st.Tokens.Completion}
 	if err == nil && !st.Success {
 		err = fmt.Errorf("judge episode %s %s (%s): %s", id, st.Exit, st.Failure, st.Reason)
