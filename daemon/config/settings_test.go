@@ -126,3 +126,26 @@ func configKeys(t reflect.Type, prefix string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// Every row of the settings table names a field it can set, once.
+func TestSettingsTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, s := range settings {
+		for _, name := range []string{"key " + s.key, "env " + s.env, "flag " + s.flag} {
+			if !strings.HasSuffix(name, " ") && seen[name] {
+				t.Errorf("%s declared twice", name)
+			}
+			seen[name] = true
+		}
+		if !strings.HasPrefix(s.env, "MASS_") {
+			t.Errorf("setting %s: env %q is not a MASS_* name", s.key, s.env)
+		}
+		c := Default()
+		if err := s.assign(c, map[reflect.Kind]string{reflect.String: "x", reflect.Int: "3", reflect.Bool: "true"}[s.field(c).Kind()]); err != nil {
+			t.Errorf("setting %s: %v", s.key, err)
+		}
+		if err := s.assign(c, "not-a-number-or-bool"); s.field(c).Kind() != reflect.String && err == nil {
+			t.Errorf("setting %s took a bad value", s.key)
+		}
+	}
+}
