@@ -35,30 +35,15 @@ func ParseParams(raw json.RawMessage) (Params, error) {
 	return p, CheckParams(p)
 }
 
-// CheckParams checks decoded params against the search's rules, with no
+// CheckParams checks decoded params against the search's rules, without
 // parts: what ParseParams checks after decoding.
 func CheckParams(p Params) error {
 	c := configOf(p)
-	c.SearchID, c.TaskID, c.Dir, c.TaskDir = "x", "x", "x", "x"
-	c.Episodes, c.Models, c.V0, c.Judges = noEpisodes{}, judge.Clients(nil), workflow.Generic(), noJudges{}
 	c.Defaults()
 	if p.Resume != "" && !datadir.ValidID(p.Resume) {
 		return fmt.Errorf("search params: resume %q is not a search id", p.Resume)
 	}
-	return c.Validate()
-}
-
-type noEpisodes struct{}
-
-func (noEpisodes) Run(context.Context, EpisodeRequest) (EpisodeResult, error) {
-	return EpisodeResult{}, fmt.Errorf("no episodes")
-}
-func (noEpisodes) Close(context.Context, string) error { return nil }
-
-type noJudges struct{}
-
-func (noJudges) RunJudge(context.Context, judge.AgentRequest) (judge.AgentAnswer, error) {
-	return judge.AgentAnswer{}, fmt.Errorf("no judges")
+	return c.ValidateValues()
 }
 
 func configOf(p Params) Config {
