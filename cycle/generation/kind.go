@@ -122,4 +122,3 @@ func runOwned(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, cfg Co
 	rep.Event("generation", fmt.Sprintf("generation %d from %s in %s", cfg.G, cfg.Parent.Name, cfg.Dir), map[string]any{"generation": cfg.G})
 	return Run(ctx, cfg)
 }
-
