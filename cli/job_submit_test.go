@@ -30,15 +30,15 @@ func TestJobStartValidates(t *testing.T) {
 		want []string
 	}{
 		{"misspelled episode field", []string{"episode", "--task", "t1", "--params", `{"modle":"scripted"}`},
-			[]string{`unknown field "modle"`, `did you mean "model"?`, "known fields: model, "}},
+			[]string{`modle: unknown field`, `did you mean "model"?`, "known fields: model, "}},
 		{"misspelled wait field", []string{"wait", "--params", `{"secnds":3}`},
-			[]string{`unknown field "secnds"`, `did you mean "seconds"?`}},
+			[]string{`secnds: unknown field`, `did you mean "seconds"?`}},
 		{"wrong type", []string{"wait", "--params", `{"seconds":"three"}`},
-			[]string{`field "seconds": got a JSON string, want a number`}},
+			[]string{`seconds: got a JSON string, want a number`}},
 		{"unknown model", []string{"episode", "--task", "t1", "--params", `{"model":"nosuch"}`},
-			[]string{"field model", `no model named "nosuch"`, "massctl model list"}},
-		{"missing task", []string{"episode"}, []string{"field task", "needs a task", "--task"}},
-		{"unknown task", []string{"episode", "--task", "nosuch"}, []string{"field task", `no task "nosuch"`, "massctl task add"}},
+			[]string{"model: ", `no model named "nosuch"`, "massctl model list"}},
+		{"missing task", []string{"episode"}, []string{"task: ", "needs a task", "--task"}},
+		{"unknown task", []string{"episode", "--task", "nosuch"}, []string{"task: ", `no task "nosuch"`, "massctl task add"}},
 	}
 	for _, c := range cases {
 		out, err := run(t, append([]string{"--socket", sock, "job", "start"}, c.args...)...)

@@ -9,39 +9,62 @@ import (
 
 	"github.com/mass-dev/mass/agents/episode"
 	"github.com/mass-dev/mass/agents/prompts"
+	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/taskspec"
 )
 
-// childEpisodes runs the episodes a generation or rollout job makes as
-// child episodes of that job, reporting each to the job's episode list.
+// childEpisodes is massd's one episode runner for job kinds: the episodes
+// a search, a generation, a rollout or judge-pairs makes are child
+// episodes of the job that runs them, each reported to its episode list;
+// it closes the ones an interrupted attempt cut off. taskEpisodes adds a
+// search's episodes and judge-agent episodes (search.go). Make one with
+// Builtins.episodes.
 type childEpisodes struct {
-	d     episode.Deps
-	job   jobkind.Job
-	rep   jobkind.Reporter
-	specs *specCache
+	d       episode.Deps
+	jobID   string // the job whose children these are
+	taskID  string // its task, for the rows it closes
+	l       datadir.Layout
+	workDir string // the job's scratch (judge workspaces, the judges file)
+	rep     jobkind.Reporter
+	specs   *specCache // where an Options without a Task finds its spec
+}
+
+// episodes is the episode runner of the job jobID (on task taskID) once the
+// sandbox runtime answers: the one runtime check of the episode kinds.
+func (b *Builtins) episodes(ctx context.Context, jobID, taskID string, l datadir.Layout, workDir string, rep jobkind.Reporter) (*childEpisodes, error) {
+	if _, err := b.Runtime.Get(ctx); err != nil {
+		return nil, fmt.Errorf("sandbox runtime: %w", err)
+	}
+	return &childEpisodes{d: b.Env.Deps(), jobID: jobID, taskID: taskID, l: l, workDir: workDir, rep: rep, specs: newSpecCache(l)}, nil
 }
 
 // run runs one child episode; o names its id, task, model, seed and any
-// workflow, and run fills in the job, the spec and the directory. The
-// status comes back with the episode's own error, wrapped with its id.
+// workflow, and run fills in the job, the spec (unless o has one) and the
+// directory. The status comes back with the episode's own error, wrapped
+// with its id.
 func (c *childEpisodes) run(ctx context.Context, o episode.Options) (episode.Status, error) {
-	spec, err := c.specs.get(o.TaskID)
-	if err != nil {
-		return episode.Status{}, err
-	}
-	o.JobID, o.Task, o.Dir = c.job.ID, spec, c.job.Layout.Episode(o.ID)
-	if o.Directive == "" && spec.Directive != "" && o.Workflow != "" {
-		if o.Directive, err = specDirective(spec); err != nil {
+	if o.Task == nil {
+		spec, err := c.specs.get(o.TaskID)
+		if err != nil {
 			return episode.Status{}, err
 		}
-	}
-	if o.Teacher == "" && o.Workflow != "" && spec.QueryTemplate != "" {
-		if o.Teacher, err = templateTeacher(spec, o.Workflow, o.Directive); err != nil {
-			return episode.Status{}, err
+		o.Task = spec
+		if o.Directive == "" && !o.NoDirective && spec.Directive != "" && o.Workflow != "" {
+			if o.Directive, err = specDirective(spec); err != nil {
+				return episode.Status{}, err
+			}
 		}
 	}
-	rec := jobkind.EpisodeRecord{ID: o.ID, JobID: c.job.ID, TaskID: o.TaskID, Status: "running", Dir: o.Dir}
+	o.JobID, o.Dir = c.jobID, c.l.Episode(o.ID)
+	if o.Teacher == "" && o.Workflow != "" && o.Task.QueryTemplate != "" {
+		t, err := templateTeacher(o.Task, o.Workflow, o.Directive)
+		if err != nil {
+			return episode.Status{}, err
+		}
+		o.Teacher = t
+	}
+	rec := jobkind.EpisodeRecord{ID: o.ID, JobID: c.jobID, TaskID: o.TaskID, Status: "running", Dir: o.Dir}
 	c.rep.Episode(rec)
 	st, err := episode.Run(ctx, c.d, o)
 	if st.EpisodeID == "" {
@@ -63,13 +86,8 @@ func (c *childEpisodes) run(ctx context.Context, o episode.Options) (episode.Sta
 // episode_interrupted event, once). An episode that finished keeps its
 // status; one that never started is left alone.
 func (c *childEpisodes) Close(ctx context.Context, id string) error {
-	return closeChild(ctx, c.d, c.job, c.rep, id)
-}
-
-// closeChild closes child episode id of job through the one close path.
-func closeChild(ctx context.Context, d episode.Deps, job jobkind.Job, rep jobkind.Reporter, id string) error {
-	rows, _ := rep.(jobkind.EpisodeCloser)
-	_, _, err := episode.CloseInterrupted(ctx, d, rows, jobkind.EpisodeRecord{ID: id, JobID: job.ID, TaskID: job.TaskID, Dir: job.Layout.Episode(id)})
+	rows, _ := c.rep.(jobkind.EpisodeCloser)
+	_, _, err := episode.CloseInterrupted(ctx, c.d, rows, jobkind.EpisodeRecord{ID: id, JobID: c.jobID, TaskID: c.taskID, Dir: c.l.Episode(id)})
 	return err
 }
 

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,38 +13,34 @@ import (
 )
 
 // CycleKind is the "cycle" job kind on the builtins: each round's searches
-// are the search kind run inside the cycle job, one per task, named so
-// that a resumed cycle resumes them.
+// run inside the cycle job (search.Search), one per task, named so that a
+// resumed cycle resumes them; their episodes and events are the cycle's.
 func (b *Builtins) CycleKind() jobkind.Kind { return generation.NewCycleKind(cycleEnv{genEnv{b}}) }
 
 type cycleEnv struct{ genEnv }
 
 func (e cycleEnv) Searches(_ context.Context, job jobkind.Job, rep jobkind.Reporter) (generation.Searches, error) {
-	return cycleSearches{kind: e.b.SearchKind(), job: job, rep: rep}, nil
+	return cycleSearches{env: searchEnv{e.b}, job: job, rep: rep}, nil
 }
 
 type cycleSearches struct {
-	kind jobkind.Kind
-	job  jobkind.Job
-	rep  jobkind.Reporter
+	env searchEnv
+	job jobkind.Job
+	rep jobkind.Reporter
 }
 
 func (s cycleSearches) Search(ctx context.Context, id, task, model string, seed int64, opts generation.SearchOptions) (generation.Retained, error) {
-	sp := search.Params{Model: model, Seed: seed, Judgments: opts.Judgments, JudgeMode: opts.JudgeMode}
+	p := search.Params{Model: model, Seed: seed, Judgments: opts.Judgments, JudgeMode: opts.JudgeMode}
 	if opts.Iterations > 0 {
-		sp.Iterations = &opts.Iterations
-	}
-	params, err := json.Marshal(sp)
-	if err != nil {
-		return generation.Retained{}, err
+		p.Iterations = &opts.Iterations
 	}
 	l := s.job.Layout
-	sj := jobkind.Job{ID: id, Kind: search.KindName, TaskID: task, TaskDir: l.Task(task), Params: params,
-		Attempt: s.job.Attempt, Layout: l, WorkDir: filepath.Join(s.job.WorkDir, "search", id)}
-	if err := os.MkdirAll(sj.WorkDir, 0o750); err != nil {
+	req := search.Request{SearchID: id, TaskID: task, Params: p, JobID: s.job.ID, Attempt: s.job.Attempt, Layout: l,
+		WorkDir: filepath.Join(s.job.WorkDir, "search", id)}
+	if err := os.MkdirAll(req.WorkDir, 0o750); err != nil {
 		return generation.Retained{}, fmt.Errorf("search %s: %w", id, err)
 	}
-	if err := s.kind.Run(ctx, sj, s.rep); err != nil {
+	if _, err := search.Search(ctx, s.env, req, s.rep); err != nil {
 		return generation.Retained{}, err
 	}
 	r, err := searchfmt.ReadRetained(filepath.Join(l.Search(task), id))

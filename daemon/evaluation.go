@@ -11,6 +11,7 @@ import (
 	"github.com/mass-dev/mass/cycle/eval/judgepairs"
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/rollout"
+	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/taskspec"
 )
@@ -37,16 +38,16 @@ type rolloutEnv struct{ b *Builtins }
 type pairsEnv struct{ b *Builtins }
 
 func (e rolloutEnv) Setup(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, models []string) (rollout.Episodes, rollout.Tasks, error) {
-	if _, err := e.b.Runtime.Get(ctx); err != nil {
-		return nil, nil, fmt.Errorf("sandbox runtime: %w", err)
+	eps, err := e.b.episodes(ctx, job.ID, job.TaskID, job.Layout, job.WorkDir, rep)
+	if err != nil {
+		return nil, nil, err
 	}
 	for _, m := range models {
 		if !e.b.Models.Has(m) {
 			return nil, nil, fmt.Errorf("rollout: no model named %q (massctl model list shows the models massd can call)", m)
 		}
 	}
-	specs := &specCache{l: job.Layout, m: map[string]*taskspec.Spec{}}
-	return &rolloutEpisodes{childEpisodes{d: e.b.Env.Deps(), job: job, rep: rep, specs: specs}}, specSplits{specs}, nil
+	return &rolloutEpisodes{eps}, specSplits{eps.specs}, nil
 }
 
 type specSplits struct{ c *specCache }
@@ -63,7 +64,7 @@ func (s specSplits) Split(_ context.Context, task string) (string, error) {
 }
 
 // rolloutEpisodes runs bare-prompt episodes as child episodes of the job.
-type rolloutEpisodes struct{ childEpisodes }
+type rolloutEpisodes struct{ *childEpisodes }
 
 func (g *rolloutEpisodes) Run(ctx context.Context, r rollout.EpisodeRequest) (rollout.EpisodeResult, error) {
 	seed := int(r.Seed & 0x7fffffff)
@@ -88,15 +89,15 @@ func (e pairsEnv) Setup(ctx context.Context, job jobkind.Job, rep jobkind.Report
 		}
 		parts.Judges = append(parts.Judges, judgepairs.JudgeSpec{Model: j.Model, Seeds: j.Seeds})
 	}
+	var eps *childEpisodes // agent mode only
 	if mode == judgepairs.ModeAgent {
-		if _, err := e.b.Runtime.Get(ctx); err != nil {
-			return parts, fmt.Errorf("sandbox runtime (judge mode agent): %w", err)
+		var err error
+		if eps, err = e.b.episodes(ctx, job.ID, job.TaskID, job.Layout, job.WorkDir, rep); err != nil {
+			return parts, fmt.Errorf("judge mode agent: %w", err)
 		}
 	}
 	parts.Prices = e.b.cfg.Prices
-	d := e.b.Env.Deps()
-	parts.Judger = pairJudge{m: judge.Clients(d.Models), d: d, job: job, rep: rep,
-		specs: &specCache{l: job.Layout, m: map[string]*taskspec.Spec{}}}
+	parts.Judger = pairJudge{m: judge.Clients(e.b.Env.Deps().Models), l: job.Layout, eps: eps, specs: newSpecCache(job.Layout)}
 	return parts, nil
 }
 
@@ -104,9 +105,8 @@ func (e pairsEnv) Setup(ctx context.Context, job jobkind.Job, rep jobkind.Report
 // bundles) or agent mode (a judge-agent episode, as the search's).
 type pairJudge struct {
 	m     judge.Model
-	d     episode.Deps
-	job   jobkind.Job
-	rep   jobkind.Reporter
+	l     datadir.Layout
+	eps   *childEpisodes // the job's episode runner, in agent mode
 	specs *specCache
 }
 
@@ -115,13 +115,13 @@ func (j pairJudge) Judge(ctx context.Context, r judgepairs.Request) (judge.Resul
 	if err != nil {
 		return judge.Result{}, err
 	}
-	l := j.job.Layout
+	l := j.l
 	req := judge.Request{Key: r.Key, Model: r.Model, Seed: r.Seed,
 		Task:   judge.Task{ID: r.Task, Prompt: spec.Prompt, Domain: spec.Domain, Required: requiredOutputs(spec)},
 		First:  judge.Side{Label: r.Candidate, Tar: filepath.Join(l.Episode(r.CandidateEp), "workspace.tar")},
 		Second: judge.Side{Label: r.Baseline, Tar: filepath.Join(l.Episode(r.BaseEp), "workspace.tar")}}
 	if r.Mode == judgepairs.ModeAgent {
-		res, _, err := judge.RunAgent(ctx, &searchEpisodes{d: j.d, job: j.job, rep: j.rep, spec: spec}, req)
+		res, _, err := judge.RunAgent(ctx, &taskEpisodes{childEpisodes: j.eps, spec: spec}, req)
 		return res, err
 	}
 	kw := &keyWatch{Model: j.m}

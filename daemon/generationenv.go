@@ -29,8 +29,9 @@ func (b *Builtins) GenerationKind() jobkind.Kind { return generation.NewKind(gen
 type genEnv struct{ b *Builtins }
 
 func (e genEnv) Parts(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, parent string) (generation.Parts, error) {
-	if _, err := e.b.Runtime.Get(ctx); err != nil {
-		return generation.Parts{}, fmt.Errorf("sandbox runtime: %w", err)
+	eps, err := e.b.episodes(ctx, job.ID, job.TaskID, job.Layout, job.WorkDir, rep)
+	if err != nil {
+		return generation.Parts{}, err
 	}
 	if parent == "" {
 		parent = e.b.Env.DefaultModel
@@ -39,12 +40,10 @@ func (e genEnv) Parts(ctx context.Context, job jobkind.Job, rep jobkind.Reporter
 	if err != nil {
 		return generation.Parts{}, err
 	}
-	d := e.b.Env.Deps()
-	specs := &specCache{l: job.Layout, m: map[string]*taskspec.Spec{}}
 	dry := e.b.Models.DryRun(parent)
 	return generation.Parts{Parent: pm, Workflows: searchWorkflows{job.Layout},
-		Runner:   &genEpisodes{childEpisodes: childEpisodes{d: d, job: job, rep: rep, specs: specs}, dry: dry},
-		Judge:    genJudge{m: judge.Clients(d.Models), l: job.Layout, specs: specs},
+		Runner:   &genEpisodes{childEpisodes: eps, dry: dry},
+		Judge:    genJudge{m: judge.Clients(eps.d.Models), l: job.Layout, specs: eps.specs},
 		Datasets: genDatasets{l: job.Layout, dry: dry}, Trainer: genTrainer{b: e.b, rep: rep},
 		Exporter: genExporter(e), Models: e.b.ModelRegistrar(job.ID)}, nil
 }
@@ -68,10 +67,15 @@ func (b *Builtins) parentModel(ctx context.Context, name string) (generation.Mod
 	return generation.Model{}, fmt.Errorf("no model named %q", name)
 }
 
+// specCache loads each task's stored spec once per job.
 type specCache struct {
 	l  datadir.Layout
 	mu sync.Mutex
 	m  map[string]*taskspec.Spec
+}
+
+func newSpecCache(l datadir.Layout) *specCache {
+	return &specCache{l: l, m: map[string]*taskspec.Spec{}}
 }
 
 func (c *specCache) get(task string) (*taskspec.Spec, error) {
@@ -132,7 +136,7 @@ func retainedWorkflow(dir string, r searchfmt.Retained) (generation.Retained, er
 // genEpisodes runs teacher episodes as child episodes of the job and
 // applies the eligibility predicate once, to each finished one.
 type genEpisodes struct {
-	childEpisodes
+	*childEpisodes
 	dry bool
 }
 
@@ -143,7 +147,7 @@ func (g *genEpisodes) Run(ctx context.Context, r generation.EpisodeRequest) (gen
 		return generation.EpisodeResult{}, err
 	}
 	res := generation.EpisodeResult{EpisodeID: r.ID, Tokens: st.Tokens.Prompt + st.Tokens.Completion}
-	e, err := eligibility.FromDir(g.job.Layout.Episode(r.ID))
+	e, err := eligibility.FromDir(g.l.Episode(r.ID))
 	if err != nil {
 		res.Reason = fmt.Sprintf("unreadable record: %v", err)
 	} else {
@@ -215,7 +219,7 @@ func (b *Builtins) tinyModel(ctx context.Context) (string, error) {
 // Splits reads each task's split from its stored spec, fresh on every call
 // so that a task updated since is judged by its current spec.
 func (e genEnv) Splits() generation.Splits {
-	return taskSplits{specSplits{&specCache{l: e.b.Layout, m: map[string]*taskspec.Spec{}}}}
+	return taskSplits{specSplits{newSpecCache(e.b.Layout)}}
 }
 
 // taskSplits names a task massd does not have as such.

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/mass-dev/mass/agents/eligibility"
 	"github.com/mass-dev/mass/cycle/generation"
@@ -158,24 +156,18 @@ func (e genExporter) Export(ctx context.Context, r generation.ExportRequest) (ge
 	return out, nil
 }
 
-// massTrain runs one mass-train command that writes out; cancelling asks
-// it to stop, and so does massd's death (SIGTERM as the parent-death
-// signal). The child holds out's lock (childLock) while it runs.
+// massTrain runs one mass-train command that writes out, through
+// trainjob.Command (the child lock, the parent-death signal, the stop).
 func massTrain(ctx context.Context, b *Builtins, out string, args ...string) error {
 	bin, err := genTrainer{b: b}.binary()
 	if err != nil {
 		return err
 	}
-	lock, err := childLock(ctx, strings.TrimSuffix(out, "/")+".lock", b.log)
+	cmd, release, err := trainjob.Command(ctx, bin, out, b.log, args...)
 	if err != nil {
 		return err
 	}
-	defer lock.Close()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = trainjob.StopGrace
-	cmd.ExtraFiles = []*os.File{lock}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	defer release()
 	var tail strings.Builder
 	cmd.Stderr = &capped{w: &tail, n: 8 << 10}
 	if err := cmd.Run(); err != nil {

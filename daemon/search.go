@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"github.com/mass-dev/mass/agents/episode"
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/cycle/search"
+	"github.com/mass-dev/mass/episodefmt"
 	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/taskspec"
 )
@@ -22,23 +22,23 @@ func (b *Builtins) SearchKind() jobkind.Kind { return search.NewKind(searchEnv{b
 
 type searchEnv struct{ b *Builtins }
 
-func (e searchEnv) Setup(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, spec *taskspec.Spec) (search.Episodes, judge.Model, string, error) {
-	if _, err := e.b.Runtime.Get(ctx); err != nil {
-		return nil, nil, "", fmt.Errorf("sandbox runtime: %w", err)
+func (e searchEnv) Setup(ctx context.Context, req search.Request, rep jobkind.Reporter, spec *taskspec.Spec) (search.Episodes, judge.Model, string, error) {
+	c, err := e.b.episodes(ctx, req.JobID, req.TaskID, req.Layout, req.WorkDir, rep)
+	if err != nil {
+		return nil, nil, "", err
 	}
-	d := e.b.Env.Deps()
-	s := &searchEpisodes{d: d, job: job, rep: rep, spec: spec}
+	s := &taskEpisodes{childEpisodes: c, spec: spec}
 	s.closeJudges(ctx)
-	return s, judge.Clients(d.Models), e.b.Env.DefaultModel, nil
+	return s, judge.Clients(c.d.Models), e.b.Env.DefaultModel, nil
 }
 
-// judgesFile lists the judge episodes a search job started, one id a line,
-// so that a resumed search closes the ones a crash cut off (the judgment
-// itself is redone: only a finished result.json counts).
+// judgesFile lists the judge episodes a job started, one id a line, so
+// that a resumed job closes the ones a crash cut off (the judgment itself
+// is redone: only a finished result.json counts).
 const judgesFile = "judge-episodes.txt"
 
-func (s *searchEpisodes) closeJudges(ctx context.Context) {
-	b, err := os.ReadFile(filepath.Join(s.job.WorkDir, judgesFile))
+func (s *taskEpisodes) closeJudges(ctx context.Context) {
+	b, err := os.ReadFile(filepath.Join(s.workDir, judgesFile))
 	if err != nil {
 		return
 	}
@@ -49,8 +49,8 @@ func (s *searchEpisodes) closeJudges(ctx context.Context) {
 	}
 }
 
-func (s *searchEpisodes) noteJudge(id string) error {
-	f, err := os.OpenFile(filepath.Join(s.job.WorkDir, judgesFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o640)
+func (s *taskEpisodes) noteJudge(id string) error {
+	f, err := os.OpenFile(filepath.Join(s.workDir, judgesFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o640)
 	if err != nil {
 		return fmt.Errorf("record judge episode: %w", err)
 	}
@@ -64,32 +64,26 @@ func (s *searchEpisodes) noteJudge(id string) error {
 	return err
 }
 
-// searchEpisodes runs a search's episodes as child episodes of its job.
-type searchEpisodes struct {
-	d    episode.Deps
-	job  jobkind.Job
-	rep  jobkind.Reporter
+// taskEpisodes are the child episodes of a job on one task: a search's
+// episodes (search.Episodes) and judge-agent episodes (judge.AgentRunner,
+// for the search and for judge-pairs).
+type taskEpisodes struct {
+	*childEpisodes
 	spec *taskspec.Spec
 }
 
-func (s *searchEpisodes) dir(id string) string { return s.job.Layout.Episode(id) }
-
-func (s *searchEpisodes) Run(ctx context.Context, req search.EpisodeRequest) (search.EpisodeResult, error) {
-	dir := s.dir(req.ID)
-	s.rep.Episode(jobkind.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "running", Dir: dir})
+// Run runs one episode of the search: the teacher prompt as the search
+// built it, no execution directive.
+func (s *taskEpisodes) Run(ctx context.Context, req search.EpisodeRequest) (search.EpisodeResult, error) {
 	s.rep.Event("episode_started", fmt.Sprintf("episode %s for %s (attempt %d)", req.ID, req.Slot, req.Attempt),
 		map[string]any{"episode_id": req.ID, "slot": req.Slot, "attempt": req.Attempt})
 	seed := req.Seed
-	st, err := episode.Run(ctx, s.d, episode.Options{ID: req.ID, JobID: s.job.ID, Task: s.spec, TaskID: s.job.TaskID,
-		Workflow: req.Workflow, NoDirective: true, Teacher: req.Prompt, Model: req.Model, Seed: &seed, Dir: dir})
-	if st.EpisodeID == "" {
-		s.rep.Episode(jobkind.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "failed", Dir: dir})
+	st, err := s.run(ctx, episode.Options{ID: req.ID, Task: s.spec, TaskID: s.taskID,
+		Workflow: req.Workflow, NoDirective: true, Teacher: req.Prompt, Model: req.Model, Seed: &seed})
+	if err != nil {
 		return search.EpisodeResult{}, err
 	}
-	s.rep.Episode(jobkind.EpisodeRecord{ID: req.ID, JobID: s.job.ID, TaskID: s.job.TaskID, Status: st.Exit, Dir: dir, Summary: st})
-	if err != nil {
-		return search.EpisodeResult{}, fmt.Errorf("episode %s: %w", req.ID, err)
-	}
+	dir := s.l.Episode(req.ID)
 	res := search.EpisodeResult{EpisodeID: req.ID, Dir: dir, Export: st.WorkspaceExport, Exit: st.Exit, Success: st.Success,
 		Failure: st.Failure, LoopHalt: st.Failure == episode.FailLoop, ModelCalls: st.ModelCalls,
 		Tokens: st.Tokens.Prompt + st.Tokens.Completion, DryRun: st.DryRun, OutputsPresent: &st.OutputsPresent}
@@ -99,19 +93,10 @@ func (s *searchEpisodes) Run(ctx context.Context, req search.EpisodeRequest) (se
 			res.LastToolCalls = append(res.LastToolCalls, search.ToolCall{Tool: c.Tool, Args: c.ArgsSummary})
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, episode.EpisodeFile)); err == nil {
-		var info episode.Info
-		if json.Unmarshal(b, &info) == nil {
-			res.TeacherPrompt = info.TeacherPrompt
-		}
+	if info, err := episodefmt.ReadInfo(dir); err == nil {
+		res.TeacherPrompt = info.TeacherPrompt
 	}
 	return res, nil
-}
-
-// Close closes an episode an interrupted attempt cut off, like every
-// child episode (closeChild); its slot is retried.
-func (s *searchEpisodes) Close(ctx context.Context, id string) error {
-	return closeChild(ctx, s.d, s.job, s.rep, id)
 }
 
 // RunJudge runs one judge-agent episode: both workspaces are unpacked
@@ -119,8 +104,8 @@ func (s *searchEpisodes) Close(ctx context.Context, id string) error {
 // scratch folder of the job and become the judge's read-only inputs at
 // judge/A and judge/B; the judge runs in its own hardened containers with
 // no network like any episode, and is recorded and ledgered as one.
-func (s *searchEpisodes) RunJudge(ctx context.Context, req judge.AgentRequest) (judge.AgentAnswer, error) {
-	tmp, err := os.MkdirTemp(s.job.WorkDir, "judge-")
+func (s *taskEpisodes) RunJudge(ctx context.Context, req judge.AgentRequest) (judge.AgentAnswer, error) {
+	tmp, err := os.MkdirTemp(s.workDir, "judge-")
 	if err != nil {
 		return judge.AgentAnswer{}, fmt.Errorf("judge scratch dir: %w", err)
 	}
@@ -133,21 +118,13 @@ func (s *searchEpisodes) RunJudge(ctx context.Context, req judge.AgentRequest) (
 	spec := &taskspec.Spec{ID: s.spec.ID, Prompt: req.Prompt, Dir: tmp, Limits: s.spec.Limits, ProtectedPaths: []string{"judge"},
 		Inputs: []taskspec.Input{{Path: "A", Dest: "judge/A"}, {Path: "B", Dest: "judge/B"}}}
 	id := episode.NewID()
-	dir := s.dir(id)
 	if err := s.noteJudge(id); err != nil {
 		return judge.AgentAnswer{}, err
 	}
-	s.rep.Episode(jobkind.EpisodeRecord{ID: id, JobID: s.job.ID, TaskID: s.job.TaskID, Status: "running", Dir: dir})
 	s.rep.Event("judge_episode_started", fmt.Sprintf("judge episode %s for %s (attempt %d)", id, req.Key, req.Attempt),
 		map[string]any{"episode_id": id, "key": req.Key, "attempt": req.Attempt})
 	seed := int(req.Seed & 0x7fffffff)
-	st, err := episode.Run(ctx, s.d, episode.Options{ID: id, JobID: s.job.ID, Task: spec, TaskID: s.job.TaskID,
-		Model: req.Model, Seed: &seed, Dir: dir})
-	status := st.Exit
-	if st.EpisodeID == "" {
-		status = "failed"
-	}
-	s.rep.Episode(jobkind.EpisodeRecord{ID: id, JobID: s.job.ID, TaskID: s.job.TaskID, Status: status, Dir: dir, Summary: st})
+	st, err := s.run(ctx, episode.Options{ID: id, Task: spec, TaskID: s.taskID, Model: req.Model, Seed: &seed})
 	ans := judge.AgentAnswer{Final: st.Final, EpisodeID: id, PromptTokens: st.Tokens.Prompt, CompletionTokens: st.Tokens.Completion}
 	if err == nil && !st.Success {
 		err = fmt.Errorf("judge episode %s %s (%s): %s", id, st.Exit, st.Failure, st.Reason)

@@ -38,3 +38,16 @@ var (
 // codes, massctl's exit codes) can test that it maps each one.
 var All = []error{ErrNotFound, ErrInvalid, ErrConflict, ErrUnavailable,
 	ErrUnauthorized, ErrTooLarge, ErrDenied, ErrTimeout, ErrClosed}
+
+// New returns a component's own sentinel: its message is msg and it is of
+// class class (errors.Is matches both), e.g.
+// New("invalid ledger", ErrInvalid).
+func New(msg string, class error) error { return &classed{msg: msg, class: class} }
+
+type classed struct {
+	msg   string
+	class error
+}
+
+func (e *classed) Error() string { return e.msg }
+func (e *classed) Unwrap() error { return e.class }

@@ -5,17 +5,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mass-dev/mass/internal/suggest"
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/mass-dev/mass/errclass"
+	"github.com/mass-dev/mass/internal/suggest"
 )
 
 // DecodeParams decodes a job's params into v (a pointer to a struct with
-// json tags), rejecting unknown fields and wrong types with an error that
-// names the field and says what would be accepted: the known fields, the
-// closest one to a misspelling, or the expected type. Empty params leave v
-// as it is.
+// json tags), rejecting unknown fields and wrong types with an
+// *errclass.FieldError that names the field and says what would be
+// accepted: the known fields, the closest one to a misspelling, or the
+// expected type. Every error is of class errclass.ErrInvalid. Empty params
+// leave v as it is.
 func DecodeParams(raw json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil
@@ -29,17 +32,17 @@ func DecodeParams(raw json.RawMessage, v any) error {
 	known := fieldNames(v)
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return fmt.Errorf("field %q: got a JSON %s, want %s", te.Field, te.Value, jsonType(te.Type))
+		return &errclass.FieldError{Field: te.Field, Msg: fmt.Sprintf("got a JSON %s, want %s", te.Value, jsonType(te.Type))}
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		name = strings.Trim(name, `"`)
-		msg := fmt.Sprintf("unknown field %q", name)
+		msg := "unknown field"
 		if near := suggest.Closest(name, known); near != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", near)
 		}
-		return fmt.Errorf("%s; known fields: %s", msg, strings.Join(known, ", "))
+		return &errclass.FieldError{Field: name, Msg: fmt.Sprintf("%s; known fields: %s", msg, strings.Join(known, ", "))}
 	}
-	return fmt.Errorf("%v (known fields: %s)", err, strings.Join(known, ", "))
+	return fmt.Errorf("%v (known fields: %s): %w", err, strings.Join(known, ", "), errclass.ErrInvalid)
 }
 
 // fieldNames lists the json names of the struct v points to, sorted.
@@ -54,10 +57,14 @@ func fieldNames(v any) []string {
 	var out []string
 	for i := range t.NumField() {
 		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			out = append(out, fieldNames(reflect.New(f.Type).Interface())...) // promoted, as encoding/json does
+			continue
+		}
 		if !f.IsExported() {
 			continue
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" {
 			continue
 		}

@@ -2,8 +2,11 @@ package jobkind
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
 type sampleParams struct {
@@ -15,18 +18,22 @@ type sampleParams struct {
 
 func TestDecodeParams(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{`{"secnds":1}`, `unknown field "secnds" (did you mean "seconds"?); known fields: model, seconds, tags`},
-		{`{"zzzzzzzz":1}`, `unknown field "zzzzzzzz"; known fields: model, seconds, tags`},
-		{`{"seconds":"x"}`, `field "seconds": got a JSON string, want a number`},
-		{`{"tags":[1]}`, `field "tags": got a JSON number, want a string`},
-		{`{"model":3}`, `field "model": got a JSON number, want a string`},
+		{`{"secnds":1}`, `secnds: unknown field (did you mean "seconds"?); known fields: model, seconds, tags`},
+		{`{"zzzzzzzz":1}`, `zzzzzzzz: unknown field; known fields: model, seconds, tags`},
+		{`{"seconds":"x"}`, `seconds: got a JSON string, want a number`},
+		{`{"tags":[1]}`, `tags: got a JSON number, want a string`},
+		{`{"model":3}`, `model: got a JSON number, want a string`},
 		{`{"seconds":`, `unexpected EOF`},
 	}
 	for _, tt := range tests {
 		var p sampleParams
 		err := DecodeParams(json.RawMessage(tt.in), &p)
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("DecodeParams(%s) = %v, want it to say %q", tt.in, err, tt.want)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, errclass.ErrInvalid) {
+			t.Errorf("DecodeParams(%s) = %v, want it to say %q, of class invalid", tt.in, err, tt.want)
+		}
+		var fe *errclass.FieldError
+		if name, _, _ := strings.Cut(tt.want, ":"); !strings.Contains(name, " ") && (!errors.As(err, &fe) || fe.Field != name) {
+			t.Errorf("DecodeParams(%s) = %#v, want a FieldError naming %q", tt.in, err, name)
 		}
 	}
 	var p sampleParams
@@ -34,6 +41,21 @@ func TestDecodeParams(t *testing.T) {
 		t.Errorf("empty params: %v", err)
 	}
 	if err := DecodeParams(json.RawMessage(`{"seconds":2,"model":"m"}`), &p); err != nil || p.Seconds != 2 || p.Model != "m" {
+		t.Errorf("good params: %+v, %v", p, err)
+	}
+}
+
+// The fields of an embedded struct are known as encoding/json promotes them.
+func TestDecodeParamsEmbedded(t *testing.T) {
+	var p struct {
+		sampleParams
+		Extra int `json:"extra"`
+	}
+	err := DecodeParams(json.RawMessage(`{"modle":"m"}`), &p)
+	if err == nil || !strings.Contains(err.Error(), `did you mean "model"?); known fields: extra, model, seconds, tags`) {
+		t.Errorf("DecodeParams = %v, want the embedded fields known", err)
+	}
+	if err := DecodeParams(json.RawMessage(`{"model":"m","extra":2}`), &p); err != nil || p.Model != "m" || p.Extra != 2 {
 		t.Errorf("good params: %+v, %v", p, err)
 	}
 }

@@ -2,37 +2,14 @@ package taskspec
 
 import (
 	"errors"
-	"fmt"
 	"strings"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
-// FieldError is one problem in a spec, located by line and field path.
-type FieldError struct {
-	File  string // spec file name, empty when parsed from bytes
-	Line  int    // 1-based; 0 when unknown
-	Field string // dotted path, e.g. "limits.cpus" or "inputs[1].path"
-	Msg   string // what is wrong and how to fix it
-}
-
-func (e *FieldError) Error() string {
-	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File)
-		b.WriteString(":")
-	}
-	if e.Line > 0 {
-		fmt.Fprintf(&b, "%d:", e.Line)
-	}
-	if b.Len() > 0 {
-		b.WriteString(" ")
-	}
-	if e.Field != "" {
-		b.WriteString(e.Field)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+// FieldError is one problem in a spec, located by line and field path:
+// errclass.FieldError, mass's one field error.
+type FieldError = errclass.FieldError
 
 // Errors is every problem found in one spec, in document order.
 type Errors []*FieldError

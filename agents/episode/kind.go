@@ -11,6 +11,7 @@ import (
 
 	"github.com/mass-dev/mass/agents/grade"
 	"github.com/mass-dev/mass/agents/guard"
+	"github.com/mass-dev/mass/errclass"
 	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/jobwire"
 )
@@ -166,11 +167,11 @@ func parseParams(d Deps, defaultModel string, raw json.RawMessage) (Params, erro
 		p.OnInterrupt = OnInterruptRetry
 	case OnInterruptRetry, OnInterruptFail:
 	default:
-		return p, fmt.Errorf("field on_interrupt: %q is neither %q nor %q", p.OnInterrupt, OnInterruptRetry, OnInterruptFail)
+		return p, &errclass.FieldError{Field: "on_interrupt", Msg: fmt.Sprintf("%q is neither %q nor %q", p.OnInterrupt, OnInterruptRetry, OnInterruptFail)}
 	}
 	if d.Models != nil {
 		if _, err := d.Models(p.Model); err != nil {
-			return p, fmt.Errorf("field model: %w (see massctl model list)", err)
+			return p, &errclass.FieldError{Field: "model", Msg: fmt.Sprintf("%v (see massctl model list)", err)}
 		}
 	}
 	return p, nil

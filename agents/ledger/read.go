@@ -7,14 +7,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
 // MaxLineBytes caps one ledger line; a longer line is an error, not an
 // allocation the size of the input.
 const MaxLineBytes = 16 << 20
 
-// ErrInvalid classes every error about a ledger's content.
-var ErrInvalid = errors.New("invalid ledger")
+// ErrInvalid classes every error about a ledger's content (class
+// errclass.ErrInvalid).
+var ErrInvalid = errclass.New("invalid ledger", errclass.ErrInvalid)
 
 // LineError names the first bad line of a ledger (1-based).
 type LineError struct {

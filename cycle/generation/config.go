@@ -90,6 +90,17 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("generation %d trains from %s, which is generation %d: g must be the parent's g + 1", c.G, c.Parent.Name, c.Parent.G)
 	case c.Dir == "":
 		return fmt.Errorf("generation %d has no directory", c.G)
+	case c.Workflows == nil || c.Runner == nil || c.Judge == nil || c.Datasets == nil ||
+		c.Trainer == nil || c.Exporter == nil || c.Models == nil:
+		return fmt.Errorf("generation %d: a part (workflows, episodes, judge, datasets, trainer, exporter, models) is missing", c.G)
+	}
+	return c.ValidateValues()
+}
+
+// ValidateValues checks the settings a job's params set, without the parts
+// or the generation's place: what ParseParams checks at submission.
+func (c *Config) ValidateValues() error {
+	switch {
 	case len(c.Tasks) == 0:
 		return fmt.Errorf("generation %d has no tasks", c.G)
 	case c.Episodes < 1 || c.Cap < c.Episodes:
@@ -100,9 +111,6 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("opponents %d must be even and positive", c.Opponents)
 	case c.Concurrency < 1 || c.Attempts < 1:
 		return fmt.Errorf("concurrency %d and attempts %d must be positive", c.Concurrency, c.Attempts)
-	case c.Workflows == nil || c.Runner == nil || c.Judge == nil || c.Datasets == nil ||
-		c.Trainer == nil || c.Exporter == nil || c.Models == nil:
-		return fmt.Errorf("generation %d: a part (workflows, episodes, judge, datasets, trainer, exporter, models) is missing", c.G)
 	}
 	seen := map[string]bool{}
 	for _, t := range c.Tasks {

@@ -1,7 +1,6 @@
 package generation
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,9 +26,7 @@ type CycleParams = jobwire.CycleParams
 // ParseCycleParams decodes and checks a cycle job's params.
 func ParseCycleParams(raw json.RawMessage) (CycleParams, error) {
 	var p CycleParams
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
+	if err := jobkind.DecodeParams(raw, &p); err != nil {
 		return p, fmt.Errorf("cycle params: %w", err)
 	}
 	if p.Generations < 1 {

@@ -1,7 +1,6 @@
 package generation
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,20 +21,17 @@ type Params = jobwire.GenerationParams
 // ParseParams decodes and checks a generation job's params.
 func ParseParams(raw json.RawMessage) (Params, error) {
 	var p Params
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
+	if err := jobkind.DecodeParams(raw, &p); err != nil {
 		return p, fmt.Errorf("generation params: %w", err)
 	}
-	c := configOf(p, Parts{Parent: Model{Name: "parent"}, Workflows: nothing{}, Runner: nothing{}, Judge: nothing{},
-		Datasets: nothing{}, Trainer: nothing{}, Exporter: nothing{}, Models: nothing{}}, "x")
+	c := configOf(p, Parts{}, "")
 	if p.Directive != "" {
 		if err := prompts.CheckDirective(p.Directive); err != nil {
 			return p, fmt.Errorf("generation params: directive: %w", err)
 		}
 	}
 	c.Defaults()
-	if err := c.Validate(); err != nil {
+	if err := c.ValidateValues(); err != nil {
 		return p, err
 	}
 	return p, p.Training.Validate()
@@ -126,19 +122,3 @@ func runOwned(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, cfg Co
 	rep.Event("generation", fmt.Sprintf("generation %d from %s in %s", cfg.G, cfg.Parent.Name, cfg.Dir), map[string]any{"generation": cfg.G})
 	return Run(ctx, cfg)
 }
-
-// nothing is the parts ParseParams validates against.
-type nothing struct{}
-
-func (nothing) Retained(context.Context, string) (Retained, error) { return Retained{}, errNothing }
-func (nothing) Run(context.Context, EpisodeRequest) (EpisodeResult, error) {
-	return EpisodeResult{}, errNothing
-}
-func (nothing) Close(context.Context, string) error                    { return nil }
-func (nothing) Judge(context.Context, JudgeRequest) (Verdict, error)   { return Verdict{}, errNothing }
-func (nothing) Build(context.Context, DatasetRequest) (Dataset, error) { return Dataset{}, errNothing }
-func (nothing) Train(context.Context, TrainRequest) (Training, error)  { return Training{}, errNothing }
-func (nothing) Export(context.Context, ExportRequest) (Export, error)  { return Export{}, errNothing }
-func (nothing) Register(context.Context, Model) error                  { return errNothing }
-
-var errNothing = fmt.Errorf("no parts")

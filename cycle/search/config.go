@@ -124,6 +124,21 @@ func (c *Config) Validate() error {
 	switch {
 	case c.SearchID == "" || c.TaskID == "" || c.Dir == "" || c.TaskDir == "":
 		return errors.New("search: search id, task id and directories are required")
+	case c.JudgeMode == JudgeModeAgent && c.Judges == nil:
+		return errors.New("search: judge mode \"agent\" needs a judge-agent runner")
+	case c.Episodes == nil || c.Models == nil:
+		return errors.New("search: episodes and models are required")
+	}
+	if err := c.ValidateValues(); err != nil {
+		return err
+	}
+	return c.V0.Validate()
+}
+
+// ValidateValues checks the settings a job's params set, without the parts
+// (episodes, models, judges, v0): what CheckParams checks at submission.
+func (c *Config) ValidateValues() error {
+	switch {
 	case c.Iterations < 0 || c.Iterations > MaxIterations:
 		return fmt.Errorf("search: iterations %d not in 0..%d", c.Iterations, MaxIterations)
 	case c.Judgments < 1 || c.Judgments > 9:
@@ -132,16 +147,12 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("search: judge retries %d not in 0..9", *c.JudgeRetries)
 	case CheckRule(c.Rule) != nil:
 		return fmt.Errorf("search: %w", CheckRule(c.Rule))
-	case c.JudgeMode == JudgeModeAgent && c.Judges == nil:
-		return errors.New("search: judge mode \"agent\" needs a judge-agent runner")
 	case c.JudgeMode != JudgeModeBundle && c.JudgeMode != JudgeModeAgent:
 		return fmt.Errorf("search: judge mode %q: want bundle or agent", c.JudgeMode)
 	case c.Opts.Validate() != nil:
 		return fmt.Errorf("search: %w", c.Opts.Validate())
-	case c.Episodes == nil || c.Models == nil:
-		return errors.New("search: episodes and models are required")
 	}
-	return c.V0.Validate()
+	return nil
 }
 
 // Progress is the search's live state.

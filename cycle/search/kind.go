@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -31,34 +30,21 @@ type Params = jobwire.SearchParams
 // ParseParams decodes and checks job params.
 func ParseParams(raw json.RawMessage) (Params, error) {
 	var p Params
-	if len(bytes.TrimSpace(raw)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&p); err != nil {
-			return p, fmt.Errorf("search params: %w", err)
-		}
+	if err := jobkind.DecodeParams(raw, &p); err != nil {
+		return p, fmt.Errorf("search params: %w", err)
 	}
+	return p, CheckParams(p)
+}
+
+// CheckParams checks decoded params against the search's rules, without
+// parts: what ParseParams checks after decoding.
+func CheckParams(p Params) error {
 	c := configOf(p)
-	c.SearchID, c.TaskID, c.Dir, c.TaskDir = "x", "x", "x", "x"
-	c.Episodes, c.Models, c.V0, c.Judges = noEpisodes{}, judge.Clients(nil), workflow.Generic(), noJudges{}
 	c.Defaults()
 	if p.Resume != "" && !datadir.ValidID(p.Resume) {
-		return p, fmt.Errorf("search params: resume %q is not a search id", p.Resume)
+		return fmt.Errorf("search params: resume %q is not a search id", p.Resume)
 	}
-	return p, c.Validate()
-}
-
-type noEpisodes struct{}
-
-func (noEpisodes) Run(context.Context, EpisodeRequest) (EpisodeResult, error) {
-	return EpisodeResult{}, fmt.Errorf("no episodes")
-}
-func (noEpisodes) Close(context.Context, string) error { return nil }
-
-type noJudges struct{}
-
-func (noJudges) RunJudge(context.Context, judge.AgentRequest) (judge.AgentAnswer, error) {
-	return judge.AgentAnswer{}, fmt.Errorf("no judges")
+	return c.ValidateValues()
 }
 
 func configOf(p Params) Config {
@@ -71,10 +57,23 @@ func configOf(p Params) Config {
 	return c
 }
 
-// Env is what the kind needs from massd, per job: episodes recorded with
-// the job, the role-call models and the default model name.
+// Env is what a search needs from massd, per search: episodes recorded
+// with the job that runs it, the role-call models and the default model name.
 type Env interface {
-	Setup(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, spec *taskspec.Spec) (Episodes, judge.Model, string, error)
+	Setup(ctx context.Context, req Request, rep jobkind.Reporter, spec *taskspec.Spec) (Episodes, judge.Model, string, error)
+}
+
+// Request is one search to run or resume: its id and task, its parsed
+// params, and the job that runs it (a search job, or a cycle running its
+// searches), which records its episodes and events.
+type Request struct {
+	SearchID string // the search's folder under search/<task>/ (Params.Resume overrides)
+	TaskID   string
+	Params   Params
+	JobID    string         // the running job, whose episodes these are
+	Attempt  int            // the running job's attempt
+	Layout   datadir.Layout // massd's data directory
+	WorkDir  string         // the running job's scratch for this search
 }
 
 // NewKind is the "search" job kind. It resumes after a restart from the
@@ -86,59 +85,71 @@ func NewKind(env Env) jobkind.Kind {
 		OnInterrupt: jobkind.Resume,
 		Validate:    func(raw json.RawMessage) error { _, err := ParseParams(raw); return err },
 		Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
-			return runKind(ctx, env, job, rep)
+			p, err := ParseParams(job.Params)
+			if err != nil {
+				return err
+			}
+			sum, err := Search(ctx, env, Request{SearchID: job.ID, TaskID: job.TaskID, Params: p, JobID: job.ID,
+				Attempt: job.Attempt, Layout: job.Layout, WorkDir: job.WorkDir}, rep)
+			if err != nil {
+				return err
+			}
+			rep.SetResult(sum)
+			return nil
 		},
 	}
 }
 
-func runKind(ctx context.Context, env Env, job jobkind.Job, rep jobkind.Reporter) error {
-	p, err := ParseParams(job.Params)
+// Search runs, or resumes, the search req names with env's parts,
+// reporting its events and progress to rep, and returns its summary. The
+// search kind and the cycle both call it.
+func Search(ctx context.Context, env Env, req Request, rep jobkind.Reporter) (Summary, error) {
+	spec, err := taskspec.Load(filepath.Join(req.Layout.Task(req.TaskID), taskspec.FileName))
 	if err != nil {
-		return err
-	}
-	spec, err := job.LoadTask()
-	if err != nil {
-		return fmt.Errorf("load task %s: %w", job.TaskID, err)
+		return Summary{}, fmt.Errorf("load task %s: %w", req.TaskID, err)
 	}
 	tmpl, err := LoadTemplate(spec)
 	if err != nil {
-		return err
+		return Summary{}, err
 	}
 	v0, err := V0(spec, tmpl)
 	if err != nil {
-		return err
+		return Summary{}, err
 	}
-	eps, models, def, err := env.Setup(ctx, job, rep, spec)
+	eps, models, def, err := env.Setup(ctx, req, rep, spec)
 	if err != nil {
-		return err
+		return Summary{}, err
+	}
+	p := req.Params
+	if err := CheckParams(p); err != nil {
+		return Summary{}, err
 	}
 	cfg := configOf(p)
 	if cfg.Model == "" {
 		cfg.Model = def
 	}
-	taskDir := job.Layout.Search(job.TaskID)
-	cfg.SearchID, cfg.TaskID, cfg.V0, cfg.Episodes, cfg.Models, cfg.Log = job.ID, job.TaskID, v0, eps, models, rep.Logger()
-	cfg.Task = judge.Task{ID: job.TaskID, Prompt: spec.Prompt, Domain: spec.Domain, Required: spec.RequiredOutputs}
-	cfg.Dir, cfg.TaskDir, cfg.ReferenceID, cfg.Template = filepath.Join(taskDir, job.ID), taskDir, spec.ReferenceID, tmpl
+	taskDir := req.Layout.Search(req.TaskID)
+	cfg.SearchID, cfg.TaskID, cfg.V0, cfg.Episodes, cfg.Models, cfg.Log = req.SearchID, req.TaskID, v0, eps, models, rep.Logger()
+	cfg.Task = judge.Task{ID: req.TaskID, Prompt: spec.Prompt, Domain: spec.Domain, Required: spec.RequiredOutputs}
+	cfg.Dir, cfg.TaskDir, cfg.ReferenceID, cfg.Template = filepath.Join(taskDir, req.SearchID), taskDir, spec.ReferenceID, tmpl
 	if p.Resume != "" {
 		cfg.SearchID, cfg.Dir = p.Resume, filepath.Join(taskDir, p.Resume)
 		if st, err := os.Stat(cfg.Dir); err != nil || !st.IsDir() {
-			return fmt.Errorf("resume search %s of task %s: no such search folder %s", p.Resume, job.TaskID, cfg.Dir)
+			return Summary{}, fmt.Errorf("resume search %s of task %s: no such search folder %s", p.Resume, req.TaskID, cfg.Dir)
 		}
 	}
 	cfg.Observe = progressTo(rep)
 	if ar, ok := eps.(judge.AgentRunner); ok {
 		cfg.Judges = ar
 	}
-	rep.Event("search_started", fmt.Sprintf("search %s on %s, %d iterations", job.ID, job.TaskID, cfg.Iterations),
-		map[string]any{"search_id": job.ID, "dir": cfg.Dir, "attempt": job.Attempt})
+	rep.Event("search_started", fmt.Sprintf("search %s on %s, %d iterations", req.SearchID, req.TaskID, cfg.Iterations),
+		map[string]any{"search_id": req.SearchID, "dir": cfg.Dir, "attempt": req.Attempt})
 	sum, err := Run(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("search %s: %w", job.ID, err)
+		return Summary{}, fmt.Errorf("search %s: %w", req.SearchID, err)
 	}
-	rep.SetResult(sum)
 	rep.Event("search_finished", fmt.Sprintf("retained %s, beats reference %v", versionText(sum.RetainedVersion), sum.BeatsReference), nil)
-	return nil
+	return sum, nil
 }
 
 // V0 is the task's workflow file (a strict one in canonical form, a free

@@ -1,6 +1,6 @@
 // Package config is massd's configuration: a YAML file, then MASS_* environment
-// variables, then command-line flags, validated with errors that name the
-// field and the fix.
+// variables, then command-line flags, all made from one settings table
+// (settings.go), validated with errors that name the field and the fix.
 package config
 
 import (

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
+	"reflect"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -50,107 +50,68 @@ func (c *Config) LoadFile(p string) error {
 	return nil
 }
 
-// envVars maps MASS_* variables to the settings they override.
-var envVars = []struct {
-	name string
-	set  func(c *Config, v string) error
-}{
-	{"MASS_SOCKET", func(c *Config, v string) error { c.Socket = v; return nil }},
-	{"MASS_DATA_DIR", func(c *Config, v string) error { c.DataDir = v; return nil }},
-	{"MASS_TCP_LISTEN", func(c *Config, v string) error { c.TCP.Listen = v; return nil }},
-	{"MASS_TCP_TOKEN_FILE", func(c *Config, v string) error { c.TCP.TokenFile = v; return nil }},
-	{"MASS_LOG_FORMAT", func(c *Config, v string) error { c.Log.Format = v; return nil }},
-	{"MASS_LOG_LEVEL", func(c *Config, v string) error { c.Log.Level = v; return nil }},
-	{"MASS_JOBS_CONCURRENCY", func(c *Config, v string) error { return setInt(&c.Jobs.Concurrency, v) }},
-	{"MASS_SANDBOX_IMAGE", func(c *Config, v string) error { c.Sandbox.Image = v; return nil }},
-	{"MASS_SANDBOX_TEST_IMAGE", func(c *Config, v string) error { c.Sandbox.TestImage = v; return nil }},
-	{"MASS_SANDBOX_RUNTIME", func(c *Config, v string) error { c.Sandbox.Runtime = v; return nil }},
-	{"MASS_SANDBOX_HELPER", func(c *Config, v string) error { c.Sandbox.Helper = v; return nil }},
-	{"MASS_SANDBOX_STRICT", func(c *Config, v string) error { return setBool(&c.Sandbox.Strict, v) }},
-	{"MASS_TRAINER_BINARY", func(c *Config, v string) error { c.Trainer.Binary = v; return nil }},
-	{"MASS_TRAINER_CUDA_BINARY", func(c *Config, v string) error { c.Trainer.CUDABinary = v; return nil }},
-}
-
-// ApplyEnv overrides settings from MASS_* variables read with getenv.
+// ApplyEnv overrides settings from MASS_* variables read with getenv (the
+// settings table names them).
 func (c *Config) ApplyEnv(getenv func(string) string) error {
-	for _, e := range envVars {
-		if v := getenv(e.name); v != "" {
-			if err := e.set(c, v); err != nil {
-				return fmt.Errorf("environment %s=%q: %w", e.name, v, err)
+	for _, st := range settings {
+		if v := getenv(st.env); st.env != "" && v != "" {
+			if err := st.assign(c, v); err != nil {
+				return fmt.Errorf("environment %s=%q: %w", st.env, v, err)
 			}
 		}
 	}
 	return nil
 }
 
-func setInt(p *int, v string) error {
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return fmt.Errorf("want a whole number")
-	}
-	*p = n
-	return nil
-}
-
-func setBool(p *bool, v string) error {
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return fmt.Errorf("want true or false")
-	}
-	*p = b
-	return nil
-}
-
 // Flags are massd's command-line settings; only flags given explicitly
 // override the file and the environment.
 type Flags struct {
-	fs          *flag.FlagSet
-	ConfigPath  string
-	Version     bool
-	socket      string
-	dataDir     string
-	tcpListen   string
-	tokenFile   string
-	logFormat   string
-	logLevel    string
-	concurrency int
+	fs         *flag.FlagSet
+	ConfigPath string
+	Version    bool
+	vals       map[string]reflect.Value // flag name → the value it parsed into
 }
 
-// NewFlags registers massd's flags on a new flag set.
+// NewFlags registers massd's flags on a new flag set: --config, --version
+// and a flag for each setting the settings table gives one.
 func NewFlags(name string) *Flags {
-	f := &Flags{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
+	f := &Flags{fs: flag.NewFlagSet(name, flag.ContinueOnError), vals: map[string]reflect.Value{}}
 	f.fs.StringVar(&f.ConfigPath, "config", "", "YAML config `file` (env MASS_CONFIG)")
 	f.fs.BoolVar(&f.Version, "version", false, "print the version and exit")
-	f.fs.StringVar(&f.socket, "socket", "", "unix socket `path` (default $XDG_RUNTIME_DIR/mass/massd.sock or /run/mass/massd.sock)")
-	f.fs.StringVar(&f.dataDir, "data-dir", "", "state `dir` (default /var/lib/mass, or ~/.local/share/mass for non-root)")
-	f.fs.StringVar(&f.tcpListen, "tcp", "", "also listen on TCP `host:port` (requires --token-file)")
-	f.fs.StringVar(&f.tokenFile, "token-file", "", "`file` holding the bearer token for TCP clients")
-	f.fs.StringVar(&f.logFormat, "log-format", "", "log format: text or json")
-	f.fs.StringVar(&f.logLevel, "log-level", "", "log level: debug, info, warn or error")
-	f.fs.IntVar(&f.concurrency, "jobs", 0, "jobs running at once")
+	for _, st := range settings {
+		if st.flag == "" {
+			continue
+		}
+		switch st.field(&Config{}).Kind() {
+		case reflect.String:
+			p := new(string)
+			f.fs.StringVar(p, st.flag, "", st.usage)
+			f.vals[st.flag] = reflect.ValueOf(p).Elem()
+		case reflect.Int:
+			p := new(int)
+			f.fs.IntVar(p, st.flag, 0, st.usage)
+			f.vals[st.flag] = reflect.ValueOf(p).Elem()
+		case reflect.Bool:
+			p := new(bool)
+			f.fs.BoolVar(p, st.flag, false, st.usage)
+			f.vals[st.flag] = reflect.ValueOf(p).Elem()
+		default:
+			panic("config: setting " + st.key + " cannot be a flag")
+		}
+	}
 	return f
 }
 
 // Parse parses args.
 func (f *Flags) Parse(args []string) error { return f.fs.Parse(args) }
 
+// apply sets the settings of the flags given explicitly.
 func (f *Flags) apply(c *Config) {
 	f.fs.Visit(func(fl *flag.Flag) {
-		switch fl.Name {
-		case "socket":
-			c.Socket = f.socket
-		case "data-dir":
-			c.DataDir = f.dataDir
-		case "tcp":
-			c.TCP.Listen = f.tcpListen
-		case "token-file":
-			c.TCP.TokenFile = f.tokenFile
-		case "log-format":
-			c.Log.Format = f.logFormat
-		case "log-level":
-			c.Log.Level = f.logLevel
-		case "jobs":
-			c.Jobs.Concurrency = f.concurrency
+		for _, st := range settings {
+			if st.flag == fl.Name {
+				st.field(c).Set(f.vals[fl.Name])
+			}
 		}
 	})
 }

@@ -11,23 +11,25 @@ import (
 
 	"github.com/mass-dev/mass/daemon/serving"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/errclass"
 	"github.com/mass-dev/mass/sandbox"
 )
 
-// FieldError is a configuration problem: the field, what is wrong, the fix.
-type FieldError struct {
-	Field string
-	Msg   string
-}
+// FieldError is a configuration problem: the field, what is wrong, the fix
+// (errclass.FieldError, mass's one field error).
+type FieldError = errclass.FieldError
 
-func (e *FieldError) Error() string { return "config " + e.Field + ": " + e.Msg }
+// fieldError is a config FieldError; its message reads "config field: msg".
+func fieldError(field, msg string) error {
+	return fmt.Errorf("config %w", &FieldError{Field: field, Msg: msg})
+}
 
 // Validate checks every field and fills per-model defaults. It returns all
 // problems joined, each a *FieldError.
 func (c *Config) Validate() error {
 	var errs []error
 	bad := func(field, format string, args ...any) {
-		errs = append(errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
+		errs = append(errs, fieldError(field, fmt.Sprintf(format, args...)))
 	}
 	c.validateListeners(bad)
 	c.validateDaemon(bad)

@@ -17,6 +17,7 @@ import (
 	"github.com/mass-dev/mass/daemon/api"
 	"github.com/mass-dev/mass/daemon/store"
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/errclass"
 	"github.com/mass-dev/mass/jobkind"
 )
 
@@ -325,13 +326,13 @@ func (m *Manager) Submit(ctx context.Context, req api.JobRequest) (api.Job, erro
 func (m *Manager) checkTask(ctx context.Context, k jobkind.Kind, id string) error {
 	if id == "" {
 		if k.NeedsTask {
-			return fmt.Errorf("field task: a %s job needs a task; pass --task ID (see massctl task list): %w", k.Name, api.ErrInvalid)
+			return &errclass.FieldError{Field: "task", Msg: fmt.Sprintf("a %s job needs a task; pass --task ID (see massctl task list)", k.Name)}
 		}
 		return nil
 	}
 	_, err := m.store.Task(ctx, id)
 	if errors.Is(err, api.ErrNotFound) {
-		return fmt.Errorf("field task: no task %q on this massd; add it with massctl task add or pick one from massctl task list: %w", id, api.ErrInvalid)
+		return &errclass.FieldError{Field: "task", Msg: fmt.Sprintf("no task %q on this massd; add it with massctl task add or pick one from massctl task list", id)}
 	}
 	if err != nil {
 		return fmt.Errorf("job for task %s: %w", id, err)

@@ -7,19 +7,20 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"sort"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
 // MaxHeaderBytes bounds the JSON header so a hostile file cannot make the
 // reader allocate without limit.
 const MaxHeaderBytes = 100 << 20
 
-// ErrInvalid marks a malformed file.
-var ErrInvalid = errors.New("invalid safetensors")
+// ErrInvalid marks a malformed file (class errclass.ErrInvalid).
+var ErrInvalid = errclass.New("invalid safetensors", errclass.ErrInvalid)
 
 // DType is a safetensors element type name.
 type DType string

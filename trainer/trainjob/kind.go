@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mass-dev/mass/jobkind"
@@ -72,11 +71,11 @@ func run(ctx context.Context, binary string, job jobkind.Job, rep jobkind.Report
 	if job.Attempt > 1 {
 		rep.Event("resume", fmt.Sprintf("attempt %d resumes %s from its latest checkpoint", job.Attempt, out), map[string]any{"out": out})
 	}
-	cmd := exec.CommandContext(ctx, binary, p.Args(job.Layout, out)...)
-	// Cancellation asks mass-train to checkpoint and stop; it is killed only
-	// if it does not within StopGrace.
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = StopGrace
+	cmd, release, err := Command(ctx, binary, out, rep.Logger(), p.Args(job.Layout, out)...)
+	if err != nil {
+		return err
+	}
+	defer release()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return fmt.Errorf("mass-train stdout: %w", err)

@@ -1,4 +1,4 @@
-package daemon
+package trainjob
 
 import (
 	"context"
@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -47,4 +50,25 @@ func childLock(ctx context.Context, path string, log *slog.Logger) (*os.File, er
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// Command is the one way massd runs mass-train (the train kind and the
+// generation's train and export stages): binary with args, for a run that
+// writes out. The child holds out's lock (out.lock beside it, childLock)
+// while it runs, so a resumed attempt waits for a mass-train a killed massd
+// left; massd's death stops it (SIGTERM as the parent-death signal);
+// cancelling ctx asks it to checkpoint and stop (SIGTERM), and it is killed
+// if it has not within StopGrace. It waits for the lock until ctx ends.
+// The caller sets the output streams, runs cmd and then calls release.
+func Command(ctx context.Context, binary, out string, log *slog.Logger, args ...string) (cmd *exec.Cmd, release func(), err error) {
+	lock, err := childLock(ctx, strings.TrimSuffix(out, "/")+".lock", log)
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd = exec.CommandContext(ctx, binary, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = StopGrace
+	cmd.ExtraFiles = []*os.File{lock}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	return cmd, func() { lock.Close() }, nil
 }
