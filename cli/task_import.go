@@ -24,6 +24,7 @@ func taskImportCommand() *cli.Command {
 			&cli.IntFlag{Name: "agent-turns", Value: d.AgentTurns, Usage: "limits.agent_turns of every task"},
 			&cli.Float64Flag{Name: "cpus", Value: d.CPUs, Usage: "limits.cpus of every task"},
 			&cli.StringFlag{Name: "memory", Value: d.Memory, Usage: "limits.memory_bytes of every task"},
+			&cli.StringFlag{Name: "image", Usage: "image profile of every task (`PROFILE`: base, research or one built with `massctl image build --profile FILE`)"},
 			jsonFlag(),
 		},
 		Action: taskImportReference,
@@ -39,7 +40,7 @@ func taskImportReference(c *cli.Context) error {
 		return usageError("task import-reference needs --out DIR2, the folder to write the task folders into")
 	}
 	lim := refimport.Limits{EpisodeWallTime: c.String("episode-wall-time"), AgentTurns: c.Int("agent-turns"),
-		CPUs: c.Float64("cpus"), Memory: c.String("memory")}
+		CPUs: c.Float64("cpus"), Memory: c.String("memory"), Image: c.String("image")}
 	rep, err := refimport.Import(dir, c.String("out"), lim)
 	if err != nil {
 		return fmt.Errorf("import %s: %w", dir, err)

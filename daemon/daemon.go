@@ -206,12 +206,14 @@ func (d *Daemon) listen(st *store.Store) error {
 	var testModel func(context.Context, string) (api.ModelTest, error)
 	var engine func(context.Context) *api.EngineHealth
 	var gradeTask func(context.Context, *taskspec.Spec, io.Reader) (grade.Grade, error)
+	var unregister func([]string)
 	if d.o.Builtins != nil {
 		models, testModel, engine = d.o.Builtins.ModelList, d.o.Builtins.TestModel, d.o.Builtins.EngineHealth
-		gradeTask = d.o.Builtins.GradeTask
+		gradeTask, unregister = d.o.Builtins.GradeTask, d.o.Builtins.UnregisterModels
 	}
 	srv := server.New(server.Options{Store: st, Jobs: d.mgr, Tasks: d.tasks, Layout: d.layout, Models: models, TestModel: testModel, GradeTask: gradeTask,
-		Recovering: d.rec.state, Engine: engine, Version: d.o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: d.log})
+		Recovering: d.rec.state, Engine: engine, Version: d.o.Version, DaemonID: hex.EncodeToString(rnd[:]), Logger: d.log,
+		UnregisterModels: unregister})
 	ln, err := ListenUnix(c.Socket)
 	if err != nil {
 		return err

@@ -117,7 +117,7 @@ func (j pairJudge) Judge(ctx context.Context, r judgepairs.Request) (judge.Resul
 	}
 	l := j.l
 	req := judge.Request{Key: r.Key, Model: r.Model, Seed: r.Seed,
-		Task:   judge.Task{ID: r.Task, Prompt: spec.Prompt, Domain: spec.Domain, Required: requiredOutputs(spec)},
+		Task:   judgeTask(r.Task, spec),
 		First:  judge.Side{Label: r.Candidate, Tar: filepath.Join(l.Episode(r.CandidateEp), "workspace.tar")},
 		Second: judge.Side{Label: r.Baseline, Tar: filepath.Join(l.Episode(r.BaseEp), "workspace.tar")}}
 	if r.Mode == judgepairs.ModeAgent {

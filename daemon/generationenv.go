@@ -169,7 +169,7 @@ func (j genJudge) Judge(ctx context.Context, r generation.JudgeRequest) (generat
 		return generation.Verdict{}, err
 	}
 	req := judge.Request{Key: r.Key, Model: r.Model, Seed: r.Seed,
-		Task:   judge.Task{ID: r.Task, Prompt: spec.Prompt, Domain: spec.Domain, Required: requiredOutputs(spec)},
+		Task:   judgeTask(r.Task, spec),
 		First:  judge.Side{Label: r.A, Tar: filepath.Join(j.l.Episode(r.A), "workspace.tar")},
 		Second: judge.Side{Label: r.B, Tar: filepath.Join(j.l.Episode(r.B), "workspace.tar")}}
 	res, _, err := judge.Run(ctx, j.m, req)

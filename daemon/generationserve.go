@@ -109,3 +109,19 @@ func (b *Builtins) servesOf(name string) string {
 	defer b.gens.mu.Unlock()
 	return b.gens.serves[name].what
 }
+
+// UnregisterModels takes a removed generation's models out of the
+// registry and the model list: a call naming one is refused as unknown
+// (404 at the API) from now on, not only after a restart. A serve command
+// the model shared with its base keeps running for the others.
+func (b *Builtins) UnregisterModels(names []string) {
+	b.gens.mu.Lock()
+	for _, n := range names {
+		delete(b.gens.serves, n)
+	}
+	b.gens.mu.Unlock()
+	for _, n := range names {
+		b.Models.Remove(n)
+		b.log.Info("model unregistered", "model", n)
+	}
+}

@@ -44,6 +44,17 @@ func (r *Registry) Add(name string, c Client, dryRun bool) {
 	r.dryRun[name] = dryRun
 }
 
+// Remove unregisters name (a removed generation's model): a later Client
+// call naming it is refused as unknown. Removing an unknown name does
+// nothing.
+func (r *Registry) Remove(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.clients, name)
+	delete(r.broken, name)
+	delete(r.dryRun, name)
+}
+
 // Has reports whether a model of that name is configured (working or not).
 func (r *Registry) Has(name string) bool {
 	r.mu.RLock()

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -28,5 +29,24 @@ func TestRegistryAddWhileReading(t *testing.T) {
 	wg.Wait()
 	if !r.Has("gen-199") || len(r.Names()) != 200 {
 		t.Errorf("registry holds %d models", len(r.Names()))
+	}
+}
+
+// A removed generation's model is gone: not listed, not callable (the
+// error names it as unknown), and removing it again does nothing.
+func TestRegistryRemove(t *testing.T) {
+	r := NewRegistry(nil, nil)
+	r.Add("gen-1", nil, true)
+	r.Add("gen-2", nil, false)
+	r.Remove("gen-1")
+	r.Remove("gen-1")
+	if r.Has("gen-1") || r.DryRun("gen-1") || len(r.Names()) != 1 {
+		t.Errorf("after removal: has %v names %v", r.Has("gen-1"), r.Names())
+	}
+	if _, err := r.Client("gen-1"); err == nil || !strings.Contains(err.Error(), `no model named "gen-1"`) {
+		t.Errorf("call naming a removed model: %v", err)
+	}
+	if _, err := r.Client("gen-2"); err != nil {
+		t.Errorf("gen-2: %v", err)
 	}
 }

@@ -240,7 +240,7 @@ func (r *runner) judgment(ctx context.Context, key, cand, opp string, a, b Episo
 		return res, err
 	}
 	r.progress(func(p *Progress) { p.Stage = "judging " + key })
-	req := judge.Request{Key: key, Task: r.cfg.Task, First: judge.Side{Label: cand, Tar: a.Export},
+	req := judge.Request{Key: key, Task: r.judgeTask(), First: judge.Side{Label: cand, Tar: a.Export},
 		Second: judge.Side{Label: opp, Tar: b.Export}, Model: r.cfg.JudgeModel, Seed: judgmentSeed(r.cfg.Seed, key),
 		Attempts: *r.cfg.JudgeRetries + 1}
 	var res judge.Result

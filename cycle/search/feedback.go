@@ -112,6 +112,17 @@ func (r *runner) taskText() string {
 	return taskText(r.cfg.Task.Prompt)
 }
 
+// judgeTask is the task as the judge reads it: with a query template, the
+// reference's task_text_for_eval (the text before the design, read as
+// taskText reads it), not the spec's bare prompt.
+func (r *runner) judgeTask() judge.Task {
+	t := r.cfg.Task
+	if r.cfg.Template != nil {
+		t.Prompt = r.cfg.Template.TaskText()
+	}
+	return t
+}
+
 // queryName is the reference's query{q}_ourTeam, else the task id.
 func (r *runner) queryName() string {
 	if r.cfg.ReferenceID != "" {

@@ -85,3 +85,14 @@ func (t QueryTemplate) Teacher(design, directive string) string {
 func (t QueryTemplate) Render(design string) string {
 	return t.Before + strings.TrimFunc(design, pySpace) + "\n\n" + strings.TrimLeftFunc(t.After, pySpace)
 }
+
+// BareTaskText is a bare query as the reference's generation and
+// evaluation judges read it (tasks/bare/query{q}.txt): the text before
+// the first end marker, escaped newlines turned into newlines, white
+// space trimmed.
+func BareTaskText(prompt string) string {
+	if i := strings.Index(prompt, EndMarker); i >= 0 {
+		prompt = prompt[:i]
+	}
+	return strings.TrimFunc(strings.ReplaceAll(prompt, `\n`, "\n"), pySpace)
+}

@@ -46,6 +46,9 @@ func (s *Server) removeGeneration(w http.ResponseWriter, r *http.Request) error 
 		if out.Models, err = s.o.Store.RemoveModels(r.Context(), owner.ID, g); err != nil {
 			return err
 		}
+		if s.o.UnregisterModels != nil {
+			s.o.UnregisterModels(out.Models)
+		}
 	}
 	s.log.Info("generation removed", "generation", g, "job", owner.ID, "models", out.Models)
 	return writeJSON(w, http.StatusOK, out)

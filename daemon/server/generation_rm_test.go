@@ -17,6 +17,8 @@ import (
 // registered as that generation and keeps the others.
 func TestRemoveGeneration(t *testing.T) {
 	s, dir := newTestServer(t)
+	var unregistered []string
+	s.o.UnregisterModels = func(names []string) { unregistered = append(unregistered, names...) }
 	h := s.Handler()
 	ctx := context.Background()
 	gdir := filepath.Join(dir, "generations", "1")
@@ -42,6 +44,9 @@ func TestRemoveGeneration(t *testing.T) {
 	}
 	if out.Generation != 1 || out.Job != "job-gone" || len(out.Models) != 1 || out.Models[0] != "gen-1" {
 		t.Errorf("removal %+v", out)
+	}
+	if len(unregistered) != 1 || unregistered[0] != "gen-1" {
+		t.Errorf("unregistered from the running registry: %v, want gen-1", unregistered)
 	}
 	ents, _ := os.ReadDir(filepath.Join(dir, "generations"))
 	if len(ents) != 0 {

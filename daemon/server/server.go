@@ -37,6 +37,9 @@ type Options struct {
 	Tasks *catalog.Catalog
 	// Models lists the models massd can call (GET /v1/models); nil lists none.
 	Models func() []api.Model
+	// UnregisterModels takes a removed generation's models out of the
+	// models massd calls; nil: the store's rows only.
+	UnregisterModels func(names []string)
 	// TestModel runs POST /v1/models/{name}/test; nil answers 503.
 	TestModel func(ctx context.Context, name string) (api.ModelTest, error)
 	// GradeTask runs a task's grader on export (a tar of workspace-relative

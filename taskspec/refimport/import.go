@@ -30,6 +30,9 @@ type Limits struct {
 	AgentTurns      int
 	CPUs            float64
 	Memory          string // e.g. "8GiB"
+	// Image is the image profile every task's boxes run in (the spec's
+	// `image:`: base, research or a built profile); "" leaves it unset.
+	Image string
 }
 
 // DefaultLimits bound a research episode: the reference runs its episodes

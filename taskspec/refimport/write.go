@@ -22,6 +22,7 @@ type specDoc struct {
 	Workflow    string   `yaml:"workflow"`
 	Directive   string   `yaml:"directive,omitempty"`
 	Query       string   `yaml:"query_template,omitempty"`
+	Image       string   `yaml:"image,omitempty"`
 	Limits      limitDoc `yaml:"limits"`
 }
 
@@ -32,11 +33,16 @@ type limitDoc struct {
 	Memory          string  `yaml:"memory_bytes,omitempty"`
 }
 
-// checkLimits refuses limits no spec would accept, before anything is
-// written.
+// doc is the spec's limits block.
+func (lim Limits) doc() limitDoc {
+	return limitDoc{EpisodeWallTime: lim.EpisodeWallTime, AgentTurns: lim.AgentTurns, CPUs: lim.CPUs, Memory: lim.Memory}
+}
+
+// checkLimits refuses limits (and an image profile) no spec would
+// accept, before anything is written.
 func checkLimits(lim Limits) error {
 	doc, err := yaml.Marshal(specDoc{ID: "query1", Prompt: "p", Split: "train", ReferenceID: "1", Workflow: WorkflowFile,
-		Limits: limitDoc(lim)})
+		Image: lim.Image, Limits: lim.doc()})
 	if err != nil {
 		return fmt.Errorf("limits: %w", err)
 	}
@@ -58,7 +64,7 @@ func writeTask(out string, t task, directive string, lim Limits) error {
 	}
 	doc := specDoc{ID: t.rep.ID, Prompt: t.prompt, Split: t.rep.Split, Domain: t.rep.Domain,
 		ReferenceID: strconv.Itoa(t.rep.Query), Workflow: WorkflowFile,
-		Limits: limitDoc(lim)}
+		Image: lim.Image, Limits: lim.doc()}
 	files := map[string]string{PromptFile: t.prompt, WorkflowFile: t.initial.Design + "\n"}
 	if directive != "" {
 		doc.Directive = DirectiveFile
