@@ -491,7 +491,7 @@ case "${1:-}" in
 build) cmd_build ;;
 packages) install_packages ;;
 prep) cmd_prep ;;
-control-plane) start_apiserver && cluster_objects ;;
+control-plane) start_apiserver && start_controllers && cluster_objects ;;
 up) cmd_up ;;
 down) cmd_down ;;
 status) cmd_status ;;
