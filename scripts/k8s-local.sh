@@ -202,8 +202,20 @@ write_containerd_config() {
 	# runsc joins a pod's containers into one sandbox by the CRI annotations.
 	local runsc
 	runsc=$(dirname "$(readlink -f "$GVISOR_SHIM")")/runsc
-	printf '#!/bin/sh\n# runsc with the flags scripts/setup-host.sh registers with dockerd\nexec %s --platform=systrap --network=none "$@"\n' \
-		"$runsc" >"$STATE/gvisor/runsc-mass"
+	mkdir -p "$STATE/log"
+	# "start" of a pod's second container spawns its gofer, which would
+	# inherit the pipe the runc shim reads start's output from: the shim
+	# would wait for an EOF that never comes. start's output goes to a log.
+	cat >"$STATE/gvisor/runsc-mass" <<SH
+#!/bin/sh
+# runsc with the flags scripts/setup-host.sh registers with dockerd
+for a in "\$@"; do
+	if [ "\$a" = start ]; then
+		exec $runsc --platform=systrap --network=none "\$@" >>$STATE/log/runsc-start.log 2>&1
+	fi
+done
+exec $runsc --platform=systrap --network=none "\$@"
+SH
 	chmod 0755 "$STATE/gvisor/runsc-mass"
 	cat >"$STATE/containerd/config.toml" <<TOML
 version = 2
