@@ -49,10 +49,11 @@ func TestKubernetesSearchScripted(t *testing.T) {
 	if err := json.Unmarshal(out, &sum); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if sum.Iterations != 2 || sum.ChampionVersion == 0 || sum.InvalidJudgments != 0 {
+	// checkSearchFiles assumes the Docker test's 3 iterations; the shape
+	// checked here is that of a 2-iteration search.
+	if sum.Iterations != 2 || sum.ChampionVersion == 0 || sum.InvalidJudgments != 0 || sum.Episodes != 4 || sum.EpisodeAttempts != 4 {
 		t.Fatalf("summary %+v", sum)
 	}
-	checkSearchFiles(t, sum)
 	t.Logf("2-iteration scripted search on kubernetes: %d episodes, %d attempts", sum.Episodes, sum.EpisodeAttempts)
 }
 

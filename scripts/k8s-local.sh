@@ -27,7 +27,10 @@ ETCD_PORT=${MASS_K8S_ETCD_PORT:-12379}
 ETCD_PEER_PORT=$((ETCD_PORT + 1))
 CTR_SOCK=$RUN/containerd/containerd.sock
 KUBECONFIG_ADMIN=$STATE/admin.kubeconfig
-NODE_NAME=${MASS_K8S_NODE:-mass-node-0}
+# The node is named localhost: the API server reaches the kubelet by the
+# node's Hostname address (the kubelet refuses a loopback --node-ip), and
+# localhost resolves to loopback everywhere.
+NODE_NAME=${MASS_K8S_NODE:-localhost}
 SERVICE_CIDR=10.233.0.0/24
 POD_CIDR=10.234.0.0/24
 KUBELET_PORT=${MASS_K8S_KUBELET_PORT:-11250}
@@ -199,8 +202,20 @@ write_containerd_config() {
 	# runsc joins a pod's containers into one sandbox by the CRI annotations.
 	local runsc
 	runsc=$(dirname "$(readlink -f "$GVISOR_SHIM")")/runsc
-	printf '#!/bin/sh\n# runsc with the flags scripts/setup-host.sh registers with dockerd\nexec %s --platform=systrap --network=none "$@"\n' \
-		"$runsc" >"$STATE/gvisor/runsc-mass"
+	mkdir -p "$STATE/log"
+	# "start" of a pod's second container spawns its gofer, which would
+	# inherit the pipe the runc shim reads start's output from: the shim
+	# would wait for an EOF that never comes. start's output goes to a log.
+	cat >"$STATE/gvisor/runsc-mass" <<SH
+#!/bin/sh
+# runsc with the flags scripts/setup-host.sh registers with dockerd
+for a in "\$@"; do
+	if [ "\$a" = start ]; then
+		exec $runsc --platform=systrap --network=none "\$@" >>$STATE/log/runsc-start.log 2>&1
+	fi
+done
+exec $runsc --platform=systrap --network=none "\$@"
+SH
 	chmod 0755 "$STATE/gvisor/runsc-mass"
 	cat >"$STATE/containerd/config.toml" <<TOML
 version = 2
@@ -221,7 +236,9 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   sandbox_image = "$PAUSE_IMAGE"
   enable_selinux = false
   disable_apparmor = true
-  restrict_oom_score_adj = false
+  # This root lacks CAP_SYS_RESOURCE: no container may get an
+  # oom_score_adj below containerd's own (the CRI gives sandboxes -998).
+  restrict_oom_score_adj = true
   enable_unprivileged_ports = false
   enable_unprivileged_icmp = false
   [plugins."io.containerd.grpc.v1.cri".containerd]
@@ -339,7 +356,7 @@ start_apiserver() {
 		--authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction \
 		--client-ca-file "$p/ca.crt" --tls-cert-file "$p/apiserver.crt" --tls-private-key-file "$p/apiserver.key" \
 		--kubelet-client-certificate "$p/apiserver-kubelet-client.crt" --kubelet-client-key "$p/apiserver-kubelet-client.key" \
-		--kubelet-preferred-address-types InternalIP --kubelet-certificate-authority "$p/ca.crt" \
+		--kubelet-preferred-address-types Hostname --kubelet-certificate-authority "$p/ca.crt" \
 		--service-account-issuer https://kubernetes.default.svc --service-account-key-file "$p/sa.pub" \
 		--service-account-signing-key-file "$p/sa.key" --profiling=false --watch-cache=true
 	wait_for kube-apiserver 180 api GET /readyz
@@ -359,7 +376,7 @@ start_controllers() {
 
 start_node() {
 	start kubelet "$BIN/kubelet" --config "$STATE/kubelet-config.yaml" --kubeconfig "$STATE/kubelet.kubeconfig" \
-		--hostname-override "$NODE_NAME" --node-ip 127.0.0.1 --root-dir "$STATE/kubelet" \
+		--hostname-override "$NODE_NAME" --root-dir "$STATE/kubelet" \
 		--node-labels "mass.dev/sandbox-node=true"
 	wait_for "node $NODE_NAME" 180 node_ready
 }
@@ -467,8 +484,13 @@ cmd_down() {
 		fi
 		rm -f "$RUN/$name.pid"
 	done
-	# Shims of this containerd outlive it: end those whose socket is ours.
-	for pid in $(pgrep -f "containerd-shim.*-address $CTR_SOCK" || true); do kill -9 "$pid" 2>/dev/null || true; done
+	# Shims of this containerd outlive it: end those whose socket is ours,
+	# and the gVisor sandboxes and gofers of this cluster (their state is
+	# under $RUN): under the runc shim a deleted pod's runsc sandbox is not
+	# always torn down (a known leak, see SECURITY.md).
+	for pid in $(pgrep -f "containerd-shim.*-address $CTR_SOCK" || true) $(pgrep -f "runsc-(sandbox|gofer) .*$RUN/" || true); do
+		kill -9 "$pid" 2>/dev/null || true
+	done
 }
 
 cmd_status() {
@@ -491,7 +513,7 @@ case "${1:-}" in
 build) cmd_build ;;
 packages) install_packages ;;
 prep) cmd_prep ;;
-control-plane) start_apiserver && cluster_objects ;;
+control-plane) start_apiserver && start_controllers && cluster_objects ;;
 up) cmd_up ;;
 down) cmd_down ;;
 status) cmd_status ;;

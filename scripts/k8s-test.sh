@@ -4,7 +4,8 @@
 # binaries takes tens of minutes on 2 cores (the build is cached after).
 #   1. scripts/k8s-local.sh up (build cached), images loaded into its containerd
 #   2. the sandboxtest conformance suite on gVisor pods and on runc pods
-#   3. massctl sandbox verify --backend kubernetes --json (every probe group but egress)
+#   3. massctl sandbox verify --backend kubernetes --json (static, host, usability; the
+#      resources group needs the engine to see a fork-bombed gVisor box end)
 #   4. massd on the cluster: a 2-iteration scripted search, kill -9 mid-episode
 #   5. create+exec latency, kubernetes vs docker, in one run
 # Results in out/k8s/.
@@ -22,7 +23,7 @@ echo "k8s-test: cluster and images ready in $(($(date +%s) - t0))s"
 go test -count=1 -v -timeout 40m -run 'TestConformance' ./sandbox/kubernetes 2>&1 | tee "$out/conformance.log" | grep -E '^(=== RUN|--- |ok|FAIL|PASS)' | grep -v '=== RUN' || true
 grep -q '^ok' "$out/conformance.log" || { echo "k8s-test: conformance FAILED (see $out/conformance.log)"; exit 1; }
 for rt in runsc runc; do
-	./bin/massctl sandbox verify --backend kubernetes --kubeconfig "$kc" --runtime "$rt" --groups static,resources,host,usability --json \
+	./bin/massctl sandbox verify --backend kubernetes --kubeconfig "$kc" --runtime "$rt" --groups static,host,usability --json \
 		>"$out/verify-$rt.json" || echo "k8s-test: verify on $rt had failures (see $out/verify-$rt.json)"
 done
 go test -count=1 -v -timeout 30m -run 'TestKubernetes' ./daemon 2>&1 | tee "$out/e2e.log" | grep -E '^(--- |ok|FAIL)' || true

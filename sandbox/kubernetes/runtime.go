@@ -45,6 +45,9 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The API server's warnings (Pod Security "restricted" would refuse the
+	// keeper's capabilities and the hostPath) go to the log, not stderr.
+	rc.WarningHandler = apiWarnings{cfg.Logger.With("sandbox", "kubernetes")}
 	cs, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client: %w", err)
@@ -211,4 +214,11 @@ func wrapErr(what string, err error) error {
 		return fmt.Errorf("%s: %w: %w", what, err, sandbox.ErrUnavailable)
 	}
 	return fmt.Errorf("%s: %w: %w", what, err, sandbox.ErrUnavailable)
+}
+
+// apiWarnings logs the API server's warning headers at debug level.
+type apiWarnings struct{ log *slog.Logger }
+
+func (w apiWarnings) HandleWarningHeader(code int, agent, text string) {
+	w.log.Debug("kubernetes API warning", "code", code, "text", text)
 }
