@@ -35,7 +35,11 @@ var pinned = []struct {
 var pinnedKeys = []string{
 	"data_dir", "jobs", "jobs.concurrency", "judges", "log", "log.format", "log.level", "models", "prices",
 	"retention", "retention.keep_last", "retention.keep_workspaces",
-	"sandbox", "sandbox.gpu_lib_dirs", "sandbox.helper", "sandbox.image", "sandbox.max_gpus", "sandbox.runtime",
+	"sandbox", "sandbox.backend", "sandbox.gpu_lib_dirs", "sandbox.helper", "sandbox.image",
+	"sandbox.kubernetes", "sandbox.kubernetes.cpu_request", "sandbox.kubernetes.image", "sandbox.kubernetes.kubeconfig",
+	"sandbox.kubernetes.memory_request", "sandbox.kubernetes.namespace", "sandbox.kubernetes.node_selector",
+	"sandbox.kubernetes.pull_policy", "sandbox.kubernetes.runc_class", "sandbox.kubernetes.runtime_class",
+	"sandbox.kubernetes.seccomp_localhost", "sandbox.kubernetes.workspace_dir", "sandbox.max_gpus", "sandbox.runtime",
 	"sandbox.strict", "sandbox.test_image", "socket", "tcp", "tcp.listen", "tcp.token_file",
 	"trainer", "trainer.binary", "trainer.cuda_binary",
 }
