@@ -156,6 +156,12 @@ func sandboxPolicy(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("sandbox report: %v", err), 1)
 	}
 	// rep.Policy is pol with auto resolved, as massd would resolve it.
+	return printPolicy(c, rep, pol)
+}
+
+// printPolicy prints a runtime's report and the policy's field table, as
+// JSON with --json, else as the (wrapped) table.
+func printPolicy(c *cli.Context, rep sandbox.Report, pol sandbox.Policy) error {
 	if c.Bool("json") {
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")

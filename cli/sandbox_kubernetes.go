@@ -40,15 +40,7 @@ func sandboxPolicyK8s(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("sandbox report: %v", err), 1)
 	}
-	if c.Bool("json") {
-		enc := json.NewEncoder(c.App.Writer)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			sandbox.Report
-			Fields []probe.Field `json:"fields"`
-		}{rep, probe.DescribePolicy(pol)})
-	}
-	return writePolicy(c.App.Writer, rep, tableWidth(c.App.Writer, c.Bool("wide")))
+	return printPolicy(c, rep, pol)
 }
 
 // sandboxVerifyK8s runs the probes in pods of the cluster. The egress
