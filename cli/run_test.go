@@ -13,6 +13,7 @@ import (
 
 	dockerclient "github.com/docker/docker/client"
 
+	"github.com/mass-dev/mass/agents/episode"
 	"github.com/mass-dev/mass/daemon"
 	"github.com/mass-dev/mass/daemon/config"
 	"github.com/mass-dev/mass/daemon/daemontest"
@@ -61,7 +62,7 @@ func TestRunScripted(t *testing.T) {
 			reaper.Close()
 		}
 	})
-	daemontest.Start(t, daemon.Options{Config: cfg, Builtins: builtins, Kinds: []jobkind.Kind{builtins.EpisodeKind()}, Logger: log})
+	daemontest.Start(t, daemon.Options{Config: cfg, Builtins: builtins, Kinds: []jobkind.Kind{episode.Kind(builtins.Services())}, Logger: log})
 
 	task := filepath.Join(tmp, "task")
 	os.MkdirAll(filepath.Join(task, "data"), 0o755)

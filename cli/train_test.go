@@ -27,7 +27,7 @@ func TestTrainSubmitsJob(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/mass-dev/mass/cmd/mass-train").CombinedOutput(); err != nil {
 		t.Fatalf("build mass-train: %v\n%s", err, out)
 	}
-	cfg := startDaemon(t, trainjob.Kind(bin))
+	cfg := startDaemon(t, trainjob.Kind(trainjob.Binary(bin)))
 	cl := client.New(cfg.Socket)
 
 	mc, err := model.Preset("micro")

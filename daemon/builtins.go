@@ -13,6 +13,10 @@ import (
 	"github.com/mass-dev/mass/agents/episode"
 	"github.com/mass-dev/mass/agents/model"
 	"github.com/mass-dev/mass/agents/model/scripted"
+	"github.com/mass-dev/mass/cycle/eval/judgepairs"
+	"github.com/mass-dev/mass/cycle/generation"
+	"github.com/mass-dev/mass/cycle/rollout"
+	"github.com/mass-dev/mass/cycle/search"
 	"github.com/mass-dev/mass/daemon/config"
 	"github.com/mass-dev/mass/daemon/jobs"
 	"github.com/mass-dev/mass/datadir"
@@ -128,32 +132,21 @@ func ModelConfig(name string, m *config.Model) model.Config {
 	return c.WithDefaults()
 }
 
-// Kinds are the job kinds this massd runs, all sharing the builtins. Owners
-// add theirs here, one line each.
+// Kinds are the job kinds this massd runs, each constructed from the
+// builtins' one Services value (Services); a kind wires itself from it.
+// Owners add theirs here, one line each.
 func (b *Builtins) Kinds() []jobkind.Kind {
-	return b.withEvaluation([]jobkind.Kind{
+	s := b.Services()
+	return []jobkind.Kind{
 		jobs.WaitKind(),
-		trainjob.Kind(trainjob.PickBinary(b.cfg.Trainer.Binary, b.cfg.Trainer.CUDABinary)),
-		b.EpisodeKind(),
-		b.SearchKind(),
-		b.GenerationKind(),
-		b.CycleKind(),
-	})
-}
-
-// EpisodeKind is the "episode" job kind in the builtins' environment. It
-// fails before it starts anything when the sandbox runtime cannot be opened
-// (Docker down), so no half-made record is left.
-func (b *Builtins) EpisodeKind() jobkind.Kind {
-	k := b.Env.Kind()
-	run := k.Run
-	k.Run = func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
-		if _, err := b.Runtime.Get(ctx); err != nil {
-			return fmt.Errorf("sandbox runtime: %w", err)
-		}
-		return run(ctx, job, rep)
+		trainjob.Kind(s),
+		episode.Kind(s),
+		search.Kind(s),
+		generation.Kind(s),
+		generation.CycleKind(s),
+		rollout.Kind(s),
+		judgepairs.Kind(s),
 	}
-	return k
 }
 
 // ReapOrphans removes every container and volume that an earlier massd with

@@ -9,10 +9,10 @@ import (
 
 	"github.com/mass-dev/mass/agents/model"
 	"github.com/mass-dev/mass/agents/model/scripted"
-	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/daemon/config"
 	"github.com/mass-dev/mass/daemon/serving"
 	"github.com/mass-dev/mass/daemon/store"
+	"github.com/mass-dev/mass/jobkind/services"
 )
 
 // generations is the builtins' part that registers and serves the models
@@ -68,28 +68,21 @@ func (b *Builtins) serveRoots() {
 	}
 }
 
-// ModelRegistrar is the generation.Models of a job: it registers under
-// the job's id.
-func (b *Builtins) ModelRegistrar(jobID string) generation.Models { return registrar{b, jobID} }
-
-type registrar struct {
-	b     *Builtins
-	jobID string
-}
-
-func (r registrar) Register(ctx context.Context, m generation.Model) error {
-	r.b.gens.mu.Lock()
-	st := r.b.gens.st
-	r.b.gens.mu.Unlock()
+// RegisterModel records generation m, made by job jobID, in the store's
+// models table and serves it as its root entry says (services.Models).
+func (b *Builtins) RegisterModel(ctx context.Context, jobID string, m services.Model) error {
+	b.gens.mu.Lock()
+	st := b.gens.st
+	b.gens.mu.Unlock()
 	if st == nil {
 		return errors.New("register a generation: massd's store is not open")
 	}
 	row := store.Model{Name: m.Name, G: m.G, Parent: m.Parent, Weights: m.Weights, Tokenizer: m.Tokenizer,
-		Adapter: m.Adapter, JobID: r.jobID, Created: time.Now().UTC()}
+		Adapter: m.Adapter, JobID: jobID, Created: time.Now().UTC()}
 	if err := st.PutModel(ctx, row); err != nil {
 		return err
 	}
-	return r.b.serveModel(ctx, row, true)
+	return b.serveModel(ctx, row, true)
 }
 
 // root follows parents to the configured entry a generation descends

@@ -117,7 +117,7 @@ func TestGenerationServedAsRuntimeLoRA(t *testing.T) {
 	b, st := openBuiltins(t, cfg)
 	adapter := folder(t, "adapter_config.json")
 	m := generation.Model{Name: "gen-1", G: 1, Parent: "base", Weights: folder(t, "config.json"), Adapter: adapter}
-	if err := b.ModelRegistrar("job-1").Register(context.Background(), m); err != nil {
+	if err := b.RegisterModel(context.Background(), "job-1", m); err != nil {
 		t.Fatal(err)
 	}
 	if fake.loaded["gen-1"] != adapter {
@@ -128,7 +128,7 @@ func TestGenerationServedAsRuntimeLoRA(t *testing.T) {
 	}
 	bad := m
 	bad.Name, bad.G, bad.Adapter = "gen-2", 2, t.TempDir()
-	if err := b.ModelRegistrar("job-2").Register(context.Background(), bad); err == nil || !strings.Contains(err.Error(), "No adapter found") {
+	if err := b.RegisterModel(context.Background(), "job-2", bad); err == nil || !strings.Contains(err.Error(), "No adapter found") {
 		t.Errorf("an empty adapter folder was served: %v", err)
 	}
 	b.Close()
@@ -189,13 +189,13 @@ func TestGenerationServedByCommand(t *testing.T) {
 	defer b.Close()
 	ctx := context.Background()
 	m1, m2 := folder(t, "config.json"), folder(t, "config.json")
-	if err := b.ModelRegistrar("job-1").Register(ctx, generation.Model{Name: "gen-1", G: 1, Parent: "base", Weights: m1}); err != nil {
+	if err := b.RegisterModel(ctx, "job-1", generation.Model{Name: "gen-1", G: 1, Parent: "base", Weights: m1}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := chat(t, b, "gen-1"), "served "+m1+" as gen-1"; got != want {
 		t.Errorf("gen-1: %q, want %q", got, want)
 	}
-	if err := b.ModelRegistrar("job-2").Register(ctx, generation.Model{Name: "gen-2", G: 2, Parent: "gen-1", Weights: m2}); err != nil {
+	if err := b.RegisterModel(ctx, "job-2", generation.Model{Name: "gen-2", G: 2, Parent: "gen-1", Weights: m2}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := chat(t, b, "gen-2"), "served "+m2+" as gen-2"; got != want {

@@ -28,7 +28,7 @@ func TestRemovedGenerationIsNotServed(t *testing.T) {
 	ctx := context.Background()
 	for i, name := range []string{"gen-1", "gen-2"} {
 		m := generation.Model{Name: name, G: i + 1, Parent: scripted.Name}
-		if err := b.ModelRegistrar("job-"+name).Register(ctx, m); err != nil {
+		if err := b.RegisterModel(ctx, "job-"+name, m); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -136,7 +136,7 @@ func TestServingGenerationsOnTheirBase(t *testing.T) {
 			for g := 1; g <= 3; g++ {
 				name := fmt.Sprintf("gen-%d", g)
 				m := generation.Model{Name: name, G: g, Parent: parent, Weights: merged[g], Adapter: adapters[g]}
-				if err := b.ModelRegistrar(fmt.Sprint("job-", g)).Register(context.Background(), m); err != nil {
+				if err := b.RegisterModel(context.Background(), fmt.Sprint("job-", g), m); err != nil {
 					t.Fatalf("register %s: %v", name, err)
 				}
 				chat(t, b, name)
@@ -165,10 +165,10 @@ func TestRuntimeLoRARefusesGen2OnBase(t *testing.T) {
 	defer b.Close()
 	ctx := context.Background()
 	a1, a2 := folder(t, "adapter_config.json"), folder(t, "adapter_config.json")
-	if err := b.ModelRegistrar("job-1").Register(ctx, generation.Model{Name: "gen-1", G: 1, Parent: "base", Weights: folder(t, "config.json"), Adapter: a1}); err != nil {
+	if err := b.RegisterModel(ctx, "job-1", generation.Model{Name: "gen-1", G: 1, Parent: "base", Weights: folder(t, "config.json"), Adapter: a1}); err != nil {
 		t.Fatal(err)
 	}
-	err := b.ModelRegistrar("job-2").Register(ctx, generation.Model{Name: "gen-2", G: 2, Parent: "gen-1", Weights: folder(t, "config.json"), Adapter: a2})
+	err := b.RegisterModel(ctx, "job-2", generation.Model{Name: "gen-2", G: 2, Parent: "gen-1", Weights: folder(t, "config.json"), Adapter: a2})
 	if err == nil || !strings.Contains(err.Error(), "serving.command") {
 		t.Errorf("gen-2 on a runtime-LoRA base server: %v", err)
 	}

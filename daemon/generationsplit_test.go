@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/daemon/config"
 )
 
@@ -33,7 +34,7 @@ func TestGenerationSplitGuardReadsSpecs(t *testing.T) {
 		name  string
 		v     func(json.RawMessage) error
 		extra string
-	}{{"generation", b.GenerationKind().Validate, ""}, {"cycle", b.CycleKind().Validate, `,"generations":2`}} {
+	}{{"generation", generation.Kind(b.Services()).Validate, ""}, {"cycle", generation.CycleKind(b.Services()).Validate, `,"generations":2`}} {
 		for task, split := range map[string]string{"held": "test", "out": "excluded"} {
 			err := k.v(json.RawMessage(`{"tasks":["seen","` + task + `"]` + k.extra + `}`))
 			if err == nil || !strings.Contains(err.Error(), "task "+task+` has split "`+split+`"`) {

@@ -104,7 +104,7 @@ func TestServedByVLLMRecipe(t *testing.T) {
 	if got, want := chat(t, b, "qwen"), "vllm served "+fp8+" as qwen3.6-27b"; got != want {
 		t.Errorf("base: %q, want %q", got, want)
 	}
-	if err := b.ModelRegistrar("job-1").Register(context.Background(), generation.Model{Name: "gen-1", G: 1, Parent: "qwen", Weights: gen}); err != nil {
+	if err := b.RegisterModel(context.Background(), "job-1", generation.Model{Name: "gen-1", G: 1, Parent: "qwen", Weights: gen}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := chat(t, b, "gen-1"), "vllm served "+gen+" as gen-1"; got != want {

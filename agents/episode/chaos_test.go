@@ -1,10 +1,11 @@
-package episode
+package episode_test
 
 import (
 	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/mass-dev/mass/agents/episode"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,7 +40,7 @@ func TestChaosKillNine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills massd; run without -short")
 	}
-	needEngine(t)
+	episode.NeedEngine(t)
 	tmp := t.TempDir()
 	bin := buildChaosBinaries(t, tmp)
 	slow := func(r *fakeopenai.Request) fakeopenai.Reply {
@@ -59,7 +60,7 @@ func TestChaosKillNine(t *testing.T) {
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rt, err := docker.New(context.Background(), docker.Config{DaemonID: datadir.New(data).SandboxDaemonID(), HelperPath: filepath.Join(bin, "mass-sandbox-helper"), Logger: quiet})
+	rt, err := docker.New(context.Background(), docker.Config{DaemonID: datadir.New(data).SandboxDaemonID(), HelperPath: filepath.Join(bin, "mass-sandbox-helper"), Logger: episode.Quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestChaosKillNine(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 {
-		if _, err := cl.SubmitJob(ctx, api.JobRequest{Kind: KindName, TaskID: task.ID, Params: []byte(`{"model":"fake"}`)}); err != nil {
+		if _, err := cl.SubmitJob(ctx, api.JobRequest{Kind: episode.KindName, TaskID: task.ID, Params: []byte(`{"model":"fake"}`)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -180,7 +181,7 @@ func startChaosMassd(t *testing.T, bin, conf, sock string) *exec.Cmd {
 // chaosTask writes a task directory (with an input of pad extra bytes, so
 // that uploads take a moment) and returns its spec's path.
 func chaosTask(t *testing.T, id string, pad int) string {
-	spec := testTask(t, 5*time.Minute)
+	spec := episode.TestTask(t, 5*time.Minute)
 	if pad > 0 {
 		if err := os.WriteFile(filepath.Join(spec.Dir, "data", "pad.bin"), bytes.Repeat([]byte("p"), pad), 0o644); err != nil {
 			t.Fatal(err)
@@ -250,10 +251,10 @@ func checkChaosInvariants(t *testing.T, data string, rt *docker.Runtime) {
 	}
 	for _, e := range eps {
 		dir := filepath.Join(lay.Episodes(), e.Name())
-		if _, err := ReadStatus(dir); err != nil {
+		if _, err := episode.ReadStatus(dir); err != nil {
 			t.Errorf("episode %s has no run_status.json: %v", e.Name(), err)
 		}
-		if _, err := os.Stat(filepath.Join(dir, LedgerFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, episode.LedgerFile)); err != nil {
 			continue // stopped before its ledger existed; Recover says so
 		}
 		ls, err := audit.VerifyLedger(ctx, audit.DirSource{Dir: dir}, e.Name())

@@ -1,4 +1,4 @@
-package episode
+package episode_test
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mass-dev/mass/agents/episode"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,7 +35,7 @@ func TestKillDaemonMidEpisode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and restarts massd; run without -short")
 	}
-	needEngine(t)
+	episode.NeedEngine(t)
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "bin")
 	for _, pkg := range []string{"./cmd/massd", "./sandbox/helper/cmd/mass-sandbox-helper"} {
@@ -86,7 +87,7 @@ func TestKillDaemonMidEpisode(t *testing.T) {
 	defer func() {
 		// Whatever happened, leave no containers of this test's massd behind.
 		if rt, err := docker.New(context.Background(), docker.Config{DaemonID: datadir.New(data).SandboxDaemonID(),
-			HelperPath: filepath.Join(bin, "mass-sandbox-helper"), Logger: quiet}); err == nil {
+			HelperPath: filepath.Join(bin, "mass-sandbox-helper"), Logger: episode.Quiet}); err == nil {
 			rt.ReapOrphans(context.Background(), func(string) bool { return false })
 			rt.Close()
 		}
@@ -94,7 +95,7 @@ func TestKillDaemonMidEpisode(t *testing.T) {
 	cl := client.New(sock)
 	ctx := context.Background()
 
-	spec := testTask(t, 5*time.Minute)
+	spec := episode.TestTask(t, 5*time.Minute)
 	specPath := filepath.Join(spec.Dir, "spec.yaml")
 	yaml := "id: crash\nprompt: run the dry run\ninputs:\n  - path: data\n  - path: notes.md\nprotected_paths:\n  - data\nlimits:\n  episode_wall_time: 5m\n  agent_turns: 30\n"
 	if err := os.WriteFile(specPath, []byte(yaml), 0o644); err != nil {
@@ -104,7 +105,7 @@ func TestKillDaemonMidEpisode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	job, err := cl.SubmitJob(ctx, api.JobRequest{Kind: KindName, TaskID: task.ID, Params: []byte(`{"model":"fake"}`)})
+	job, err := cl.SubmitJob(ctx, api.JobRequest{Kind: episode.KindName, TaskID: task.ID, Params: []byte(`{"model":"fake"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestKillDaemonMidEpisode(t *testing.T) {
 	// Wait until worker-1 has started, then kill -9.
 	var first string
 	deadline := time.Now().Add(2 * time.Minute)
-	for first == "" || !ledgerHas(t, filepath.Join(data, "episodes", first, LedgerFile), `"agent":"worker-1"`) {
+	for first == "" || !ledgerHas(t, filepath.Join(data, "episodes", first, episode.LedgerFile), `"agent":"worker-1"`) {
 		if time.Now().After(deadline) {
 			t.Fatal("episode never reached worker-1")
 		}
@@ -125,7 +126,7 @@ func TestKillDaemonMidEpisode(t *testing.T) {
 		t.Fatal(err)
 	}
 	d1.Wait()
-	rt, err := docker.New(ctx, docker.Config{DaemonID: datadir.New(data).SandboxDaemonID(), HelperPath: filepath.Join(bin, "mass-sandbox-helper"), Logger: quiet})
+	rt, err := docker.New(ctx, docker.Config{DaemonID: datadir.New(data).SandboxDaemonID(), HelperPath: filepath.Join(bin, "mass-sandbox-helper"), Logger: episode.Quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,14 +153,14 @@ func TestKillDaemonMidEpisode(t *testing.T) {
 	}
 
 	dir := filepath.Join(data, "episodes", first)
-	st, err := ReadStatus(dir)
+	st, err := episode.ReadStatus(dir)
 	if err != nil {
 		t.Fatalf("interrupted episode has no run_status.json: %v", err)
 	}
-	if st.Exit != ExitFailed || st.Failure != FailInfra {
+	if st.Exit != episode.ExitFailed || st.Failure != episode.FailInfra {
 		t.Errorf("interrupted episode status = %s/%s, want failed/infrastructure", st.Exit, st.Failure)
 	}
-	f, err := os.Open(filepath.Join(dir, LedgerFile))
+	f, err := os.Open(filepath.Join(dir, episode.LedgerFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,13 +169,13 @@ func TestKillDaemonMidEpisode(t *testing.T) {
 	if err != nil || n < 2 {
 		t.Errorf("interrupted ledger: %d records verified, %v", n, err)
 	}
-	if recs, err := record.ReadFile(filepath.Join(dir, RequestsFile)); err != nil || len(recs) == 0 {
+	if recs, err := record.ReadFile(filepath.Join(dir, episode.RequestsFile)); err != nil || len(recs) == 0 {
 		t.Errorf("interrupted recording: %d records, %v", len(recs), err)
 	}
 	if left, err := rt.List(ctx, first); err != nil || len(left) != 0 {
 		t.Errorf("orphans of the killed episode after restart: %+v (%v)", left, err)
 	}
-	var res Result
+	var res episode.Result
 	if err := json.Unmarshal(final.Result, &res); err != nil || !res.Success || res.EpisodeID == first {
 		t.Errorf("retry result = %+v (%v), want a fresh successful episode", res, err)
 	}

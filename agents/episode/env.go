@@ -1,6 +1,7 @@
 package episode
 
 import (
+	"context"
 	"log/slog"
 
 	"github.com/mass-dev/mass/agents/model"
@@ -36,3 +37,26 @@ func (e Env) Deps() Deps {
 
 // Kind returns the "episode" job kind running in this environment.
 func (e Env) Kind() jobkind.Kind { return NewKind(e.Deps(), e.DefaultModel) }
+
+// Host is what the episode kind needs from massd (services.Services
+// embeds it): the episode environment, and RuntimeUp, which fails
+// ("sandbox runtime: …") while the sandbox runtime cannot be opened.
+type Host interface {
+	EpisodeEnv() Env
+	RuntimeUp(ctx context.Context) error
+}
+
+// Kind is the "episode" job kind on h. It fails before it starts anything
+// when the sandbox runtime cannot be opened (Docker down), so no half-made
+// record is left.
+func Kind(h Host) jobkind.Kind {
+	k := h.EpisodeEnv().Kind()
+	run := k.Run
+	k.Run = func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
+		if err := h.RuntimeUp(ctx); err != nil {
+			return err
+		}
+		return run(ctx, job, rep)
+	}
+	return k
+}

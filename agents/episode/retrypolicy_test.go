@@ -1,9 +1,10 @@
-package episode
+package episode_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mass-dev/mass/agents/episode"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +32,7 @@ func TestKillNineRetryPolicy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills massd; run without -short")
 	}
-	needEngine(t)
+	episode.NeedEngine(t)
 	tmp := t.TempDir()
 	bin := buildChaosBinaries(t, tmp)
 	slow := func(r *fakeopenai.Request) fakeopenai.Reply {
@@ -51,7 +52,7 @@ func TestKillNineRetryPolicy(t *testing.T) {
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rt, err := docker.New(context.Background(), docker.Config{DaemonID: datadir.New(data).SandboxDaemonID(), HelperPath: filepath.Join(bin, "mass-sandbox-helper"), Logger: quiet})
+	rt, err := docker.New(context.Background(), docker.Config{DaemonID: datadir.New(data).SandboxDaemonID(), HelperPath: filepath.Join(bin, "mass-sandbox-helper"), Logger: episode.Quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,16 +64,16 @@ func TestKillNineRetryPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cl.SubmitJob(ctx, api.JobRequest{Kind: KindName, TaskID: task.ID, Params: []byte(`{"model":"fake","on_interrupt":"sometimes"}`)}); err == nil {
+	if _, err := cl.SubmitJob(ctx, api.JobRequest{Kind: episode.KindName, TaskID: task.ID, Params: []byte(`{"model":"fake","on_interrupt":"sometimes"}`)}); err == nil {
 		t.Fatal("on_interrupt \"sometimes\" was accepted")
 	}
 	jobs := map[string]string{}
-	for _, policy := range []string{"", OnInterruptFail} {
+	for _, policy := range []string{"", episode.OnInterruptFail} {
 		params := `{"model":"fake"}`
 		if policy != "" {
 			params = `{"model":"fake","on_interrupt":"` + policy + `"}`
 		}
-		j, err := cl.SubmitJob(ctx, api.JobRequest{Kind: KindName, TaskID: task.ID, Params: []byte(params)})
+		j, err := cl.SubmitJob(ctx, api.JobRequest{Kind: episode.KindName, TaskID: task.ID, Params: []byte(params)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +89,7 @@ func TestKillNineRetryPolicy(t *testing.T) {
 					firstEpisode[id], _ = ev.Fields["episode_id"].(string)
 				}
 			}
-			recs, _ := record.ReadFile(filepath.Join(lay.Episode(firstEpisode[id]), RequestsFile))
+			recs, _ := record.ReadFile(filepath.Join(lay.Episode(firstEpisode[id]), episode.RequestsFile))
 			if firstEpisode[id] == "" || len(recs) < 2 {
 				return false
 			}
@@ -113,8 +114,8 @@ func checkLostAttempt(t *testing.T, cl *client.Client, lay datadir.Layout, id, p
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want Tokens
-	recs, err := record.ReadFile(filepath.Join(lay.Episode(lostID), RequestsFile))
+	var want episode.Tokens
+	recs, err := record.ReadFile(filepath.Join(lay.Episode(lostID), episode.RequestsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func checkLostAttempt(t *testing.T, cl *client.Client, lay datadir.Layout, id, p
 			want.Completion += int64(r.Response.Usage.CompletionTokens)
 		}
 	}
-	var res Result
+	var res episode.Result
 	_ = json.Unmarshal(j.Result, &res)
 	if len(res.LostAttempts) != 1 {
 		t.Fatalf("job %s (on_interrupt %q): %s at attempt %d, result %s; want one lost attempt", id, policy, j.State, j.Attempt, j.Result)
@@ -138,7 +139,7 @@ func checkLostAttempt(t *testing.T, cl *client.Client, lay datadir.Layout, id, p
 		t.Errorf("job %s: %d attempt_lost events, want 1", id, n)
 	}
 	switch policy {
-	case OnInterruptFail:
+	case episode.OnInterruptFail:
 		if j.State != api.StateFailed || j.Attempt != 2 || !strings.Contains(j.Error, "on_interrupt is fail") || countEvents(evs, "episode_started") != 1 {
 			t.Errorf("fail job: %s at attempt %d (%s), %d episodes started; want failed at attempt 2 with no new episode", j.State, j.Attempt, j.Error, countEvents(evs, "episode_started"))
 		}

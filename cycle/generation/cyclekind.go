@@ -38,8 +38,7 @@ func ParseCycleParams(raw json.RawMessage) (CycleParams, error) {
 	if p.Generations > 1 && p.ServedName != "" && !strings.Contains(p.ServedName, "{g}") {
 		return p, fmt.Errorf("cycle params: served_name %q names every generation alike; put {g} in it (L{g})", p.ServedName)
 	}
-	b, _ := json.Marshal(p.GenerationParams)
-	if _, err := ParseParams(b); err != nil {
+	if err := CheckParams(p.GenerationParams); err != nil {
 		return p, err
 	}
 	for k := range p.PerGeneration {
@@ -131,32 +130,45 @@ type CycleStep struct {
 	Dir           string             `json:"dir,omitempty"`
 }
 
-// NewCycleKind is the "cycle" job kind: for g = 1..G, a search on every
-// task with model g−1, then generation g. Resumable like its parts.
-func NewCycleKind(env CycleEnv) jobkind.Kind {
+// NewCycleKind is the "cycle" job kind on env: for g = 1..G, a search on
+// every task with model g−1, then generation g. Resumable like its parts.
+// massd's is CycleKind(svc).
+func NewCycleKind(env CycleEnv) jobkind.Kind { return newCycleKind(env, nil) }
+
+// newCycleKind is the "cycle" kind on env; check, if set, runs on the
+// parsed params (the generation's part) before the job is queued and again
+// when it runs.
+func newCycleKind(env CycleEnv, check func(Params) error) jobkind.Kind {
+	parse := func(raw json.RawMessage) (CycleParams, error) {
+		p, err := ParseCycleParams(raw)
+		if err == nil && check != nil {
+			err = check(p.GenerationParams)
+		}
+		return p, err
+	}
 	return jobkind.Kind{
 		Name:        CycleKindName,
 		StageEvent:  StageEvent,
 		Description: "MASS cycle: for each of `generations` rounds, a workflow search on every task with the current model, then a generation trained from it (params: a generation's, plus generations)",
 		OnInterrupt: jobkind.Resume,
 		Validate: func(raw json.RawMessage) error {
-			p, err := ParseCycleParams(raw)
+			p, err := parse(raw)
 			if err != nil {
 				return err
 			}
 			return CheckSplits(context.Background(), env.Splits(), p.Tasks)
 		},
 		Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
-			return runCycle(ctx, env, job, rep)
+			p, err := parse(job.Params)
+			if err != nil {
+				return err
+			}
+			return runCycle(ctx, env, p, job, rep)
 		},
 	}
 }
 
-func runCycle(ctx context.Context, env CycleEnv, job jobkind.Job, rep jobkind.Reporter) error {
-	p, err := ParseCycleParams(job.Params)
-	if err != nil {
-		return err
-	}
+func runCycle(ctx context.Context, env CycleEnv, p CycleParams, job jobkind.Job, rep jobkind.Reporter) error {
 	s, err := env.Searches(ctx, job, rep)
 	if err != nil {
 		return err

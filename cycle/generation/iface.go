@@ -1,6 +1,10 @@
 package generation
 
-import "context"
+import (
+	"context"
+
+	"github.com/mass-dev/mass/jobkind/services"
+)
 
 // Retained is a task's retained workflow from its search.
 type Retained struct {
@@ -128,15 +132,9 @@ type Exporter interface {
 	Export(ctx context.Context, req ExportRequest) (Export, error)
 }
 
-// Model is a model massd knows: the parent of a generation or a new one.
-type Model struct {
-	Name      string `json:"name"`
-	G         int    `json:"g"`
-	Parent    string `json:"parent,omitempty"`
-	Weights   string `json:"weights"`
-	Tokenizer string `json:"tokenizer"`
-	Adapter   string `json:"adapter,omitempty"`
-}
+// Model is a model massd knows: the parent of a generation or a new one
+// (services.Model, which massd's services answer and register).
+type Model = services.Model
 
 // Models registers (and serves) a new generation. Register is idempotent:
 // a rerun after a crash registers the same model again.

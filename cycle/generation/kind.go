@@ -24,17 +24,23 @@ func ParseParams(raw json.RawMessage) (Params, error) {
 	if err := jobkind.DecodeParams(raw, &p); err != nil {
 		return p, fmt.Errorf("generation params: %w", err)
 	}
+	return p, CheckParams(p)
+}
+
+// CheckParams checks decoded params against a generation's rules, without
+// parts or the generation's place: what ParseParams checks after decoding.
+func CheckParams(p Params) error {
 	c := configOf(p, Parts{}, "")
 	if p.Directive != "" {
 		if err := prompts.CheckDirective(p.Directive); err != nil {
-			return p, fmt.Errorf("generation params: directive: %w", err)
+			return fmt.Errorf("generation params: directive: %w", err)
 		}
 	}
 	c.Defaults()
 	if err := c.ValidateValues(); err != nil {
-		return p, err
+		return err
 	}
-	return p, p.Training.Validate()
+	return p.Training.Validate()
 }
 
 // Parts are what a generation job gets from massd: the parent model
@@ -74,23 +80,34 @@ func configOf(p Params, parts Parts, dir string) Config {
 		Trainer: parts.Trainer, Exporter: parts.Exporter, Models: parts.Models}
 }
 
-// NewKind is the "generation" job kind. It resumes after a restart from
-// the files of its generation directory.
-func NewKind(env Env) jobkind.Kind {
+// NewKind is the "generation" job kind on env. It resumes after a restart
+// from the files of its generation directory. massd's is Kind(svc).
+func NewKind(env Env) jobkind.Kind { return newKind(env, nil) }
+
+// newKind is the "generation" kind on env; check, if set, runs on the
+// parsed params before the job is queued and again when it runs.
+func newKind(env Env, check func(Params) error) jobkind.Kind {
+	parse := func(raw json.RawMessage) (Params, error) {
+		p, err := ParseParams(raw)
+		if err == nil && check != nil {
+			err = check(p)
+		}
+		return p, err
+	}
 	return jobkind.Kind{
 		Name:        KindName,
 		StageEvent:  StageEvent,
 		Description: "MASS generation g from model g−1: eligible tasks, collect, rank, select, render, train, export, serve (params: tasks, model, episodes, opponents, min_success, cap, train, val, concurrency, seed, fp8)",
 		OnInterrupt: jobkind.Resume,
 		Validate: func(raw json.RawMessage) error {
-			p, err := ParseParams(raw)
+			p, err := parse(raw)
 			if err != nil {
 				return err
 			}
 			return CheckSplits(context.Background(), env.Splits(), p.Tasks)
 		},
 		Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
-			p, err := ParseParams(job.Params)
+			p, err := parse(job.Params)
 			if err != nil {
 				return err
 			}

@@ -76,33 +76,14 @@ type Request struct {
 	WorkDir  string         // the running job's scratch for this search
 }
 
-// NewKind is the "search" job kind. It resumes after a restart from the
-// files of its search directory.
-func NewKind(env Env) jobkind.Kind {
-	return jobkind.Kind{
-		Name:        KindName,
-		Description: "MASS workflow search on a task: reference, v0, then optimizer → v(k) → judged as the judging rule needs (params: model, judge_model, optimizer_model, iterations, seed, judgments, judge_mode, judging, judge_retries, resume, and the optimizer toggles include_best_design, history_design_diffs, include_v0_design, omit_full_results_json, results_json_max_chars, results_json_total_max_chars, forbid_fixed_agent_limits, max_design_chars, target_design_chars, improvement_output_mode)",
-		OnInterrupt: jobkind.Resume,
-		Validate:    func(raw json.RawMessage) error { _, err := ParseParams(raw); return err },
-		Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
-			p, err := ParseParams(job.Params)
-			if err != nil {
-				return err
-			}
-			sum, err := Search(ctx, env, Request{SearchID: job.ID, TaskID: job.TaskID, Params: p, JobID: job.ID,
-				Attempt: job.Attempt, Layout: job.Layout, WorkDir: job.WorkDir}, rep)
-			if err != nil {
-				return err
-			}
-			rep.SetResult(sum)
-			return nil
-		},
-	}
-}
+// NewKind is the "search" job kind on env. It resumes after a restart
+// from the files of its search directory. massd's is Kind(svc).
+func NewKind(env Env) jobkind.Kind { return kind(env, nil) }
 
 // Search runs, or resumes, the search req names with env's parts,
 // reporting its events and progress to rep, and returns its summary. The
-// search kind and the cycle both call it.
+// search kind and the cycle both call it; req.Params are checked once, by
+// the caller (ParseParams, CheckParams).
 func Search(ctx context.Context, env Env, req Request, rep jobkind.Reporter) (Summary, error) {
 	spec, err := taskspec.Load(filepath.Join(req.Layout.Task(req.TaskID), taskspec.FileName))
 	if err != nil {
@@ -121,9 +102,6 @@ func Search(ctx context.Context, env Env, req Request, rep jobkind.Reporter) (Su
 		return Summary{}, err
 	}
 	p := req.Params
-	if err := CheckParams(p); err != nil {
-		return Summary{}, err
-	}
 	cfg := configOf(p)
 	if cfg.Model == "" {
 		cfg.Model = def

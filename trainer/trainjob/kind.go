@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,18 +25,74 @@ const KindName = jobwire.TrainKind
 // StopGrace is how long mass-train gets after SIGTERM to checkpoint and exit.
 const StopGrace = 60 * time.Second
 
-// Kind returns the "train" job kind running binary (empty: mass-train next
-// to the running executable, else on PATH).
-func Kind(binary string) jobkind.Kind {
+// Runner runs mass-train: what the train kind and the generation's stages
+// need from massd (services.Services embeds it).
+type Runner interface {
+	// TrainCommand is mass-train with args for a run that writes out,
+	// made by Command with massd's binary. The caller sets the output
+	// streams, runs cmd and then calls release.
+	TrainCommand(ctx context.Context, out string, log *slog.Logger, args ...string) (cmd *exec.Cmd, release func(), err error)
+}
+
+// Binary is a Runner on one mass-train binary (empty: mass-train next to
+// the running executable, else on PATH).
+type Binary string
+
+// TrainCommand is Command on b.
+func (b Binary) TrainCommand(ctx context.Context, out string, log *slog.Logger, args ...string) (*exec.Cmd, func(), error) {
+	bin := string(b)
+	if bin == "" {
+		var err error
+		if bin, err = FindBinary(); err != nil {
+			return nil, nil, err
+		}
+	}
+	return Command(ctx, bin, out, log, args...)
+}
+
+// Kind returns the "train" job kind running mass-train through r.
+func Kind(r Runner) jobkind.Kind {
 	return jobkind.Kind{
 		Name:        KindName,
 		Description: `LoRA SFT with mass-train (params {"model","data","val","steps",...}); resumes from its checkpoints`,
 		OnInterrupt: jobkind.Resume,
 		Validate:    func(raw json.RawMessage) error { _, err := ParseParams(raw); return err },
 		Run: func(ctx context.Context, job jobkind.Job, rep jobkind.Reporter) error {
-			return run(ctx, binary, job, rep)
+			return run(ctx, r, job, rep)
 		},
 	}
+}
+
+// Run runs one mass-train command that writes out through r and waits for
+// it; a failure carries the start of its stderr.
+func Run(ctx context.Context, r Runner, log *slog.Logger, out string, args ...string) error {
+	cmd, release, err := r.TrainCommand(ctx, out, log, args...)
+	if err != nil {
+		return err
+	}
+	defer release()
+	var tail strings.Builder
+	cmd.Stderr = &capped{w: &tail, n: 8 << 10}
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("mass-train %s: %w: %s", args[0], err, strings.TrimSpace(tail.String()))
+	}
+	return nil
+}
+
+// capped keeps the first n bytes written to it.
+type capped struct {
+	w *strings.Builder
+	n int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.n - c.w.Len(); room > 0 {
+		c.w.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
 }
 
 // FindBinary locates mass-train.
@@ -53,15 +110,10 @@ func FindBinary() (string, error) {
 	return p, nil
 }
 
-func run(ctx context.Context, binary string, job jobkind.Job, rep jobkind.Reporter) error {
+func run(ctx context.Context, r Runner, job jobkind.Job, rep jobkind.Reporter) error {
 	p, err := ParseParams(job.Params)
 	if err != nil {
 		return err
-	}
-	if binary == "" {
-		if binary, err = FindBinary(); err != nil {
-			return err
-		}
 	}
 	name := p.Name
 	if name == "" {
@@ -71,7 +123,7 @@ func run(ctx context.Context, binary string, job jobkind.Job, rep jobkind.Report
 	if job.Attempt > 1 {
 		rep.Event("resume", fmt.Sprintf("attempt %d resumes %s from its latest checkpoint", job.Attempt, out), map[string]any{"out": out})
 	}
-	cmd, release, err := Command(ctx, binary, out, rep.Logger(), p.Args(job.Layout, out)...)
+	cmd, release, err := r.TrainCommand(ctx, out, rep.Logger(), p.Args(job.Layout, out)...)
 	if err != nil {
 		return err
 	}
@@ -84,7 +136,7 @@ func run(ctx context.Context, binary string, job jobkind.Job, rep jobkind.Report
 	if err != nil {
 		return fmt.Errorf("mass-train stderr: %w", err)
 	}
-	rep.Event("start", "mass-train "+out, map[string]any{"out": out, "binary": binary})
+	rep.Event("start", "mass-train "+out, map[string]any{"out": out, "binary": cmd.Path})
 	rep.Progress(jobkind.Progress{Stage: "starting", Message: out})
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start mass-train: %w", err)

@@ -88,7 +88,7 @@ func TestTrainJobRunsMassTrain(t *testing.T) {
 
 	params, _ := json.Marshal(map[string]any{"name": "t1", "model": "models/micro", "data": "datasets/toy/rows.jsonl",
 		"val": "datasets/toy/rows.jsonl", "steps": 6, "batch": 2, "lr": 0.01, "rank": 4, "alpha": 8, "val_every": 3, "ckpt_every": 3})
-	k := Kind(bin)
+	k := Kind(Binary(bin))
 	if err := k.Validate(params); err != nil {
 		t.Fatal(err)
 	}

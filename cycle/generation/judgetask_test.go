@@ -1,4 +1,4 @@
-package daemon
+package generation
 
 import (
 	"archive/tar"
@@ -13,7 +13,6 @@ import (
 	"github.com/mass-dev/mass/agents/model"
 	"github.com/mass-dev/mass/agents/model/fakeopenai"
 	"github.com/mass-dev/mass/agents/model/scripted"
-	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/cycle/judge"
 	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/taskspec"
@@ -55,9 +54,9 @@ func TestGenerationJudgeReadsBareQueryAsReference(t *testing.T) {
 		{&taskspec.Spec{Prompt: bare, RequiredOutputs: []string{"report.md"}}, strings.TrimSpace(bare)},
 	} {
 		users = nil
-		j := genJudge{m: judge.Clients(func(string) (model.Client, error) { return c, nil }), l: l,
-			specs: &specCache{l: l, m: map[string]*taskspec.Spec{"query7": tc.spec}}}
-		if _, err := j.Judge(context.Background(), generation.JudgeRequest{Task: "query7", Key: "k", Model: "m", A: "ep-a", B: "ep-b"}); err != nil {
+		j := svcJudge{m: judge.Clients(func(string) (model.Client, error) { return c, nil }), l: l,
+			spec: func(string) (*taskspec.Spec, error) { return tc.spec, nil }}
+		if _, err := j.Judge(context.Background(), JudgeRequest{Task: "query7", Key: "k", Model: "m", A: "ep-a", B: "ep-b"}); err != nil {
 			t.Fatal(err)
 		}
 		if len(users) == 0 {

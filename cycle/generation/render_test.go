@@ -1,11 +1,10 @@
-package daemon
+package generation
 
 import (
 	"context"
 	"strings"
 	"testing"
 
-	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/trainer/sft"
 )
@@ -21,9 +20,9 @@ func TestRenderStrictNamesEmptyEpisode(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	d := genDatasets{l: l}
-	req := generation.DatasetRequest{Name: "gen-1", Train: []string{"ep-good", "ep-empty"}, Val: []string{"ep-val"},
-		Tokenizer: "../trainer/tokenizer/testdata"}
+	d := svcDatasets{l: l}
+	req := DatasetRequest{Name: "gen-1", Train: []string{"ep-good", "ep-empty"}, Val: []string{"ep-val"},
+		Tokenizer: "../../trainer/tokenizer/testdata"}
 	_, err := d.Build(context.Background(), req)
 	if err == nil || !strings.Contains(err.Error(), l.Episode("ep-empty")) || !strings.Contains(err.Error(), "strict") {
 		t.Fatalf("strict render with an empty episode: %v", err)

@@ -1,18 +1,16 @@
-package daemon
+package generation
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/mass-dev/mass/agents/eligibility"
-	"github.com/mass-dev/mass/cycle/generation"
 	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/generationfmt"
-	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/trainer/chat"
 	"github.com/mass-dev/mass/trainer/sft"
 	"github.com/mass-dev/mass/trainer/tokenizer"
@@ -21,33 +19,33 @@ import (
 	"github.com/mass-dev/mass/trainer/trainjob"
 )
 
-// genDatasets renders the selected episodes with the parent's tokenizer:
+// svcDatasets renders the selected episodes with the parent's tokenizer:
 // datasets/<name> (train) and datasets/<name>-val.
-type genDatasets struct {
+type svcDatasets struct {
 	l   datadir.Layout
 	dry bool
 }
 
-func (d genDatasets) Build(ctx context.Context, r generation.DatasetRequest) (generation.Dataset, error) {
+func (d svcDatasets) Build(ctx context.Context, r DatasetRequest) (Dataset, error) {
 	tdir := r.Tokenizer
 	if fi, err := os.Stat(tdir); err == nil && !fi.IsDir() {
 		tdir = filepath.Dir(tdir)
 	}
 	if tdir == "" {
-		return generation.Dataset{}, fmt.Errorf("the parent model has no tokenizer: set tokenizer: in its massd.yaml entry")
+		return Dataset{}, fmt.Errorf("the parent model has no tokenizer: set tokenizer: in its massd.yaml entry")
 	}
 	tok, err := tokenizer.Load(tdir)
 	if err != nil {
-		return generation.Dataset{}, err
+		return Dataset{}, err
 	}
 	tmpl, err := chat.LoadTemplate(tdir)
 	if err != nil {
-		return generation.Dataset{}, err
+		return Dataset{}, err
 	}
 	cfg := sft.BuildConfig{Tokenizer: tok, Template: tmpl, TokenizerDir: tdir, Force: true, Strict: !r.Lenient,
 		Window:  renderWindow(r),
 		Dataset: eligibility.Dataset{DryRun: d.dry}}
-	out := generation.Dataset{Dir: d.l.Dataset(r.Name), ByTaskRole: map[string]int64{}}
+	out := Dataset{Dir: d.l.Dataset(r.Name), ByTaskRole: map[string]int64{}}
 	for _, set := range []struct {
 		dir string
 		ids []string
@@ -61,7 +59,7 @@ func (d genDatasets) Build(ctx context.Context, r generation.DatasetRequest) (ge
 		}
 		m, err := sft.Build(ctx, cfg, dirs, set.dir)
 		if err != nil {
-			return generation.Dataset{}, fmt.Errorf("build %s: %w", filepath.Base(set.dir), err)
+			return Dataset{}, fmt.Errorf("build %s: %w", filepath.Base(set.dir), err)
 		}
 		out.StoredSupervised += m.Total.SupervisedTokens
 		out.Empty = append(out.Empty, m.EmptyEpisodes...)
@@ -78,7 +76,7 @@ func (d genDatasets) Build(ctx context.Context, r generation.DatasetRequest) (ge
 }
 
 // renderWindow is the request's window, the defaults where it sets none.
-func renderWindow(r generation.DatasetRequest) sft.WindowConfig {
+func renderWindow(r DatasetRequest) sft.WindowConfig {
 	w := sft.DefaultWindowConfig()
 	if r.Window > 0 {
 		w.MaxTokens = r.Window
@@ -89,20 +87,13 @@ func renderWindow(r generation.DatasetRequest) sft.WindowConfig {
 	return w
 }
 
-// genTrainer runs mass-train on the dataset with the recipe's defaults.
-type genTrainer struct {
-	b   *Builtins
-	rep jobkind.Reporter
+// svcTrainer runs mass-train on the dataset with the recipe's knobs.
+type svcTrainer struct {
+	r   trainjob.Runner
+	log *slog.Logger
 }
 
-func (t genTrainer) binary() (string, error) {
-	if b := trainjob.PickBinary(t.b.cfg.Trainer.Binary, t.b.cfg.Trainer.CUDABinary); b != "" {
-		return b, nil
-	}
-	return trainjob.FindBinary()
-}
-
-func (t genTrainer) Train(ctx context.Context, r generation.TrainRequest) (generationfmt.Training, error) {
+func (t svcTrainer) Train(ctx context.Context, r TrainRequest) (generationfmt.Training, error) {
 	if r.Weights == "" {
 		return generationfmt.Training{}, fmt.Errorf("the parent model has no weights: set weights: in its massd.yaml entry")
 	}
@@ -114,7 +105,7 @@ func (t genTrainer) Train(ctx context.Context, r generation.TrainRequest) (gener
 		args = append(args, trainflags.Arg("steps", r.Steps)...)
 	}
 	args = append(args, r.Recipe.Args()...)
-	if err := massTrain(ctx, t.b, r.Out, args...); err != nil {
+	if err := trainjob.Run(ctx, t.r, t.log, r.Out, args...); err != nil {
 		return generationfmt.Training{}, err
 	}
 	var res train.Result
@@ -135,59 +126,26 @@ func (t genTrainer) Train(ctx context.Context, r generation.TrainRequest) (gener
 		ProcessedSupervised: res.ProcessedTokens}, nil
 }
 
-// genExporter writes the PEFT adapter and the merged model (shard by shard).
-type genExporter struct{ b *Builtins }
+// svcExporter writes the PEFT adapter and the merged model (shard by shard).
+type svcExporter struct {
+	r   trainjob.Runner
+	log *slog.Logger
+}
 
-func (e genExporter) Export(ctx context.Context, r generation.ExportRequest) (generation.Export, error) {
-	out := generation.Export{Adapter: filepath.Join(r.Out, "adapter"), Merged: filepath.Join(r.Out, "merged")}
+func (e svcExporter) Export(ctx context.Context, r ExportRequest) (Export, error) {
+	out := Export{Adapter: filepath.Join(r.Out, "adapter"), Merged: filepath.Join(r.Out, "merged")}
 	run, ckpt := filepath.Dir(r.Adapter), filepath.Base(r.Adapter)
-	if err := massTrain(ctx, e.b, out.Adapter, "export", "--run", run, "--checkpoint", ckpt, "--out", out.Adapter, "--base-model", r.Weights); err != nil {
+	if err := trainjob.Run(ctx, e.r, e.log, out.Adapter, "export", "--run", run, "--checkpoint", ckpt, "--out", out.Adapter, "--base-model", r.Weights); err != nil {
 		return out, err
 	}
-	if err := massTrain(ctx, e.b, out.Merged, "merge", "--model", r.Weights, "--adapter", out.Adapter, "--out", out.Merged); err != nil {
+	if err := trainjob.Run(ctx, e.r, e.log, out.Merged, "merge", "--model", r.Weights, "--adapter", out.Adapter, "--out", out.Merged); err != nil {
 		return out, err
 	}
 	if r.FP8 {
 		out.FP8 = filepath.Join(r.Out, "fp8")
-		if err := massTrain(ctx, e.b, out.FP8, "merge", "--model", r.Weights, "--adapter", out.Adapter, "--out", out.FP8, "--fp8"); err != nil {
+		if err := trainjob.Run(ctx, e.r, e.log, out.FP8, "merge", "--model", r.Weights, "--adapter", out.Adapter, "--out", out.FP8, "--fp8"); err != nil {
 			return out, err
 		}
 	}
 	return out, nil
-}
-
-// massTrain runs one mass-train command that writes out, through
-// trainjob.Command (the child lock, the parent-death signal, the stop).
-func massTrain(ctx context.Context, b *Builtins, out string, args ...string) error {
-	bin, err := genTrainer{b: b}.binary()
-	if err != nil {
-		return err
-	}
-	cmd, release, err := trainjob.Command(ctx, bin, out, b.log, args...)
-	if err != nil {
-		return err
-	}
-	defer release()
-	var tail strings.Builder
-	cmd.Stderr = &capped{w: &tail, n: 8 << 10}
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("mass-train %s: %w: %s", args[0], err, strings.TrimSpace(tail.String()))
-	}
-	return nil
-}
-
-// capped keeps the first n bytes written to it.
-type capped struct {
-	w *strings.Builder
-	n int
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.n - c.w.Len(); room > 0 {
-		c.w.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
 }
