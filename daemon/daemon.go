@@ -1,6 +1,9 @@
 // Package daemon assembles massd: it locks the data directory, opens the
 // store, starts the job manager, serves the API on a unix socket (and
 // optionally TCP with a bearer token) and drains everything on shutdown.
+// Builtins are the parts it shares among the job kinds; Builtins.Services
+// is the one implementation of services.Services, which every kind in
+// Builtins.Kinds is constructed from.
 package daemon
 
 import (

@@ -46,9 +46,9 @@ type Kind struct {
 	// job attempt, and runs up to Options.Concurrency jobs at once, so Run
 	// is called concurrently for different jobs of the same kind and must
 	// share nothing mutable between them but what is safe for concurrent
-	// use (the composition root's episode.Env is). Attempts of one job never
-	// overlap. rep may be used from any goroutine Run starts, but not after
-	// Run returned. A panic in Run fails the job instead of the daemon.
+	// use (the services.Services a kind is constructed from is). Attempts
+	// of one job never overlap. rep may be used from any goroutine Run
+	// starts, but not after Run returned. A panic in Run fails the job instead of the daemon.
 	Run func(ctx context.Context, job Job, rep Reporter) error
 }
 

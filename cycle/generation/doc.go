@@ -9,5 +9,8 @@
 //
 // The package reaches episodes, the judge, the dataset builder, the
 // trainer, the exporter and the model registry only through the small
-// interfaces in iface.go; massd's composition implements them.
+// interfaces in iface.go. Kind and CycleKind implement them on massd's
+// services.Services (services.go, servicestrain.go); the cycle calls the
+// search (search.Search) and the generation (Run) as functions, inside its
+// own job.
 package generation

@@ -15,6 +15,7 @@
 // every design as the reference's rendered queries do (query.go).
 //
 // The package depends on three interfaces — run an episode, call a model,
-// and (through the episode result) an exported workspace — so that massd's
-// composition wires it in one small file.
+// and (through the episode result) an exported workspace. Kind wires them
+// from massd's services.Services (services.go); NewKind takes them as an
+// Env, and the cycle runs its searches through ServicesEnv.
 package search

@@ -6,4 +6,5 @@
 // format; the results are win rates (wins / (wins + losses), ties
 // excluded) per task and overall with intervals that resample pairs, and
 // each self-judge's agreement with the external majority on the same pairs.
+// Kind wires it from massd's services.Services (services.go).
 package judgepairs
