@@ -203,7 +203,7 @@ func runCycle(ctx context.Context, env CycleEnv, p CycleParams, job jobkind.Job,
 		if err != nil {
 			return err
 		}
-		cfg := configOf(gp, parts, "")
+		cfg := configOf(gp, parts)
 		cfg.Splits = env.Splits()
 		sum, err := runOwned(ctx, job, rep, cfg)
 		if err != nil {

@@ -30,7 +30,7 @@ func ParseParams(raw json.RawMessage) (Params, error) {
 // CheckParams checks decoded params against a generation's rules, without
 // parts or the generation's place: what ParseParams checks after decoding.
 func CheckParams(p Params) error {
-	c := configOf(p, Parts{}, "")
+	c := settingsOf(p, 1)
 	if p.Directive != "" {
 		if err := prompts.CheckDirective(p.Directive); err != nil {
 			return fmt.Errorf("generation params: directive: %w", err)
@@ -66,18 +66,25 @@ type Env interface {
 	Splits() Splits
 }
 
-func configOf(p Params, parts Parts, dir string) Config {
-	g := parts.Parent.G + 1
+// configOf is generation g's config from the params and its parts (g is
+// the parent's g + 1).
+func configOf(p Params, parts Parts) Config {
+	c := settingsOf(p, parts.Parent.G+1)
+	c.Parent, c.Workflows, c.Runner, c.Judge, c.Datasets = parts.Parent, parts.Workflows, parts.Runner, parts.Judge, parts.Datasets
+	c.Trainer, c.Exporter, c.Models = parts.Trainer, parts.Exporter, parts.Models
+	return c
+}
+
+// settingsOf is the part of generation g's config its params set.
+func settingsOf(p Params, g int) Config {
 	rankSeed := p.RankSeed
 	if rankSeed == 0 {
 		rankSeed = p.Seed
 	}
-	return Config{G: g, Dir: dir, Parent: parts.Parent, Tasks: p.Tasks, Seed: GenerationSeed(p.Seed, g), RankSeed: GenerationSeed(rankSeed, g),
+	return Config{G: g, Tasks: p.Tasks, Seed: GenerationSeed(p.Seed, g), RankSeed: GenerationSeed(rankSeed, g),
 		Episodes: p.Episodes, MinSuccess: p.MinSuccess, Cap: p.Cap, Opponents: p.Opponents, Train: p.Train, Val: p.Val,
 		Concurrency: p.Concurrency, FP8: p.FP8, TrainSteps: p.TrainSteps, Lenient: p.Lenient, Recipe: p.Training, Directive: p.Directive,
-		NewModel:  strings.ReplaceAll(p.ServedName, "{g}", strconv.Itoa(g)),
-		Workflows: parts.Workflows, Runner: parts.Runner, Judge: parts.Judge, Datasets: parts.Datasets,
-		Trainer: parts.Trainer, Exporter: parts.Exporter, Models: parts.Models}
+		NewModel: strings.ReplaceAll(p.ServedName, "{g}", strconv.Itoa(g))}
 }
 
 // NewKind is the "generation" job kind on env. It resumes after a restart
@@ -115,7 +122,7 @@ func newKind(env Env, check func(Params) error) jobkind.Kind {
 			if err != nil {
 				return err
 			}
-			cfg := configOf(p, parts, "")
+			cfg := configOf(p, parts)
 			cfg.Splits = env.Splits()
 			sum, err := runOwned(ctx, job, rep, cfg)
 			if err != nil {
