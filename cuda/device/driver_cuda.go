@@ -120,6 +120,9 @@ func (d *cudaDriver) close(s stream) error {
 
 func newExec(ordinal int) (*Exec, error) {
 	dev, err := cu.GetDevice(ordinal)
+	if errors.Is(err, cu.InvalidDevice) || errors.Is(err, cu.NoDevice) {
+		return nil, fmt.Errorf("get cuda device %d: %w: %w", ordinal, err, ErrNoDevice)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("get cuda device %d: %w", ordinal, err)
 	}

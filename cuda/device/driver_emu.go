@@ -52,7 +52,7 @@ var emuMu sync.Mutex
 
 func newExec(ordinal int) (*Exec, error) {
 	if ordinal < 0 || ordinal >= EmuDevices {
-		return nil, fmt.Errorf("emulated devices have ordinals 0 to %d, not %d", EmuDevices-1, ordinal)
+		return nil, fmt.Errorf("emulated devices have ordinals 0 to %d, not %d: %w", EmuDevices-1, ordinal, ErrNoDevice)
 	}
 	d := &emuDriver{allocs: map[uintptr]int64{}}
 	return newExecOn(d, Info{Ordinal: ordinal, Name: "CPU emulator", Major: 9, SMs: 1, TotalMem: 1 << 34}, computeStream), nil
