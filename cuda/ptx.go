@@ -48,7 +48,7 @@ func PTX(module string, major, minor int) ([]byte, error) {
 	case major == 8:
 		arch = "compute_80"
 	default:
-		return nil, fmt.Errorf("compute capability %d.%d is below 8.0 (bf16 kernels need Ampere or newer): %w", major, minor, ErrUnsupportedDevice)
+		return nil, errclass.Mark(fmt.Errorf("compute capability %d.%d is below 8.0 (bf16 kernels need Ampere or newer)", major, minor), ErrUnsupportedDevice)
 	}
 	b, err := ptxFS.ReadFile("ptx/" + module + "_" + arch + ".ptx")
 	if err != nil {

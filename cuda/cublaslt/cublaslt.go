@@ -36,8 +36,8 @@ func Open(dir string) (*Handle, error) {
 	defer C.free(unsafe.Pointer(cdir))
 	var path, msg [4096]C.char
 	if C.mass_lt_open(cdir, &path[0], C.size_t(len(path)), &msg[0], C.size_t(len(msg))) != 0 {
-		return nil, fmt.Errorf("load cuBLASLt (set %s to the folder holding libcublasLt.so.13/.12/.11): %s: %w",
-			EnvDir, C.GoString(&msg[0]), errclass.ErrUnavailable)
+		return nil, errclass.Mark(fmt.Errorf("load cuBLASLt (set %s to the folder holding libcublasLt.so.13/.12/.11): %s",
+			EnvDir, C.GoString(&msg[0])), errclass.ErrUnavailable)
 	}
 	h := &Handle{Path: C.GoString(&path[0])}
 	if st := C.mass_lt_create(&h.h); st != 0 {

@@ -81,7 +81,7 @@ func (r *runner) backendFlag() cli.Flag {
 func (r *runner) pickBackend(name string) (trainer.Factory, error) {
 	f, ok := r.opt.Backends[name]
 	if !ok {
-		return nil, fmt.Errorf("backend %q is not built into this binary (a CUDA build needs -tags masscuda; this one has %s): %w", name, strings.Join(r.names(), ", "), errclass.ErrNotFound)
+		return nil, errclass.Mark(fmt.Errorf("backend %q is not built into this binary (a CUDA build needs -tags masscuda; this one has %s)", name, strings.Join(r.names(), ", ")), errclass.ErrNotFound)
 	}
 	return f, nil
 }
