@@ -5,7 +5,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/mass-dev/mass/errclass"
 )
+
+// ErrUnsupportedDevice marks a GPU the kernels cannot run on (class
+// errclass.ErrInvalid: choose another device).
+var ErrUnsupportedDevice = errclass.New("unsupported cuda device", errclass.ErrInvalid)
 
 //go:embed ptx/*.ptx
 var ptxFS embed.FS
@@ -42,7 +48,7 @@ func PTX(module string, major, minor int) ([]byte, error) {
 	case major == 8:
 		arch = "compute_80"
 	default:
-		return nil, fmt.Errorf("compute capability %d.%d is below 8.0 (bf16 kernels need Ampere or newer)", major, minor)
+		return nil, errclass.Mark(fmt.Errorf("compute capability %d.%d is below 8.0 (bf16 kernels need Ampere or newer)", major, minor), ErrUnsupportedDevice)
 	}
 	b, err := ptxFS.ReadFile("ptx/" + module + "_" + arch + ".ptx")
 	if err != nil {

@@ -2,11 +2,14 @@ package cuda
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
 var launchBounds = regexp.MustCompile(`^__launch_bounds__\(\d+\)\s*`)
@@ -78,5 +81,14 @@ func TestTCSharedAligned(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A GPU older than Ampere is refused as ErrUnsupportedDevice, class
+// errclass.ErrInvalid, naming its compute capability.
+func TestPTXRefusesOldDevice(t *testing.T) {
+	_, err := PTX(Modules()[0], 7, 5)
+	if !errors.Is(err, ErrUnsupportedDevice) || !errors.Is(err, errclass.ErrInvalid) || !strings.Contains(err.Error(), "7.5") {
+		t.Errorf("PTX on compute capability 7.5 = %v, want ErrUnsupportedDevice naming 7.5", err)
 	}
 }

@@ -12,7 +12,7 @@ import (
 // episode, every request recorded (see sandbox/egress). Without it a box
 // has no network at all.
 type Egress struct {
-	Allow    []string `json:"allow" yaml:"allow"`         // egress.CheckDomain entries
+	Allow    []string `json:"allow" yaml:"allow"`         // boxspec.CheckDomain entries
 	MaxBytes int64    `json:"max_bytes" yaml:"max_bytes"` // per episode, both directions; 0: egress.DefaultMaxBytes
 }
 

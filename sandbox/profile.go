@@ -2,41 +2,26 @@ package sandbox
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/mass-dev/mass/internal/boxspec"
 )
 
-// Image profiles a task names (its spec's `image:`). The base profile is
-// the runtime's configured image (mass-agent); every other profile N is
-// the local image mass-N:latest, built by `massctl image build --profile N`.
+// Image profiles a task names (its spec's `image:`), as boxspec defines
+// them: the base profile is the runtime's configured image (mass-agent);
+// every other profile N is the local image mass-N:latest.
 const (
-	ProfileBase     = "base"
-	ProfileResearch = "research"
+	ProfileBase     = boxspec.ProfileBase
+	ProfileResearch = boxspec.ProfileResearch
 )
-
-var profileNameRE = regexp.MustCompile(`^[a-z][a-z0-9-]{0,30}$`)
 
 // CheckProfile reports whether name can name an image profile (see
-// ProfileProblem), wrapping ErrInvalid.
+// boxspec.ProfileProblem), wrapping ErrInvalid.
 func CheckProfile(name string) error {
-	if msg := ProfileProblem(name); msg != "" {
+	if msg := boxspec.ProfileProblem(name); msg != "" {
 		return fmt.Errorf("image profile %q: %s: %w", name, msg, ErrInvalid)
 	}
 	return nil
-}
-
-// ProfileProblem says what is wrong with name as an image profile, or "":
-// it must be lower-case letters, digits and dashes, start with a letter,
-// be at most 31 bytes, and not be "agent" or "test" (the images mass-agent
-// and mass-test are the base profile and the busybox test image).
-func ProfileProblem(name string) string {
-	if !profileNameRE.MatchString(name) {
-		return fmt.Sprintf("want lower-case letters, digits and dashes, starting with a letter, at most 31 (e.g. %q)", ProfileResearch)
-	}
-	if name == "agent" || name == "test" {
-		return fmt.Sprintf("%q is reserved (mass-%s is not a profile image); use %q for the agent image", name, name, ProfileBase)
-	}
-	return ""
 }
 
 // ProfileImage is the image reference of profile name: "" (the runtime's
@@ -60,7 +45,7 @@ func BuildHint(ref string) string {
 		return "massctl image build"
 	case name == "agent":
 		return "massctl image build --profile " + ProfileBase
-	case ProfileProblem(name) == "":
+	case boxspec.ProfileProblem(name) == "":
 		return "massctl image build --profile " + name
 	}
 	return "massctl image build"

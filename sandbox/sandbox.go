@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/errclass"
+	"github.com/mass-dev/mass/internal/boxspec"
 )
 
 // Sentinel error classes: the shared ones of package errclass, so that
@@ -26,7 +27,7 @@ var (
 )
 
 // WorkspaceMount is where every agent sees the episode workspace.
-const WorkspaceMount = "/workspace"
+const WorkspaceMount = boxspec.WorkspaceMount
 
 // HelperMount is where a runtime mounts the file helper binary
 // (sandbox/helper) inside every container.

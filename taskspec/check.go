@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/mass-dev/mass/datadir"
-	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/internal/boxspec"
 )
 
 // Split values.
@@ -104,7 +104,7 @@ func (s *Spec) check() Errors {
 		bad("reference_id", "%q must be the reference's query number, 1-9 digits (e.g. reference_id: 51)", s.ReferenceID)
 	}
 	if s.Image != "" {
-		if msg := sandbox.ProfileProblem(s.Image); msg != "" {
+		if msg := boxspec.ProfileProblem(s.Image); msg != "" {
 			bad("image", "%q: %s (a profile: base, research or one built with `massctl image build --profile FILE`)", s.Image, msg)
 		}
 	}

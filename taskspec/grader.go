@@ -8,15 +8,15 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mass-dev/mass/internal/boxspec"
 	"github.com/mass-dev/mass/internal/pathroot"
-	"github.com/mass-dev/mass/sandbox"
 )
 
 // Grader limits.
 const (
 	DefaultGraderTimeout = 5 * time.Minute
 	MaxGraderTimeout     = time.Hour
-	workspaceRoot        = sandbox.WorkspaceMount
+	workspaceRoot        = boxspec.WorkspaceMount
 )
 
 // Grader is the task's ground truth: a command massd runs with `sh -c` in

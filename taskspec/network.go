@@ -6,7 +6,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/mass-dev/mass/sandbox/egress"
+	"github.com/mass-dev/mass/internal/boxspec"
 )
 
 // MaxAllow bounds the allowlist of one task.
@@ -21,7 +21,7 @@ const MaxAllow = 64
 //	  max_bytes: 2GiB   # optional, per episode, both directions
 type Network struct {
 	Allow    []string `json:"allow" yaml:"allow"`
-	MaxBytes int64    `json:"max_bytes,omitempty" yaml:"max_bytes,omitempty"` // 0: egress.DefaultMaxBytes
+	MaxBytes int64    `json:"max_bytes,omitempty" yaml:"max_bytes,omitempty"` // 0: boxspec.DefaultEgressBytes
 }
 
 func (d *decoder) network(n *yaml.Node) *Network {
@@ -58,7 +58,7 @@ func (s *Spec) checkNetwork(bad func(field, format string, args ...any)) {
 	seen := map[string]bool{}
 	for i, a := range nw.Allow {
 		f := fmt.Sprintf("network.allow[%d]", i)
-		if err := egress.CheckDomain(a); err != nil {
+		if err := boxspec.CheckDomain(a); err != nil {
 			bad(f, "%v", err)
 			continue
 		}
@@ -68,6 +68,6 @@ func (s *Spec) checkNetwork(bad func(field, format string, args ...any)) {
 		seen[strings.ToLower(a)] = true
 	}
 	if _, set := s.lines["network.max_bytes"]; set && nw.MaxBytes < 1<<20 {
-		bad("network.max_bytes", "%d is below 1MiB; use e.g. max_bytes: 2GiB, or leave it out for the default %dGiB", nw.MaxBytes, egress.DefaultMaxBytes>>30)
+		bad("network.max_bytes", "%d is below 1MiB; use e.g. max_bytes: 2GiB, or leave it out for the default %dGiB", nw.MaxBytes, boxspec.DefaultEgressBytes>>30)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"os"
 	"unsafe"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
 // EnvDir names the environment variable that points at the folder holding libcublasLt.
@@ -34,8 +36,8 @@ func Open(dir string) (*Handle, error) {
 	defer C.free(unsafe.Pointer(cdir))
 	var path, msg [4096]C.char
 	if C.mass_lt_open(cdir, &path[0], C.size_t(len(path)), &msg[0], C.size_t(len(msg))) != 0 {
-		return nil, fmt.Errorf("load cuBLASLt (set %s to the folder holding libcublasLt.so.13/.12/.11): %s",
-			EnvDir, C.GoString(&msg[0]))
+		return nil, errclass.Mark(fmt.Errorf("load cuBLASLt (set %s to the folder holding libcublasLt.so.13/.12/.11): %s",
+			EnvDir, C.GoString(&msg[0])), errclass.ErrUnavailable)
 	}
 	h := &Handle{Path: C.GoString(&path[0])}
 	if st := C.mass_lt_create(&h.h); st != 0 {
@@ -60,8 +62,8 @@ func (h *Handle) Close() error {
 // the row-major product is computed as Cᵀ = op(B)ᵀ·op(A)ᵀ with the operands swapped. The
 // plan (descriptors, layouts, algorithm) is built once per shape and operand alignment.
 func (h *Handle) Matmul(g Gemm, workspace uintptr, wsBytes int64, stream uintptr) error {
-	if g.M <= 0 || g.N <= 0 || g.K <= 0 {
-		return fmt.Errorf("gemm %dx%dx%d: dimensions must be positive", g.M, g.N, g.K)
+	if err := g.check(); err != nil {
+		return err
 	}
 	k := g.key(wsBytes)
 	plan, err := h.plans.get(k, func() (unsafe.Pointer, error) {

@@ -3,7 +3,6 @@
 package cublaslt
 
 import (
-	"fmt"
 	"unsafe"
 
 	"github.com/mass-dev/mass/cuda"
@@ -36,8 +35,8 @@ func loadBF16(p uintptr, i int64) float64 {
 
 // Matmul computes g on the host.
 func (h *Handle) Matmul(g Gemm, _ uintptr, ws int64, _ uintptr) error {
-	if g.M <= 0 || g.N <= 0 || g.K <= 0 {
-		return fmt.Errorf("gemm %dx%dx%d: dimensions must be positive", g.M, g.N, g.K)
+	if err := g.check(); err != nil {
+		return err
 	}
 	// The plan cache is kept as on the GPU, so that its keys are tested here.
 	if _, err := h.plans.get(g.key(ws), func() (planKey, error) { return g.key(ws), nil }, func(planKey) {}); err != nil {

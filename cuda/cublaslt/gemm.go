@@ -6,6 +6,12 @@
 // host's library may live only inside a Python environment's nvidia wheels.
 package cublaslt
 
+import (
+	"fmt"
+
+	"github.com/mass-dev/mass/errclass"
+)
+
 // CType is the element type of the output matrix C.
 type CType int
 
@@ -30,6 +36,14 @@ type Gemm struct {
 	StrideA        int64
 	StrideB        int64
 	StrideC        int64
+}
+
+// check refuses a product no backend computes (class errclass.ErrInvalid).
+func (g Gemm) check() error {
+	if g.M <= 0 || g.N <= 0 || g.K <= 0 {
+		return errclass.New(fmt.Sprintf("gemm %dx%dx%d: dimensions must be positive", g.M, g.N, g.K), errclass.ErrInvalid)
+	}
+	return nil
 }
 
 // leading returns the leading dimensions with zeros replaced by the packed defaults.

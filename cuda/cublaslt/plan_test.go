@@ -3,9 +3,11 @@
 package cublaslt
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/mass-dev/mass/cuda/emu"
+	"github.com/mass-dev/mass/errclass"
 )
 
 func TestAlignOf(t *testing.T) {
@@ -34,6 +36,19 @@ func TestAlignOf(t *testing.T) {
 
 // TestPlanCache checks that a plan is built once per shape and alignment: a second product
 // of the same shape reuses it, one whose A starts 32 bytes into its buffer gets its own.
+// A product with an empty dimension is refused as ErrInvalid, before a plan is built.
+func TestMatmulRefusesEmptyDims(t *testing.T) {
+	h, _ := Open("")
+	for _, g := range []Gemm{{M: 0, N: 4, K: 4}, {M: 4, N: -1, K: 4}, {M: 4, N: 4, K: 0}} {
+		if err := h.Matmul(g, 0, 1<<20, 0); !errors.Is(err, errclass.ErrInvalid) {
+			t.Errorf("Matmul %dx%dx%d = %v, want ErrInvalid", g.M, g.N, g.K, err)
+		}
+	}
+	if h.Plans() != 0 {
+		t.Errorf("refused products built %d plans", h.Plans())
+	}
+}
+
 func TestPlanCache(t *testing.T) {
 	h, _ := Open("")
 	a, b, c := emu.BF16(make([]float32, 64*64+256)), emu.BF16(make([]float32, 64*64)), emu.F32(make([]float32, 64*64))

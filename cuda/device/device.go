@@ -3,11 +3,19 @@
 package device
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"runtime"
+
+	"github.com/mass-dev/mass/errclass"
+)
+
+// Error classes of the device layer, so that errors.Is works in the trainer
+// and past it: a missing ordinal is ErrNotFound, a closed device ErrClosed.
+var (
+	ErrNoDevice = errclass.New("no such cuda device", errclass.ErrNotFound)
+	ErrClosed   = errclass.New("cuda device closed", errclass.ErrClosed)
 )
 
 // Device owns a CUDA context on one locked OS thread. Every CUDA call runs on that thread
@@ -76,7 +84,7 @@ func (d *Device) Do(fn func(x *Exec) error) error {
 	select {
 	case d.work <- func() { done <- fn(d.x) }:
 	case <-d.quit:
-		return errors.New("cuda device closed")
+		return ErrClosed
 	}
 	return <-done
 }

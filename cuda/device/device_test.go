@@ -3,9 +3,12 @@
 package device
 
 import (
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
 // TestOpenDoClose opens the device, runs work from many goroutines and checks that every
@@ -48,13 +51,13 @@ func TestOpenDoClose(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatalf("close: %v", err)
 	}
-	if err := d.Do(func(*Exec) error { return nil }); err == nil {
-		t.Fatal("Do after Close returned no error")
+	if err := d.Do(func(*Exec) error { return nil }); !errors.Is(err, ErrClosed) || !errors.Is(err, errclass.ErrClosed) {
+		t.Fatalf("Do after Close = %v, want ErrClosed (class errclass.ErrClosed)", err)
 	}
 }
 
 func TestOpenBadOrdinal(t *testing.T) {
-	if _, err := Open(1<<20, nil); err == nil {
-		t.Fatal("opening a device that does not exist returned no error")
+	if _, err := Open(1<<20, nil); !errors.Is(err, ErrNoDevice) || !errors.Is(err, errclass.ErrNotFound) {
+		t.Fatalf("opening a device that does not exist = %v, want ErrNoDevice (class errclass.ErrNotFound)", err)
 	}
 }

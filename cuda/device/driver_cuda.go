@@ -12,6 +12,7 @@ import (
 
 	"github.com/mass-dev/mass/cuda"
 	"github.com/mass-dev/mass/cuda/devmem"
+	"github.com/mass-dev/mass/errclass"
 )
 
 // cudaDriver is the CUDA driver API on the current context (gorgonia.org/cu).
@@ -120,6 +121,9 @@ func (d *cudaDriver) close(s stream) error {
 
 func newExec(ordinal int) (*Exec, error) {
 	dev, err := cu.GetDevice(ordinal)
+	if errors.Is(err, cu.InvalidDevice) || errors.Is(err, cu.NoDevice) {
+		return nil, errclass.Mark(fmt.Errorf("get cuda device %d: %w", ordinal, err), ErrNoDevice)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("get cuda device %d: %w", ordinal, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mass-dev/mass/cuda/devmem"
 	"github.com/mass-dev/mass/cuda/emu"
+	"github.com/mass-dev/mass/errclass"
 )
 
 // Emulated stream handles: the legacy NULL stream and the compute stream (non-blocking,
@@ -52,7 +53,7 @@ var emuMu sync.Mutex
 
 func newExec(ordinal int) (*Exec, error) {
 	if ordinal < 0 || ordinal >= EmuDevices {
-		return nil, fmt.Errorf("emulated devices have ordinals 0 to %d, not %d", EmuDevices-1, ordinal)
+		return nil, errclass.Mark(fmt.Errorf("emulated devices have ordinals 0 to %d, not %d", EmuDevices-1, ordinal), ErrNoDevice)
 	}
 	d := &emuDriver{allocs: map[uintptr]int64{}}
 	return newExecOn(d, Info{Ordinal: ordinal, Name: "CPU emulator", Major: 9, SMs: 1, TotalMem: 1 << 34}, computeStream), nil

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
 // Raw allocates and frees device memory. Implementations report an out-of-memory
@@ -19,7 +21,8 @@ type Raw interface {
 }
 
 // ErrOutOfMemory is wrapped by Raw.Malloc errors when the device has no room.
-var ErrOutOfMemory = errors.New("device out of memory")
+// Its class is errclass.ErrTooLarge: the work does not fit the device.
+var ErrOutOfMemory = errclass.New("device out of memory", errclass.ErrTooLarge)
 
 // Block is one allocation: Ptr is valid for Size bytes (the requested size); Class is
 // the rounded size actually reserved.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"unsafe"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
 // hostRaw allocates real host memory with a byte budget, standing in for the device when
@@ -92,8 +94,8 @@ func TestCacheTrimsOnOutOfMemory(t *testing.T) {
 	if got, want := c.Stats().Cached, int64(0); got != want {
 		t.Errorf("cached = %d, want %d", got, want)
 	}
-	if _, err := c.Alloc(4 << 20); !errors.Is(err, ErrOutOfMemory) {
-		t.Errorf("over-budget allocation: err = %v, want ErrOutOfMemory", err)
+	if _, err := c.Alloc(4 << 20); !errors.Is(err, ErrOutOfMemory) || !errors.Is(err, errclass.ErrTooLarge) {
+		t.Errorf("over-budget allocation: err = %v, want ErrOutOfMemory (class errclass.ErrTooLarge)", err)
 	}
 	c.Free(b)
 	if err := c.Trim(); err != nil {

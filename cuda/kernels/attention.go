@@ -3,8 +3,6 @@
 package kernels
 
 import (
-	"fmt"
-
 	"github.com/mass-dev/mass/cuda"
 	"github.com/mass-dev/mass/cuda/cublaslt"
 	"github.com/mass-dev/mass/cuda/device"
@@ -36,10 +34,10 @@ func (o *Ops) alloc(bytes int) (devmem.Block, error) { return o.X.Alloc(int64(by
 // and V; the check runs before any allocation or launch.
 func checkFlash(s cuda.AttnShape) error {
 	if s.HeadDim <= 0 || s.HeadDim > MaxFlashHeadDim {
-		return fmt.Errorf("flash attention: head_dim %d, want 1 to %d (use the clear attention path)", s.HeadDim, MaxFlashHeadDim)
+		return invalid("flash attention: head_dim %d, want 1 to %d (use the clear attention path)", s.HeadDim, MaxFlashHeadDim)
 	}
 	if s.QHeads <= 0 || s.KVHeads <= 0 || s.QHeads%s.KVHeads != 0 {
-		return fmt.Errorf("flash attention: %d query heads do not divide evenly among %d kv heads (grouped-query attention needs query heads a positive multiple of kv heads)",
+		return invalid("flash attention: %d query heads do not divide evenly among %d kv heads (grouped-query attention needs query heads a positive multiple of kv heads)",
 			s.QHeads, s.KVHeads)
 	}
 	return nil

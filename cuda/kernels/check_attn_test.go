@@ -3,12 +3,14 @@
 package kernels
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/mass-dev/mass/cuda"
 	"github.com/mass-dev/mass/cuda/devmem"
+	"github.com/mass-dev/mass/errclass"
 )
 
 func TestAttention(t *testing.T) {
@@ -98,8 +100,8 @@ func TestTCRefusesBadShapes(t *testing.T) {
 			b := AttnBufs{Q: q, K: e.out(n, 2), V: e.out(n, 2), O: e.out(n, 2), LSE: e.out(c.s.QHeads*c.s.T, 4)}
 			g := AttnGrads{DO: e.out(n, 2), DQ: e.out(n, 2), DK: e.out(n, 2), DV: e.out(n, 2)}
 			for name, err := range map[string]error{"TCFwd": ops.TCFwd(b, c.s), "TCBwd": ops.TCBwd(b, g, c.s)} {
-				if err == nil || !strings.Contains(err.Error(), c.want) {
-					e.t.Errorf("%s(%+v) = %v, want an error containing %q", name, c.s, err, c.want)
+				if !errors.Is(err, errclass.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+					e.t.Errorf("%s(%+v) = %v, want an ErrInvalid containing %q", name, c.s, err, c.want)
 				}
 			}
 		})
@@ -125,8 +127,8 @@ func TestFlashRefusesBadHeads(t *testing.T) {
 			bwd := AttnBufs{Q: q, K: k, V: v, O: e.bf16(randBF16(r, n, 1)), LSE: e.f32(randBF16(r, s.QHeads*s.T, 1))}
 			g := AttnGrads{DO: dout, DQ: e.out(n, 2), DK: e.out(n, 2), DV: e.out(n, 2)}
 			for name, err := range map[string]error{"FlashFwd": ops.FlashFwd(fwd, s), "FlashBwd": ops.FlashBwd(bwd, g, s)} {
-				if err == nil || !strings.Contains(err.Error(), want) {
-					e.t.Errorf("%s(%+v) = %v, want an error containing %q", name, s, err, want)
+				if !errors.Is(err, errclass.ErrInvalid) || !strings.Contains(err.Error(), want) {
+					e.t.Errorf("%s(%+v) = %v, want an ErrInvalid containing %q", name, s, err, want)
 				}
 			}
 			for _, o := range []struct {

@@ -3,8 +3,6 @@
 package kernels
 
 import (
-	"fmt"
-
 	"github.com/mass-dev/mass/cuda"
 	"github.com/mass-dev/mass/cuda/device"
 )
@@ -42,7 +40,7 @@ type GDNShape struct {
 
 func (s GDNShape) check() error {
 	if s.T <= 0 || s.NK <= 0 || s.NV%s.NK != 0 || s.DK <= 0 || s.DV <= 0 || s.C <= 0 {
-		return fmt.Errorf("gdn: shape %+v (want positive sizes, value heads a multiple of key heads)", s)
+		return invalid("gdn: shape %+v (want positive sizes, value heads a multiple of key heads)", s)
 	}
 	return nil
 }
@@ -117,7 +115,7 @@ func (o *Ops) AttnGateBwd(dout, dqg, dy, out, qg P, n, hd int) error {
 // rstd [T·H]; vector v of x at v·xstride (hd for k, 2·hd for q inside a gated q_proj output).
 func (o *Ops) QKNormPartialRoPEFwd(out, rstd, x, w, pos P, t, h, hd, rot, xstride int, eps, theta float32) error {
 	if rot <= 0 || rot%2 != 0 || rot > hd || hd > 1024 {
-		return fmt.Errorf("qk_norm_prope: rot %d must be even and within head_dim %d (at most 1024)", rot, hd)
+		return invalid("qk_norm_prope: rot %d must be even and within head_dim %d (at most 1024)", rot, hd)
 	}
 	return o.X.Launch("qk_norm_prope_fwd", rows(t*h), device.D1((hd+31)/32*32), 0,
 		ptr(out), ptr(rstd), ptr(x), ptr(w), ptr(pos), i(t*h), i(h), i(hd), i(rot), i(xstride), f(eps), f(theta))
@@ -126,7 +124,7 @@ func (o *Ops) QKNormPartialRoPEFwd(out, rstd, x, w, pos P, t, h, hd, rot, xstrid
 // QKNormPartialRoPEBwd: dx in x's strided layout for dout [T·H, hd].
 func (o *Ops) QKNormPartialRoPEBwd(dx, dout, x, rstd, w, pos P, t, h, hd, rot, xstride int, theta float32) error {
 	if rot <= 0 || rot%2 != 0 || rot > hd || hd > 1024 {
-		return fmt.Errorf("qk_norm_prope: rot %d must be even and within head_dim %d (at most 1024)", rot, hd)
+		return invalid("qk_norm_prope: rot %d must be even and within head_dim %d (at most 1024)", rot, hd)
 	}
 	return o.X.Launch("qk_norm_prope_bwd", rows(t*h), device.D1((hd+31)/32*32), 0,
 		ptr(dx), ptr(dout), ptr(x), ptr(rstd), ptr(w), ptr(pos), i(t*h), i(h), i(hd), i(rot), i(xstride), f(theta))

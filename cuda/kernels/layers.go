@@ -6,12 +6,19 @@ import (
 	"fmt"
 
 	"github.com/mass-dev/mass/cuda/device"
+	"github.com/mass-dev/mass/errclass"
 )
 
 type (
 	// P is a device pointer (0 for an absent optional input).
 	P = uintptr
 )
+
+// invalid is the error of a launch refused before it runs (a shape, head
+// size or alignment the kernel does not take): class errclass.ErrInvalid.
+func invalid(format string, args ...any) error {
+	return errclass.New(fmt.Sprintf(format, args...), errclass.ErrInvalid)
+}
 
 func ptr(p P) device.Arg     { return device.Ptr(p) }
 func i(v int) device.Arg     { return device.Int(v) }
@@ -41,7 +48,7 @@ func halfBlock(hd int) device.Dim { return device.D1((hd/2 + 31) / 32 * 32) }
 // rotated pair, at most 1024 threads a block.
 func checkRoPEHeadDim(hd int) error {
 	if hd%2 != 0 || hd > 2048 {
-		return fmt.Errorf("qk_norm_rope: head_dim %d must be even and at most 2048", hd)
+		return invalid("qk_norm_rope: head_dim %d must be even and at most 2048", hd)
 	}
 	return nil
 }
@@ -68,10 +75,10 @@ func (o *Ops) QKNormRoPEBwd(dx, dout, x, rstd, w, pos P, t, h, hd int, theta flo
 // out may be x: each thread reads its pair before it writes it.
 func (o *Ops) RoPEFwd(out, x, pos P, t, h, hd int, theta float32) error {
 	if hd%2 != 0 {
-		return fmt.Errorf("rope: head_dim %d must be even", hd)
+		return invalid("rope: head_dim %d must be even", hd)
 	}
 	if t*h*hd/2 >= 1<<31 {
-		return fmt.Errorf("rope: %d rotated pairs, want fewer than 2^31 (the kernel indexes in 32 bits)", t*h*hd/2)
+		return invalid("rope: %d rotated pairs, want fewer than 2^31 (the kernel indexes in 32 bits)", t*h*hd/2)
 	}
 	return o.launchN("rope_fwd", t*h*hd/2, ptr(out), ptr(x), ptr(pos), i(t*h), i(h), i(hd), f(theta))
 }
@@ -80,10 +87,10 @@ func (o *Ops) RoPEFwd(out, x, pos P, t, h, hd int, theta float32) error {
 // and dx may be dout.
 func (o *Ops) RoPEBwd(dx, dout, pos P, t, h, hd int, theta float32) error {
 	if hd%2 != 0 {
-		return fmt.Errorf("rope: head_dim %d must be even", hd)
+		return invalid("rope: head_dim %d must be even", hd)
 	}
 	if t*h*hd/2 >= 1<<31 {
-		return fmt.Errorf("rope: %d rotated pairs, want fewer than 2^31 (the kernel indexes in 32 bits)", t*h*hd/2)
+		return invalid("rope: %d rotated pairs, want fewer than 2^31 (the kernel indexes in 32 bits)", t*h*hd/2)
 	}
 	return o.launchN("rope_bwd", t*h*hd/2, ptr(dx), ptr(dout), ptr(pos), i(t*h), i(h), i(hd), f(theta))
 }
@@ -163,7 +170,7 @@ func (o *Ops) FillNormal(out P, n int, seed uint32, std float32) error {
 func aligned16(kernel string, ptrs ...P) error {
 	for _, p := range ptrs {
 		if p%16 != 0 {
-			return fmt.Errorf("%s: tensor at %#x is not 16-byte aligned (128-bit loads)", kernel, p)
+			return invalid("%s: tensor at %#x is not 16-byte aligned (128-bit loads)", kernel, p)
 		}
 	}
 	return nil

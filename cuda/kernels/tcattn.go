@@ -30,12 +30,12 @@ func TCBwdSmem(hd int) int {
 
 func checkTC(s cuda.AttnShape, ptrs ...P) error {
 	if !TCSupports(s) {
-		return fmt.Errorf("tensor-core attention: head_dim %d, %d query / %d kv heads: want head_dim in %v and query heads a positive multiple of kv heads",
+		return invalid("tensor-core attention: head_dim %d, %d query / %d kv heads: want head_dim in %v and query heads a positive multiple of kv heads",
 			s.HeadDim, s.QHeads, s.KVHeads, TCHeadDims)
 	}
 	for _, p := range ptrs {
 		if p%16 != 0 {
-			return fmt.Errorf("tensor-core attention: tensor at %#x is not 16-byte aligned (the kernels copy 128 bits at a time)", p)
+			return invalid("tensor-core attention: tensor at %#x is not 16-byte aligned (the kernels copy 128 bits at a time)", p)
 		}
 	}
 	return nil

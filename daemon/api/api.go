@@ -200,7 +200,7 @@ type ValidateResult struct {
 // ErrorBody is the JSON body of every non-2xx response.
 type ErrorBody struct {
 	Error string `json:"error"`
-	Code  string `json:"code"` // not_found, invalid, conflict, unavailable, unauthorized, internal
+	Code  string `json:"code"` // a class's code (errors.go: not_found, invalid, too_large, …), internal or method_not_allowed
 }
 
 // Search is one workflow search as GET /v1/searches lists it and GET

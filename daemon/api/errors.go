@@ -51,10 +51,22 @@ func StatusOf(err error) (int, string) {
 }
 
 // ClassOf maps an error code from a response body back to its class; nil for
-// unknown codes.
+// unknown codes (internal, method_not_allowed).
 func ClassOf(code string) error {
 	for _, c := range classes {
 		if c.code == code {
+			return c.err
+		}
+	}
+	return nil
+}
+
+// ClassOfStatus maps a status back to a class, for a response whose body
+// carries no code (a proxy's error page): the first class with that
+// status, so 503 reads as ErrUnavailable; nil for 500 and unmapped ones.
+func ClassOfStatus(status int) error {
+	for _, c := range classes {
+		if c.status == status {
 			return c.err
 		}
 	}

@@ -82,3 +82,24 @@ func TestSandboxErrorsMapToAPIClasses(t *testing.T) {
 		t.Error("errors.Is fails across sandbox, api and errclass")
 	}
 }
+
+// ClassOfStatus reads the class back from a bare status: every class's
+// own status names a class with that status (503: ErrUnavailable, the
+// first of the two), and statuses no class has name none.
+func TestClassOfStatus(t *testing.T) {
+	for _, class := range errclass.All {
+		status, _ := StatusOf(class)
+		back := ClassOfStatus(status)
+		if back == nil || StatusOfClass(back) != status {
+			t.Errorf("ClassOfStatus(%d) = %v, want a class with status %d (from %v)", status, back, status, class)
+		}
+	}
+	if got := ClassOfStatus(http.StatusServiceUnavailable); got != ErrUnavailable {
+		t.Errorf("ClassOfStatus(503) = %v, want ErrUnavailable", got)
+	}
+	for _, s := range []int{http.StatusInternalServerError, http.StatusBadGateway, http.StatusMethodNotAllowed, http.StatusOK} {
+		if got := ClassOfStatus(s); got != nil {
+			t.Errorf("ClassOfStatus(%d) = %v, want nil", s, got)
+		}
+	}
+}

@@ -98,12 +98,11 @@ func (c *Client) do(hc *http.Client, req *http.Request) (*http.Response, error) 
 	var eb api.ErrorBody
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if json.Unmarshal(data, &eb) != nil || eb.Error == "" {
-		return nil, fmt.Errorf("%s %s: %s: %s", req.Method, req.URL.Path, resp.Status, strings.TrimSpace(string(data)))
+		// Not massd's error body (a proxy's page): the status keeps the class.
+		msg := fmt.Sprintf("%s %s: %s: %s", req.Method, req.URL.Path, resp.Status, strings.TrimSpace(string(data)))
+		return nil, &Error{Msg: msg, Class: api.ClassOfStatus(resp.StatusCode), Status: resp.StatusCode}
 	}
-	if class := api.ClassOf(eb.Code); class != nil {
-		return nil, &Error{Msg: eb.Error, Class: class, Status: resp.StatusCode}
-	}
-	return nil, &Error{Msg: eb.Error, Status: resp.StatusCode}
+	return nil, &Error{Msg: eb.Error, Class: api.ClassOf(eb.Code), Status: resp.StatusCode}
 }
 
 // Error is an error reported by massd.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/errclass"
 	"github.com/mass-dev/mass/taskspec"
 )
 
@@ -68,6 +70,18 @@ func bodyLimit(r *http.Request) (int64, time.Duration) {
 // limits is bodyLimit; tests shorten its timeouts.
 var limits = bodyLimit
 
+// bodyClass classes a failure to read a request body: a body over the
+// route's cap (guard's http.MaxBytesReader) is ErrTooLarge, so a chunked
+// upload past the cap is 413 as a declared one is; anything else is the
+// client's malformed request.
+func bodyClass(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return api.ErrTooLarge
+	}
+	return api.ErrInvalid
+}
+
 // guard refuses a declared body over the route's limit (413, connection
 // closed, nothing read), caps the body actually read, and sets the read
 // and write deadlines of the request. The read deadline bounds reading the
@@ -79,8 +93,7 @@ func guard(next http.Handler) http.Handler {
 		limit, timeout := limits(r)
 		if r.ContentLength > limit {
 			w.Header().Set("Connection", "close")
-			writeJSON(w, http.StatusRequestEntityTooLarge, api.ErrorBody{
-				Error: fmt.Sprintf("request body of %d bytes is over the %d-byte limit of %s %s", r.ContentLength, limit, r.Method, r.URL.Path), Code: "too_large"})
+			writeError(w, errclass.New(fmt.Sprintf("request body of %d bytes is over the %d-byte limit of %s %s", r.ContentLength, limit, r.Method, r.URL.Path), api.ErrTooLarge))
 			return
 		}
 		rc := http.NewResponseController(w)

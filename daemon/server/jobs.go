@@ -26,7 +26,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) submitJob(w http.ResponseWriter, r *http.Request) error {
 	var req api.JobRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
 	j, err := s.o.Jobs.Submit(r.Context(), req)

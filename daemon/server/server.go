@@ -193,11 +193,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	return json.NewEncoder(w).Encode(v)
 }
 
-func decodeJSON(r *http.Request, v any) error {
-	dec := json.NewDecoder(io.LimitReader(r.Body, MaxJSONBody))
+// decodeJSON decodes r's body into v; a body over MaxJSONBody is
+// ErrTooLarge (not cut short into a syntax error), a malformed one ErrInvalid.
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxJSONBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("request body: %v: %w", err, api.ErrInvalid)
+		return fmt.Errorf("request body: %v: %w", err, bodyClass(err))
 	}
 	// One JSON value, nothing after it but white space.
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {

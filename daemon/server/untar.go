@@ -39,7 +39,9 @@ var uploadLimits = untarLimits{Entries: MaxTaskFiles, Bytes: MaxTaskUnpackedByte
 
 // untar extracts regular files and directories only, below dst, refusing
 // absolute names, "..", links, devices and sparse entries, and stopping at
-// lim. Every refusal is api.ErrInvalid and names the entry or the limit.
+// lim. Every refusal names the entry or the limit; a limit passed (the
+// upload's byte cap, the entry count, the unpacked size) is
+// api.ErrTooLarge, anything else api.ErrInvalid.
 func untar(r io.Reader, dst string, lim untarLimits) error {
 	tr := tar.NewReader(r)
 	n := 0
@@ -51,11 +53,11 @@ func untar(r io.Reader, dst string, lim untarLimits) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("read task upload: %v: %w", err, api.ErrInvalid)
+			return fmt.Errorf("read task upload: %v: %w", err, bodyClass(err))
 		}
 		n++
 		if n > lim.Entries {
-			return fmt.Errorf("task upload has more than %d entries (the entry limit): %w", lim.Entries, api.ErrInvalid)
+			return fmt.Errorf("task upload has more than %d entries (the entry limit): %w", lim.Entries, api.ErrTooLarge)
 		}
 		name, err := entryName(h)
 		if err != nil {
@@ -69,7 +71,7 @@ func untar(r io.Reader, dst string, lim untarLimits) error {
 			}
 		case tar.TypeReg:
 			if h.Size > lim.Bytes-written {
-				return fmt.Errorf("task upload entry %q: %d bytes would pass the unpacked-size limit of %d bytes: %w", name, h.Size, lim.Bytes, api.ErrInvalid)
+				return fmt.Errorf("task upload entry %q: %d bytes would pass the unpacked-size limit of %d bytes: %w", name, h.Size, lim.Bytes, api.ErrTooLarge)
 			}
 			c, err := writeEntry(tr, dst, name, lim.Bytes-written)
 			written += c
@@ -121,7 +123,7 @@ func writeEntry(tr *tar.Reader, dst, name string, max int64) (int64, error) {
 		return c, unpackErr(name, err)
 	}
 	if c > max {
-		return c, fmt.Errorf("task upload entry %q passes the unpacked-size limit: %w", name, api.ErrInvalid)
+		return c, fmt.Errorf("task upload entry %q passes the unpacked-size limit: %w", name, api.ErrTooLarge)
 	}
 	return c, nil
 }
@@ -139,5 +141,5 @@ func unpackErr(name string, err error) error {
 	if errors.As(err, &pe) {
 		return fmt.Errorf("unpack %s: %w", name, err)
 	}
-	return fmt.Errorf("unpack %s: %v: %w", name, err, api.ErrInvalid)
+	return fmt.Errorf("unpack %s: %v: %w", name, err, bodyClass(err))
 }

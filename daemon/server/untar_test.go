@@ -5,7 +5,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,7 +86,7 @@ func TestUntarCapsBytesWritten(t *testing.T) {
 	data := tarOf(t, entry{name: "spec.yaml", typ: tar.TypeReg, body: specDoc}, entry{name: "data/a", typ: tar.TypeReg, body: big}, entry{name: "data/b", typ: tar.TypeReg, body: big})
 	dst := t.TempDir()
 	err := untar(data, dst, untarLimits{Entries: 10, Bytes: 4000})
-	if !errors.Is(err, api.ErrInvalid) || !strings.Contains(err.Error(), "unpacked-size limit of 4000 bytes") {
+	if !errors.Is(err, api.ErrTooLarge) || !strings.Contains(err.Error(), "unpacked-size limit of 4000 bytes") {
 		t.Fatalf("untar = %v, want the unpacked-size limit named", err)
 	}
 	if n, _ := dirBytes(t, dst); n > 4000 {
@@ -97,7 +100,7 @@ func TestUntarCapsEntries(t *testing.T) {
 		es = append(es, entry{name: fmt.Sprintf("d%d/", i), typ: tar.TypeDir})
 	}
 	err := untar(tarOf(t, es...), t.TempDir(), untarLimits{Entries: 4, Bytes: 1 << 20})
-	if !errors.Is(err, api.ErrInvalid) || !strings.Contains(err.Error(), "entry limit") {
+	if !errors.Is(err, api.ErrTooLarge) || !strings.Contains(err.Error(), "entry limit") {
 		t.Fatalf("untar = %v, want the entry limit named", err)
 	}
 }
@@ -121,5 +124,17 @@ func TestUntarNameCollisionIsInvalid(t *testing.T) {
 func TestUploadLimitsAgree(t *testing.T) {
 	if MaxTaskUnpackedBytes > MaxTaskUploadBytes {
 		t.Errorf("unpacked cap %d above the upload cap %d", MaxTaskUnpackedBytes, MaxTaskUploadBytes)
+	}
+}
+
+// An upload that streams past its byte cap is ErrTooLarge (413), not a
+// malformed tar.
+func TestUntarStreamPastCapIsTooLarge(t *testing.T) {
+	big := strings.Repeat("x", 8000)
+	data := tarOf(t, entry{name: "spec.yaml", typ: tar.TypeReg, body: specDoc}, entry{name: "data/a", typ: tar.TypeReg, body: big})
+	capped := http.MaxBytesReader(httptest.NewRecorder(), io.NopCloser(data), 4096)
+	err := untar(capped, t.TempDir(), untarLimits{Entries: 10, Bytes: 1 << 20})
+	if !errors.Is(err, api.ErrTooLarge) {
+		t.Fatalf("untar past a 4 KiB body cap = %v, want ErrTooLarge", err)
 	}
 }

@@ -94,3 +94,31 @@ func TestDepsProofs(t *testing.T) {
 		}
 	}
 }
+
+// The shared leaves: the task format, the job contract, the wire types of
+// job params, the file formats and the error classes. Every wing imports
+// them, so they import no wing: a leaf that linked the sandbox (taskspec
+// once did, for three names) would drag it into every kind and the CLI.
+var leaves = []string{
+	"./taskspec", "./jobkind", "./jobwire", "./errclass", "./datadir",
+	"./episodefmt", "./searchfmt", "./generationfmt",
+}
+
+// wings are the module's packages a leaf must not depend on.
+var wings = []string{"/sandbox", "/daemon", "/agents", "/cycle", "/trainer", "/cuda", "/cli", "/cmd"}
+
+func TestLeavesImportNoWing(t *testing.T) {
+	for _, p := range listPackages(t, leaves...) {
+		for _, d := range p.Deps {
+			rel, ok := strings.CutPrefix(d, module)
+			if !ok {
+				continue
+			}
+			for _, w := range wings {
+				if rel == w || strings.HasPrefix(rel, w+"/") {
+					t.Errorf("%s depends on %s: a shared leaf must not link a wing (move what it needs into a leaf, e.g. internal/boxspec)", p.ImportPath, d)
+				}
+			}
+		}
+	}
+}

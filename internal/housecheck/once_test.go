@@ -11,11 +11,12 @@ import (
 
 // Where the one definition of each repeated concept lives.
 const (
-	workspaceHome = "sandbox/sandbox.go"            // sandbox.WorkspaceMount
+	workspaceHome = "internal/boxspec/boxspec.go"   // boxspec.WorkspaceMount (sandbox.WorkspaceMount)
 	underHome     = "internal/pathroot/pathroot.go" // pathroot.Under
 )
 
-// The workspace mount is spelled once: sandbox.WorkspaceMount.
+// The workspace mount is spelled once: boxspec.WorkspaceMount, which
+// sandbox.WorkspaceMount names.
 func TestWorkspaceDefinedOnce(t *testing.T) {
 	var at []string
 	eachFile(t, func(path string, fset *token.FileSet, f *ast.File) {
@@ -32,7 +33,7 @@ func TestWorkspaceDefinedOnce(t *testing.T) {
 	})
 	for _, a := range at {
 		if !strings.HasPrefix(a, workspaceHome+":") {
-			t.Errorf(`%s: "/workspace" spelled again; use sandbox.WorkspaceMount`, a)
+			t.Errorf(`%s: "/workspace" spelled again; use sandbox.WorkspaceMount (or boxspec.WorkspaceMount in a leaf)`, a)
 		}
 	}
 	if len(at) != 1 {

@@ -7,84 +7,20 @@ package egress
 
 import (
 	"fmt"
-	"net/netip"
 	"strings"
+
+	"github.com/mass-dev/mass/internal/boxspec"
 )
 
 // Defaults of an egress policy.
 const (
 	// DefaultMaxBytes caps the bytes (both directions) of one episode.
-	DefaultMaxBytes = 1 << 30
+	DefaultMaxBytes = boxspec.DefaultEgressBytes
 	// ProxyPort is where the proxy takes HTTP and CONNECT requests.
 	ProxyPort = 3128
 	// DNSPort is where the proxy answers DNS (UDP and TCP).
 	DNSPort = 53
 )
-
-// CheckDomain explains why s is not an allowlist entry, or returns nil. An
-// entry is a lower-case host name of at least two labels (letters, digits,
-// '-'), optionally prefixed by "*." to match every name below it; never an
-// IP address, a port, a scheme, a path or a bare "*".
-func CheckDomain(s string) error {
-	name := strings.TrimPrefix(s, "*.")
-	switch {
-	case s == "":
-		return fmt.Errorf("is empty")
-	case strings.Contains(s, "://"):
-		return fmt.Errorf("%q has a scheme; give the host name only, e.g. %q", s, "api.example.org")
-	case strings.ContainsAny(s, "/?#@"):
-		return fmt.Errorf("%q has a path or user part; give the host name only", s)
-	case strings.Contains(name, ":") || strings.HasPrefix(name, "["):
-		if _, err := netip.ParseAddr(strings.Trim(name, "[]")); err == nil {
-			return fmt.Errorf("%q is an IP address; allow a domain name", s)
-		}
-		return fmt.Errorf("%q has a port; ports are fixed (80 for http, 443 for https)", s)
-	case strings.Contains(name, "*"):
-		return fmt.Errorf("%q: a wildcard is allowed only as a leading \"*.\"", s)
-	case len(name) > 253:
-		return fmt.Errorf("%q is longer than 253 bytes", s)
-	}
-	if _, err := netip.ParseAddr(name); err == nil {
-		return fmt.Errorf("%q is an IP address; allow a domain name", s)
-	}
-	labels := strings.Split(name, ".")
-	if len(labels) < 2 {
-		return fmt.Errorf("%q is a single label; give a full domain name such as %q", s, "example.org")
-	}
-	for _, l := range labels {
-		if err := checkLabel(l); err != nil {
-			return fmt.Errorf("%q: %v", s, err)
-		}
-	}
-	if allDigits(labels[len(labels)-1]) {
-		return fmt.Errorf("%q ends in a numeric label, which reads as an IP address", s)
-	}
-	return nil
-}
-
-func checkLabel(l string) error {
-	if l == "" || len(l) > 63 {
-		return fmt.Errorf("labels must be 1-63 bytes (no empty label, no trailing dot)")
-	}
-	if l[0] == '-' || l[len(l)-1] == '-' {
-		return fmt.Errorf("label %q starts or ends with '-'", l)
-	}
-	for _, c := range l {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return fmt.Errorf("label %q has %q; use lower-case letters, digits and '-' (punycode for others)", l, c)
-		}
-	}
-	return nil
-}
-
-func allDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
 
 // Allowlist matches host names against checked entries.
 type Allowlist struct {
@@ -92,11 +28,12 @@ type Allowlist struct {
 	suffix []string // ".example.org" for "*.example.org"
 }
 
-// NewAllowlist checks every entry (CheckDomain) and builds the matcher.
+// NewAllowlist checks every entry (boxspec.CheckDomain, the rule the task
+// spec checks too) and builds the matcher.
 func NewAllowlist(entries []string) (*Allowlist, error) {
 	a := &Allowlist{exact: map[string]bool{}}
 	for i, e := range entries {
-		if err := CheckDomain(e); err != nil {
+		if err := boxspec.CheckDomain(e); err != nil {
 			return nil, fmt.Errorf("allow[%d]: %w", i, err)
 		}
 		if rest, ok := strings.CutPrefix(e, "*."); ok {
@@ -111,10 +48,10 @@ func NewAllowlist(entries []string) (*Allowlist, error) {
 // Allows reports whether host (a name as a client sent it; case and one
 // trailing dot are ignored) is on the list. "*.example.org" matches
 // "a.example.org" and "a.b.example.org" but not "example.org". IP
-// literals and anything CheckDomain refuses never match.
+// literals and anything boxspec.CheckDomain refuses never match.
 func (a *Allowlist) Allows(host string) bool {
 	h := strings.TrimSuffix(strings.ToLower(host), ".")
-	if CheckDomain(h) != nil {
+	if boxspec.CheckDomain(h) != nil {
 		return false
 	}
 	if a.exact[h] {

@@ -16,7 +16,7 @@ import (
 
 // Config configures a Proxy.
 type Config struct {
-	Allow    []string // CheckDomain entries
+	Allow    []string // boxspec.CheckDomain entries
 	MaxBytes int64    // cap of one episode, both directions; 0: DefaultMaxBytes
 	// AllowPrivate lets an allowed name resolve to a loopback, private or
 	// link-local address (the local stand-in servers of the tests). Off,

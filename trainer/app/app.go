@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mass-dev/mass/errclass"
 	"github.com/mass-dev/mass/trainer"
 	"github.com/urfave/cli/v2"
 )
@@ -80,12 +81,7 @@ func (r *runner) backendFlag() cli.Flag {
 func (r *runner) pickBackend(name string) (trainer.Factory, error) {
 	f, ok := r.opt.Backends[name]
 	if !ok {
-		names := make([]string, 0, len(r.opt.Backends))
-		for n := range r.opt.Backends {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return nil, fmt.Errorf("backend %q is not built into this binary (a CUDA build needs -tags masscuda; this one has %s)", name, strings.Join(names, ", "))
+		return nil, errclass.Mark(fmt.Errorf("backend %q is not built into this binary (a CUDA build needs -tags masscuda; this one has %s)", name, strings.Join(r.names(), ", ")), errclass.ErrNotFound)
 	}
 	return f, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mass-dev/mass/errclass"
 	"github.com/mass-dev/mass/trainer"
 	"github.com/mass-dev/mass/trainer/refbackend"
 	"github.com/mass-dev/mass/trainer/train"
@@ -187,5 +189,13 @@ func TestSetMemoryLimit(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "1GiB")
 	if got := setMemoryLimit(); got != 0 {
 		t.Fatalf("GOMEMLIMIT set, but the limit was replaced by %d", got)
+	}
+}
+
+// A backend this binary lacks is ErrNotFound.
+func TestBackendErrorClasses(t *testing.T) {
+	r := &runner{opt: Options{Backends: map[string]trainer.Factory{"reference": nil}}}
+	if _, err := r.pickBackend("nope"); !errors.Is(err, errclass.ErrNotFound) {
+		t.Errorf("pickBackend(nope) = %v, want ErrNotFound", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mass-dev/mass/errclass"
 	"github.com/mass-dev/mass/trainer"
 	"github.com/mass-dev/mass/trainer/lora"
 	"github.com/mass-dev/mass/trainer/model"
@@ -117,7 +118,7 @@ func (r *runner) placed(c *cli.Context) (map[string]trainer.Factory, error) {
 		return r.opt.Backends, nil
 	}
 	if r.opt.Place == nil {
-		return nil, fmt.Errorf("--devices and --replicas need the CUDA build of mass-train (this one has %s)", strings.Join(r.names(), ", "))
+		return nil, errclass.Mark(fmt.Errorf("--devices and --replicas need the CUDA build of mass-train (this one has %s)", strings.Join(r.names(), ", ")), errclass.ErrInvalid)
 	}
 	name, f, err := r.opt.Place(p.Devices, p.Replicas)
 	if err != nil {

@@ -1,12 +1,13 @@
 package chat
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
 // Kind is the type of a JSON value.
@@ -42,8 +43,8 @@ type Member struct {
 // maxDepth bounds nesting so hostile input cannot exhaust the stack.
 const maxDepth = 512
 
-// ErrSyntax reports malformed JSON.
-var ErrSyntax = errors.New("invalid json")
+// ErrSyntax reports malformed JSON (class errclass.ErrInvalid).
+var ErrSyntax = errclass.New("invalid json", errclass.ErrInvalid)
 
 // ParseJSON parses one JSON value (surrounding whitespace allowed).
 func ParseJSON(s string) (Value, error) {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mass-dev/mass/errclass"
 	"github.com/mass-dev/mass/trainer/chat/jinja"
 )
 
@@ -26,8 +27,8 @@ const (
 )
 
 // ErrUnknownTemplate reports a model directory without a chat template, or a template the
-// engine cannot compile.
-var ErrUnknownTemplate = errors.New("unknown chat template")
+// engine cannot compile (class errclass.ErrInvalid: the model is not one the trainer runs).
+var ErrUnknownTemplate = errclass.New("unknown chat template", errclass.ErrInvalid)
 
 // nativeTemplates maps the sha256 of a template's text (trailing newlines removed) to the
 // native renderer that reproduces it (TestNativeAgreesWithEngine holds them to the engine).
@@ -61,11 +62,11 @@ type Template struct {
 func LoadTemplate(dir string) (*Template, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "tokenizer_config.json"))
 	if err != nil {
-		return nil, fmt.Errorf("read chat template: %w", err)
+		return nil, fmt.Errorf("read chat template: %w", errclass.Missing(err))
 	}
 	var cfg map[string]json.RawMessage
 	if err := json.Unmarshal(b, &cfg); err != nil {
-		return nil, fmt.Errorf("decode %s/tokenizer_config.json: %w", dir, err)
+		return nil, fmt.Errorf("decode %s/tokenizer_config.json: %w", dir, errclass.Mark(err, errclass.ErrInvalid))
 	}
 	named, err := templateTexts(cfg["chat_template"])
 	if err != nil {

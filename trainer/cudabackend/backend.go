@@ -4,13 +4,13 @@ package cudabackend
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 
 	"github.com/mass-dev/mass/cuda/device"
 	"github.com/mass-dev/mass/cuda/kernels"
+	"github.com/mass-dev/mass/errclass"
 	"github.com/mass-dev/mass/trainer"
 	"github.com/mass-dev/mass/trainer/lora"
 	"github.com/mass-dev/mass/trainer/model"
@@ -89,7 +89,7 @@ func openStage(cfg *model.Config, m *model.Model, a *lora.Adapter, seed uint32, 
 		return nil, err
 	}
 	if a == nil {
-		return nil, errors.New("cuda backend needs a lora adapter: pass one (it may have no trainable modules)")
+		return nil, errclass.New("cuda backend needs a lora adapter: pass one (it may have no trainable modules)", errclass.ErrInvalid)
 	}
 	if !a.Config.Uniform() {
 		return nil, fmt.Errorf("%w: the cuda backend runs one LoRA rank and alpha for every module; use --backend reference for rank or alpha patterns", model.ErrUnsupported)

@@ -96,7 +96,7 @@ func PlanMemory(c *model.Config, spec PlanSpec, deviceBytes int64, maxDevices in
 		biggest = max(biggest, s.Total())
 	}
 	return p, fmt.Errorf("%w: a %d-token window does not fit %d devices of %s (the largest of %d stages needs %s); use more devices or a shorter window",
-		model.ErrUnsupported, spec.Window, maxDevices, GiB(deviceBytes), len(last), GiB(biggest))
+		model.ErrDoesNotFit, spec.Window, maxDevices, GiB(deviceBytes), len(last), GiB(biggest))
 }
 
 func fitsAll(st []Stage, dev int64) bool {

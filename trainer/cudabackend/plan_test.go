@@ -7,6 +7,8 @@ import (
 
 	"github.com/mass-dev/mass/trainer/lora"
 	"github.com/mass-dev/mass/trainer/model"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
 // TestPlan27B checks the device plan of the paper's Qwen3.6-27B (config only) at the
@@ -78,8 +80,8 @@ func TestPlanRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := PlanSpec{Window: 49152, Rank: 64, Targets: lora.HybridTargets()}
-	if _, err := PlanMemory(c, spec, 24e9, 2); !errors.Is(err, model.ErrUnsupported) {
-		t.Errorf("27B on two 24 GB devices: %v, want ErrUnsupported", err)
+	if _, err := PlanMemory(c, spec, 24e9, 2); !errors.Is(err, model.ErrDoesNotFit) || !errors.Is(err, errclass.ErrTooLarge) {
+		t.Errorf("27B on two 24 GB devices: %v, want ErrDoesNotFit (class errclass.ErrTooLarge)", err)
 	}
 	if _, err := PlanMemory(c, PlanSpec{Window: 0, Rank: 64}, 80e9, 2); err == nil {
 		t.Error("a zero window was accepted")

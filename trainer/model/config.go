@@ -7,14 +7,21 @@ package model
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
-// ErrUnsupported marks a model the trainer cannot run.
-var ErrUnsupported = errors.New("unsupported model")
+// Error classes of model folders: a model the trainer cannot run is
+// ErrUnsupported (class errclass.ErrInvalid), one too big for the memory it
+// would run in ErrDoesNotFit (errclass.ErrTooLarge); a folder without
+// config.json is errclass.ErrNotFound.
+var (
+	ErrUnsupported = errclass.New("unsupported model", errclass.ErrInvalid)
+	ErrDoesNotFit  = errclass.New("model does not fit", errclass.ErrTooLarge)
+)
 
 // Arch is the decoder family.
 type Arch string
@@ -160,7 +167,7 @@ func finishConfig(rc *rawConfig, c Config) (*Config, error) {
 func LoadConfig(dir string) (*Config, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
 	if err != nil {
-		return nil, fmt.Errorf("read model config: %w", err)
+		return nil, fmt.Errorf("read model config: %w", errclass.Missing(err))
 	}
 	c, err := ParseConfig(b)
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/trainer/safetensors"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
 // TestHybrid27BConfig reads the paper's Qwen3.6-27B config.json (config only):
@@ -40,11 +42,11 @@ func TestHybrid27BConfig(t *testing.T) {
 	}
 	t.Logf("Qwen3.6-27B text decoder: %s", p)
 	if p.Available > 0 && p.Available < p.HostFP32 {
-		if err := p.Fits(); !errors.Is(err, ErrUnsupported) {
-			t.Errorf("Fits on a %d-byte machine = %v, want ErrUnsupported", p.Available, err)
+		if err := p.Fits(); !errors.Is(err, ErrDoesNotFit) || !errors.Is(err, errclass.ErrTooLarge) {
+			t.Errorf("Fits on a %d-byte machine = %v, want ErrDoesNotFit", p.Available, err)
 		}
 		_, err := Load(filepath.Join("testdata", "qwen3.6-27b"))
-		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "float32") {
+		if !errors.Is(err, ErrDoesNotFit) || !strings.Contains(err.Error(), "float32") {
 			t.Errorf("Load of the 27B config = %v, want a clean memory refusal", err)
 		}
 		t.Logf("refused: %v", err)

@@ -53,13 +53,13 @@ func (p Plan) fits(bf16 bool) error {
 	if bf16 {
 		if p.Available > 0 && p.DiskBF16 > p.Available {
 			return fmt.Errorf("%w: %s parameters need %s as bf16 on the host, this machine has %s available",
-				ErrUnsupported, humanCount(p.Params), humanBytes(p.DiskBF16), humanBytes(p.Available))
+				ErrDoesNotFit, humanCount(p.Params), humanBytes(p.DiskBF16), humanBytes(p.Available))
 		}
 		return nil
 	}
 	if p.Available > 0 && p.HostFP32 > p.Available {
 		return fmt.Errorf("%w: %s parameters need %s as float32 on the host, this machine has %s available (mass-train holds the weights as float32 on the host for every backend)",
-			ErrUnsupported, humanCount(p.Params), humanBytes(p.HostFP32), humanBytes(p.Available))
+			ErrDoesNotFit, humanCount(p.Params), humanBytes(p.HostFP32), humanBytes(p.Available))
 	}
 	return nil
 }

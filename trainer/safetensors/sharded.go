@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
 // IndexFile is the name of the shard index in a model folder.
@@ -74,7 +76,7 @@ func OpenModel(dir string) (*Model, error) {
 		return nil, fmt.Errorf("read %s: %w", IndexFile, err)
 	}
 	if len(shards) == 0 {
-		return nil, fmt.Errorf("no safetensors files in %s (want model.safetensors or %s)", dir, IndexFile)
+		return nil, errclass.Mark(fmt.Errorf("no safetensors files in %s (want model.safetensors or %s)", dir, IndexFile), errclass.ErrNotFound)
 	}
 	m := &Model{byName: map[string]*File{}}
 	for _, s := range shards {

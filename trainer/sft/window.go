@@ -1,9 +1,9 @@
 package sft
 
 import (
-	"errors"
 	"fmt"
 
+	"github.com/mass-dev/mass/errclass"
 	"github.com/mass-dev/mass/trainer/chat"
 )
 
@@ -26,8 +26,9 @@ func DefaultWindowConfig() WindowConfig {
 	return WindowConfig{MaxTokens: DefaultMaxTokens, ContextTokens: DefaultContextTokens}
 }
 
-// ErrHeaderTooLong reports a segment whose header does not fit in MaxHeaderFraction of a window.
-var ErrHeaderTooLong = errors.New("header longer than 90% of the window")
+// ErrHeaderTooLong reports a segment whose header does not fit in MaxHeaderFraction of a
+// window (class errclass.ErrTooLarge).
+var ErrHeaderTooLong = errclass.New("header longer than 90% of the window", errclass.ErrTooLarge)
 
 // block is a token range after the header that ends with an assistant turn.
 type block struct {

@@ -2,15 +2,17 @@ package tokenizer
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mass-dev/mass/errclass"
 )
 
-// ErrUnsupported reports a tokenizer.json this package does not implement.
-var ErrUnsupported = errors.New("unsupported tokenizer")
+// ErrUnsupported reports a tokenizer.json this package does not implement
+// (class errclass.ErrInvalid).
+var ErrUnsupported = errclass.New("unsupported tokenizer", errclass.ErrInvalid)
 
 type fileJSON struct {
 	AddedTokens []struct {
@@ -46,7 +48,7 @@ func Load(dir string) (*Tokenizer, error) {
 func LoadFile(path string) (*Tokenizer, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read tokenizer: %w", err)
+		return nil, fmt.Errorf("read tokenizer: %w", errclass.Missing(err))
 	}
 	t, err := Parse(b)
 	if err != nil {

@@ -3,6 +3,7 @@ package trainjob
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/errclass"
 	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/trainer/model"
 	"github.com/mass-dev/mass/trainer/sft"
@@ -122,17 +124,21 @@ func TestTrainJobRunsMassTrain(t *testing.T) {
 }
 
 func TestParseParamsRejects(t *testing.T) {
-	tests := []string{
-		`{}`,
-		`{"model":"m"}`,
-		`{"model":"m","data":"d","name":"../x"}`,
-		`{"model":"m","data":"d","steps":-1}`,
-		`{"model":"m","data":"d","bogus":1}`,
-		`{"model":"m","data":"d","targets":["q_proj,k_proj"]}`,
+	tests := []struct{ params, field string }{
+		{`{}`, "model"},
+		{`{"model":"m"}`, "data"},
+		{`{"model":"m","data":"d","name":"../x"}`, "name"},
+		{`{"model":"m","data":"d","steps":-1}`, "steps"},
+		{`{"model":"m","data":"d","devices":[0,-1]}`, "devices[1]"},
+		{`{"model":"m","data":"d","keep_checkpoints":-1}`, "keep_checkpoints"},
+		{`{"model":"m","data":"d","bogus":1}`, "bogus"},
+		{`{"model":"m","data":"d","targets":["q_proj","q_proj,k_proj"]}`, "targets[1]"},
 	}
 	for _, tc := range tests {
-		if _, err := ParseParams(json.RawMessage(tc)); err == nil {
-			t.Errorf("ParseParams(%s) accepted", tc)
+		_, err := ParseParams(json.RawMessage(tc.params))
+		var fe *errclass.FieldError
+		if !errors.Is(err, errclass.ErrInvalid) || !errors.As(err, &fe) || fe.Field != tc.field {
+			t.Errorf("ParseParams(%s) = %v, want an ErrInvalid field error naming %q", tc.params, err, tc.field)
 		}
 	}
 }

@@ -6,11 +6,11 @@ package trainjob
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/mass-dev/mass/datadir"
+	"github.com/mass-dev/mass/errclass"
 	"github.com/mass-dev/mass/jobkind"
 	"github.com/mass-dev/mass/trainer/trainflags"
 )
@@ -43,32 +43,54 @@ type Params struct {
 	Replicas  int      `json:"replicas,omitempty" flag:"replicas"`
 }
 
-// ParseParams decodes and checks job parameters.
+// ParseParams decodes and checks job parameters. A bad value is an
+// errclass.FieldError (class ErrInvalid) naming its field.
 func ParseParams(raw json.RawMessage) (Params, error) {
 	var p Params
 	if err := jobkind.DecodeParams(raw, &p); err != nil {
 		return Params{}, fmt.Errorf("train params: %w", err)
 	}
-	if p.Model == "" || p.Data == "" {
-		return Params{}, errors.New(`train params need "model" (base model folder) and "data" (rows.jsonl)`)
+	if err := p.check(); err != nil {
+		return Params{}, fmt.Errorf("train params: %w", err)
 	}
-	if p.Name != "" && !datadir.ValidID(p.Name) {
-		return Params{}, fmt.Errorf("run name %q: use letters, digits, '.', '_' or '-' (at most 64)", p.Name)
+	return p, nil
+}
+
+func (p Params) check() error {
+	bad := func(field, format string, args ...any) error {
+		return &errclass.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
-	for _, v := range append([]int{p.Steps, p.Batch, p.Accum, p.Rank, p.ValEvery, p.CkptEvery, p.MaxVal, p.Replicas}, p.Devices...) {
-		if v < 0 {
-			return Params{}, fmt.Errorf("train params: negative count %d", v)
+	switch {
+	case p.Model == "":
+		return bad("model", "is required: the base model folder")
+	case p.Data == "":
+		return bad("data", "is required: the rows.jsonl to train on")
+	case p.Name != "" && !datadir.ValidID(p.Name):
+		return bad("name", "run name %q: use letters, digits, '.', '_' or '-' (at most 64)", p.Name)
+	}
+	for _, c := range []struct {
+		field string
+		v     int
+	}{{"steps", p.Steps}, {"batch", p.Batch}, {"accum", p.Accum}, {"rank", p.Rank}, {"val_every", p.ValEvery},
+		{"ckpt_every", p.CkptEvery}, {"max_val", p.MaxVal}, {"replicas", p.Replicas}} {
+		if c.v < 0 {
+			return bad(c.field, "negative count %d", c.v)
+		}
+	}
+	for i, d := range p.Devices {
+		if d < 0 {
+			return bad(fmt.Sprintf("devices[%d]", i), "negative device %d", d)
 		}
 	}
 	if p.Keep != nil && *p.Keep < 0 {
-		return Params{}, fmt.Errorf("train params: keep_checkpoints %d must be >= 0", *p.Keep)
+		return bad("keep_checkpoints", "%d must be >= 0", *p.Keep)
 	}
-	for _, t := range p.Targets {
+	for i, t := range p.Targets {
 		if strings.ContainsAny(t, ", ") {
-			return Params{}, fmt.Errorf("train params: bad target %q", t)
+			return bad(fmt.Sprintf("targets[%d]", i), "bad target %q: one module name per entry", t)
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // Args builds the mass-train command line for a run folder; relative model
