@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 )
 
 // startPod creates pod and waits until its container runs. A Pending pod
@@ -126,12 +127,12 @@ func (r *Runtime) deletePod(ctx context.Context, name string, wait bool) error {
 
 // listPods lists this daemon's pods, of one episode and kind or all.
 func (r *Runtime) listPods(ctx context.Context, episode, kind string) ([]corev1.Pod, error) {
-	sel := labels.Set{LabelDaemon: r.cfg.DaemonID}
+	sel := labels.Set{boxhost.LabelDaemon: r.cfg.DaemonID}
 	if episode != "" {
-		sel[LabelEpisode] = episode
+		sel[boxhost.LabelEpisode] = episode
 	}
 	if kind != "" {
-		sel[LabelKind] = kind
+		sel[boxhost.LabelKind] = kind
 	}
 	l, err := r.cs.CoreV1().Pods(r.cfg.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
 	if err != nil {

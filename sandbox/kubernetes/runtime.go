@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"sort"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -77,6 +78,8 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 	rc.QPS, rc.Burst = 50, 100
 	return rc, nil
 }
+
+var getenv = os.Getenv
 
 // resolveRuntime decides what RuntimeAuto means: RuntimeEnv when set, else
 // runsc when the gVisor RuntimeClass exists, else runc with a note.

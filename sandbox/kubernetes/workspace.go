@@ -12,31 +12,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/mass-dev/mass/sandbox"
-	"github.com/mass-dev/mass/sandbox/docker"
-	"github.com/mass-dev/mass/sandbox/helper"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 )
 
 // CreateWorkspace starts the episode's keeper (the scheduler picks its
 // node, which the episode's boxes then follow), empties the directory,
 // streams the inputs in and applies ownership and protection.
 func (r *Runtime) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec, inputs []sandbox.Input) (err error) {
-	if !validID(ws.Episode) {
-		return fmt.Errorf("create workspace: episode id %q: %w", ws.Episode, sandbox.ErrInvalid)
+	if err := boxhost.CheckWorkspace(ws, inputs, validID); err != nil {
+		return err
 	}
-	for _, p := range ws.Protected {
-		if _, err := helper.CleanRel(p); err != nil {
-			return fmt.Errorf("create workspace %s: protected: %v: %w", ws.Episode, err, sandbox.ErrInvalid)
-		}
-	}
-	for _, in := range inputs {
-		if _, err := helper.CleanRel(in.Dest); err != nil {
-			return fmt.Errorf("create workspace %s: input %s: %v: %w", ws.Episode, in.HostPath, err, sandbox.ErrInvalid)
-		}
-	}
-	pol := r.cfg.Policy
-	if ws.DiskBytes > 0 {
-		pol.DiskBytes = ws.DiskBytes
-	}
+	pol := boxhost.WorkspacePolicy(r.cfg.Policy, ws)
 	keeper, err := r.keeperPod(ws.Episode)
 	if err != nil {
 		return err
@@ -55,15 +41,11 @@ func (r *Runtime) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec,
 		return err
 	}
 	if len(inputs) > 0 {
-		if err := r.untar(ctx, ws.Episode, func(w io.Writer) error { return docker.WriteInputsTar(w, inputs, pol.DiskBytes) }); err != nil {
+		if err := r.untar(ctx, ws.Episode, "inputs", func(w io.Writer) error { return boxhost.WriteInputsTar(w, inputs, pol.DiskBytes) }); err != nil {
 			return err
 		}
 	}
-	argv := []string{sandbox.HelperMount, "prepare", "-owner", pol.User}
-	for _, p := range ws.Protected {
-		argv = append(argv, "-protect", p)
-	}
-	return r.keeperRun(ctx, ws.Episode, nil, argv...)
+	return r.keeperRun(ctx, ws.Episode, nil, boxhost.PrepareArgv(pol.User, ws.Protected)...)
 }
 
 // wipeArgv empties /workspace (hidden names too) with what every image
@@ -116,27 +98,28 @@ func (r *Runtime) keeperRun(ctx context.Context, episode string, stdin io.Reader
 	return nil
 }
 
-// untar streams the tar that write produces into the keeper's /workspace.
-func (r *Runtime) untar(ctx context.Context, episode string, write func(io.Writer) error) error {
+// untar streams the tar that write produces (what: its name in errors)
+// into the keeper's /workspace.
+func (r *Runtime) untar(ctx context.Context, episode, what string, write func(io.Writer) error) error {
 	pr, pw := io.Pipe()
 	var werr error
 	go func() { werr = write(pw); pw.CloseWithError(werr) }()
 	err := r.keeperRun(ctx, episode, pr, "tar", "-x", "-f", "-", "-C", sandbox.WorkspaceMount)
 	pr.Close()
 	if werr != nil {
-		return fmt.Errorf("workspace %s: inputs: %w", episode, werr)
+		return fmt.Errorf("workspace %s: %s: %w", episode, what, werr)
 	}
 	return err
 }
 
 // ExportWorkspace streams `tar -c` of /workspace out of the keeper and
-// rewrites it as the Docker backend does (docker.RewriteExport).
+// rewrites it as the Docker backend does (boxhost.RewriteExport).
 func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writer, maxBytes int64) ([]sandbox.FileInfo, error) {
 	if !validID(episode) {
 		return nil, fmt.Errorf("export workspace: episode id %q: %w", episode, sandbox.ErrInvalid)
 	}
 	if maxBytes <= 0 {
-		maxBytes = docker.DefaultExportBytes
+		maxBytes = boxhost.DefaultExportBytes
 	}
 	if _, err := r.workspaceNode(ctx, episode); err != nil {
 		return nil, fmt.Errorf("export workspace: %w", err)
@@ -150,7 +133,7 @@ func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writ
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		out, rerr = docker.RewriteExport(pr, w, maxBytes)
+		out, rerr = boxhost.RewriteExport(pr, w, maxBytes)
 		pr.CloseWithError(errors.Join(rerr, io.ErrClosedPipe))
 		_, _ = io.Copy(io.Discard, pr)
 	}()
@@ -201,15 +184,5 @@ func (r *Runtime) deleteEpisodePods(ctx context.Context, episode, kind string) e
 	if err != nil {
 		return err
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, len(pods))
-	for i, p := range pods {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = r.deletePod(ctx, p.Name, true)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return boxhost.Parallel(pods, func(p corev1.Pod) error { return r.deletePod(ctx, p.Name, true) })
 }
