@@ -11,6 +11,10 @@ import (
 
 // GradeOps are the backend's parts of a grading run.
 type GradeOps struct {
+	// CreateWorkspace and RemoveWorkspace make and remove the grader's
+	// workspace (sandbox.Runtime's, or a variant for graders).
+	CreateWorkspace func(ctx context.Context, ws sandbox.WorkspaceSpec, inputs []sandbox.Input) error
+	RemoveWorkspace func(ctx context.Context, episode string) error
 	// CopyIn streams the tar that write produces into the workspace of
 	// episode (through its keeper); what names it in errors.
 	CopyIn func(ctx context.Context, episode, what string, write func(io.Writer) error) error
@@ -20,12 +24,12 @@ type GradeOps struct {
 	Create func(ctx context.Context, spec sandbox.Spec) (sandbox.Sandbox, error)
 }
 
-// Grade runs a task's grader on rt: a workspace of its own filled from the
+// Grade runs a task's grader: a workspace of its own filled from the
 // export (entries under Replace and links dropped) and the shipped inputs,
 // then a box of the grader's policy (def when g has none) that mounts it
 // read-only and runs `sh -c Command` in sandbox.GraderEnv. Everything is
 // removed afterwards.
-func Grade(ctx context.Context, rt sandbox.Runtime, g sandbox.GradeSpec, def sandbox.Policy, validID func(string) bool, ops GradeOps) (res sandbox.ExecResult, err error) {
+func Grade(ctx context.Context, g sandbox.GradeSpec, def sandbox.Policy, validID func(string) bool, ops GradeOps) (res sandbox.ExecResult, err error) {
 	if !validID(g.Workspace) {
 		return res, fmt.Errorf("grade: workspace id %q: %w", g.Workspace, sandbox.ErrInvalid)
 	}
@@ -39,11 +43,11 @@ func Grade(ctx context.Context, rt sandbox.Runtime, g sandbox.GradeSpec, def san
 	if pol.NetworkMode != "none" || pol.Egress != nil {
 		return res, fmt.Errorf("grade %s: network mode %q: a grader runs without network: %w", g.Workspace, pol.NetworkMode, sandbox.ErrDenied)
 	}
-	if err := rt.CreateWorkspace(ctx, sandbox.WorkspaceSpec{Episode: g.Workspace}, nil); err != nil {
+	if err := ops.CreateWorkspace(ctx, sandbox.WorkspaceSpec{Episode: g.Workspace}, nil); err != nil {
 		return res, fmt.Errorf("grade: %w", err)
 	}
 	defer func() {
-		if rerr := rt.RemoveWorkspace(context.WithoutCancel(ctx), g.Workspace); rerr != nil && err == nil {
+		if rerr := ops.RemoveWorkspace(context.WithoutCancel(ctx), g.Workspace); rerr != nil && err == nil {
 			err = fmt.Errorf("grade: %w", rerr)
 		}
 	}()

@@ -14,7 +14,8 @@ import (
 // Grade runs a task's grader (boxhost.Grade): a workspace of its own, then
 // a container of the grader's policy that mounts it read-only.
 func (r *Runtime) Grade(ctx context.Context, g sandbox.GradeSpec) (sandbox.ExecResult, error) {
-	return boxhost.Grade(ctx, r, g, r.cfg.Policy, sandbox.ValidID, boxhost.GradeOps{
+	return boxhost.Grade(ctx, g, r.cfg.Policy, sandbox.ValidID, boxhost.GradeOps{
+		CreateWorkspace: r.CreateWorkspace, RemoveWorkspace: r.RemoveWorkspace,
 		CopyIn:  r.copyIn,
 		Prepare: r.prepare,
 		Create: func(ctx context.Context, spec sandbox.Spec) (sandbox.Sandbox, error) {

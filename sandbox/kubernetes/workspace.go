@@ -15,10 +15,29 @@ import (
 	"github.com/mass-dev/mass/sandbox/boxhost"
 )
 
-// CreateWorkspace starts the episode's keeper (the scheduler picks its
-// node, which the episode's boxes then follow), empties the directory,
-// streams the inputs in and applies ownership and protection.
-func (r *Runtime) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec, inputs []sandbox.Input) (err error) {
+// CreateWorkspace waits until the episode's boxes fit in the cluster's
+// capacity (capacity.go), then starts the episode's keeper (the scheduler
+// picks its node, which the episode's boxes then follow), empties the
+// directory, streams the inputs in and applies ownership and protection.
+func (r *Runtime) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec, inputs []sandbox.Input) error {
+	if err := boxhost.CheckWorkspace(ws, inputs, validID); err != nil {
+		return err
+	}
+	fresh, err := r.admit(ctx, ws.Episode)
+	if err != nil {
+		return fmt.Errorf("create workspace %s: %w", ws.Episode, err)
+	}
+	if err := r.createWorkspace(ctx, ws, inputs); err != nil {
+		if fresh {
+			r.release(ws.Episode)
+		}
+		return err
+	}
+	return nil
+}
+
+// createWorkspace is CreateWorkspace without the wait for capacity.
+func (r *Runtime) createWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec, inputs []sandbox.Input) (err error) {
 	if err := boxhost.CheckWorkspace(ws, inputs, validID); err != nil {
 		return err
 	}
@@ -32,7 +51,7 @@ func (r *Runtime) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec,
 	}
 	defer func() {
 		if err != nil {
-			_ = r.RemoveWorkspace(context.WithoutCancel(ctx), ws.Episode)
+			_ = r.removeWorkspace(context.WithoutCancel(ctx), ws.Episode)
 		}
 	}()
 	// A directory left by a keeper that died before it emptied it must
@@ -158,9 +177,15 @@ func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writ
 }
 
 // RemoveWorkspace deletes the episode's agent pods, empties the directory
-// through the keeper, then deletes the keeper. An empty directory named
-// after the episode stays on the node.
+// through the keeper, then deletes the keeper and frees the episode's
+// capacity. An empty directory named after the episode stays on the node.
 func (r *Runtime) RemoveWorkspace(ctx context.Context, episode string) error {
+	err := r.removeWorkspace(ctx, episode)
+	r.release(episode)
+	return err
+}
+
+func (r *Runtime) removeWorkspace(ctx context.Context, episode string) error {
 	if !validID(episode) {
 		return fmt.Errorf("remove workspace: episode id %q: %w", episode, sandbox.ErrInvalid)
 	}
