@@ -89,7 +89,7 @@ func (r *Runtime) admit(ctx context.Context, episode string) (fresh bool, err er
 		case <-ctx.Done():
 			t.Stop()
 			return false, fmt.Errorf("waited %s for cluster capacity (%d of %d boxes reserved by %d episodes; %s): %w",
-				time.Since(start).Round(time.Second), used, limit, n, why, ctxErr(ctx))
+				time.Since(start).Round(10*time.Millisecond), used, limit, n, why, ctxErr(ctx))
 		case <-freed:
 		case <-t.C:
 		}
@@ -126,10 +126,19 @@ func (r *Runtime) refreshCapacity(ctx context.Context) error {
 		return nil
 	}
 	n, why, err := r.clusterBoxes(ctx)
+	c.mu.Lock()
+	if err != nil && c.limit > 0 {
+		// Keep the last reading; the next admission tries again.
+		c.readAt = time.Now()
+		last := c.limit
+		c.mu.Unlock()
+		r.log.Warn("read cluster capacity (keeping the last reading)", "boxes", last, "err", err)
+		return nil
+	}
 	if err != nil {
+		c.mu.Unlock()
 		return fmt.Errorf("cluster capacity: %w", err)
 	}
-	c.mu.Lock()
 	if n != c.limit {
 		r.log.Info("cluster capacity", "boxes", n, "episodes", max(1, n/r.cfg.EpisodeBoxes), "source", why)
 	}
@@ -140,17 +149,25 @@ func (r *Runtime) refreshCapacity(ctx context.Context) error {
 
 // clusterBoxes is how many boxes of the default policy the cluster holds:
 // the schedulable sandbox nodes' allocatable CPU, memory and pods divided
-// by one box's requests, capped by the namespace's ResourceQuotas.
+// by one box's requests, capped by the namespace's ResourceQuotas. A
+// source the daemon may not read (RBAC) is left out; with neither, there
+// is no cap (math.MaxInt32).
 func (r *Runtime) clusterBoxes(ctx context.Context) (int, string, error) {
 	req, lim, err := r.boxResources()
 	if err != nil {
 		return 0, "", err
 	}
+	total, why := math.MaxInt32, "no readable nodes or quotas"
 	nodes, err := r.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: labels.Set(r.cfg.NodeSelector).String()})
-	if err != nil {
+	switch {
+	case apierrors.IsForbidden(err):
+		nodes = &corev1.NodeList{}
+	case err != nil:
 		return 0, "", wrapErr("nodes", err)
+	default:
+		total = 0
 	}
-	total, ready := 0, 0
+	ready := 0
 	for _, n := range nodes.Items {
 		if !schedulable(&n) {
 			continue
@@ -160,9 +177,14 @@ func (r *Runtime) clusterBoxes(ctx context.Context) (int, string, error) {
 			corev1.ResourceCPU: req[corev1.ResourceCPU], corev1.ResourceMemory: req[corev1.ResourceMemory],
 			corev1.ResourcePods: *resource.NewQuantity(1, resource.DecimalSI)})
 	}
-	why := fmt.Sprintf("allocatable of %d schedulable nodes", ready)
+	if total != math.MaxInt32 {
+		why = fmt.Sprintf("allocatable of %d schedulable nodes", ready)
+	}
 	quotas, err := r.cs.CoreV1().ResourceQuotas(r.cfg.Namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
+	switch {
+	case apierrors.IsForbidden(err):
+		quotas = &corev1.ResourceQuotaList{}
+	case err != nil:
 		return 0, "", wrapErr("resource quotas", err)
 	}
 	per := map[corev1.ResourceName]resource.Quantity{
