@@ -32,6 +32,25 @@ const (
 	progressEvery = 15 * time.Second
 )
 
+// waitLog paces the log lines of one wait: the first once it has lasted
+// after, then one every progressEvery.
+type waitLog struct {
+	start, last time.Time
+	after       time.Duration
+}
+
+func newWaitLog(after time.Duration) *waitLog { return &waitLog{start: time.Now(), after: after} }
+
+func (w *waitLog) due() bool {
+	if time.Since(w.start) < w.after || (!w.last.IsZero() && time.Since(w.last) < progressEvery) {
+		return false
+	}
+	w.last = time.Now()
+	return true
+}
+
+func (w *waitLog) waited() time.Duration { return time.Since(w.start).Round(100 * time.Millisecond) }
+
 // capacity is the admission of episodes by the boxes they reserve.
 type capacity struct {
 	mu     sync.Mutex
@@ -58,7 +77,7 @@ func (r *Runtime) admit(ctx context.Context, episode string) (fresh bool, err er
 	if c == nil {
 		return false, nil
 	}
-	start, logged := time.Now(), time.Now()
+	wl := newWaitLog(0)
 	for {
 		if err := r.refreshCapacity(ctx); err != nil {
 			return false, err
@@ -72,24 +91,23 @@ func (r *Runtime) admit(ctx context.Context, episode string) (fresh bool, err er
 			c.held[episode] = want
 			c.used += want
 			c.mu.Unlock()
-			if waited := time.Since(start); waited > time.Second {
-				r.log.Info("cluster capacity free: episode admitted", "episode", episode, "waited", waited.Round(time.Second))
+			if !wl.last.IsZero() {
+				r.log.Info("cluster capacity free: episode admitted", "episode", episode, "waited", wl.waited())
 			}
 			return true, nil
 		}
 		used, limit, why, n, freed := c.used, c.limit, c.why, len(c.held), c.freed
 		c.mu.Unlock()
-		if time.Since(logged) >= progressEvery || logged == start {
-			r.log.Info("waiting for cluster capacity", "episode", episode, "waited", time.Since(start).Round(time.Second),
+		if wl.due() {
+			r.log.Info("waiting for cluster capacity", "episode", episode, "waited", wl.waited(),
 				"reserved", used, "limit", limit, "episodes", n, "source", why)
-			logged = time.Now()
 		}
 		t := time.NewTimer(capacityRefresh)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return false, fmt.Errorf("waited %s for cluster capacity (%d of %d boxes reserved by %d episodes; %s): %w",
-				time.Since(start).Round(10*time.Millisecond), used, limit, n, why, ctxErr(ctx))
+				wl.waited(), used, limit, n, why, ctxErr(ctx))
 		case <-freed:
 		case <-t.C:
 		}

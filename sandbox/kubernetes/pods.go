@@ -38,7 +38,7 @@ func (r *Runtime) startPod(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, e
 // when it gives one) while capacityWait says the refusal is for now.
 func (r *Runtime) createPod(ctx context.Context, pod *corev1.Pod) error {
 	pods := r.cs.CoreV1().Pods(r.cfg.Namespace)
-	start, logged := time.Now(), time.Time{}
+	wl := newWaitLog(0)
 	delay := 200 * time.Millisecond
 	for {
 		_, err := pods.Create(ctx, pod, metav1.CreateOptions{})
@@ -49,10 +49,9 @@ func (r *Runtime) createPod(ctx context.Context, pod *corev1.Pod) error {
 		if !ok {
 			return wrapErr("create pod "+pod.Name, err)
 		}
-		if time.Since(logged) >= progressEvery {
+		if wl.due() {
 			r.log.Info("waiting to create a pod", "pod", pod.Name, "agent", pod.Annotations["mass.dev/agent"],
-				"waited", time.Since(start).Round(time.Second), "reason", why)
-			logged = time.Now()
+				"waited", wl.waited(), "reason", why)
 		}
 		wait := delay
 		if s, ok := apierrors.SuggestsClientDelay(err); ok && s > 0 {
@@ -60,7 +59,7 @@ func (r *Runtime) createPod(ctx context.Context, pod *corev1.Pod) error {
 		}
 		if serr := sleepCtx(ctx, wait); serr != nil {
 			return fmt.Errorf("create pod %s: still refused after %s (%s): %w", pod.Name,
-				time.Since(start).Round(time.Second), why, errors.Join(serr, sandbox.ErrTimeout))
+				wl.waited(), why, errors.Join(serr, sandbox.ErrTimeout))
 		}
 		delay = min(delay*2, 10*time.Second)
 	}
@@ -71,7 +70,7 @@ func (r *Runtime) createPod(ctx context.Context, pod *corev1.Pod) error {
 func (r *Runtime) waitRunning(ctx context.Context, name string) (*corev1.Pod, error) {
 	pods := r.cs.CoreV1().Pods(r.cfg.Namespace)
 	delay := 20 * time.Millisecond
-	start, logged := time.Now(), time.Now()
+	wl := newWaitLog(2 * time.Second)
 	for {
 		p, err := pods.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -88,13 +87,12 @@ func (r *Runtime) waitRunning(ctx context.Context, name string) (*corev1.Pod, er
 		if why := stuck(p); why != "" {
 			return nil, fmt.Errorf("pod %s cannot start: %s: %w", name, why, sandbox.ErrUnavailable)
 		}
-		if time.Since(logged) >= progressEvery {
+		if wl.due() {
 			r.log.Info("waiting for a pod to run", "pod", name, "agent", p.Annotations["mass.dev/agent"], "phase", p.Status.Phase,
-				"waited", time.Since(start).Round(time.Second), "reason", podWhy(p))
-			logged = time.Now()
+				"waited", wl.waited(), "reason", podWhy(p))
 		}
 		if err := sleepCtx(ctx, delay); err != nil {
-			return nil, fmt.Errorf("pod %s not running after %s (%s: %s): %w", name, time.Since(start).Round(time.Second),
+			return nil, fmt.Errorf("pod %s not running after %s (%s: %s): %w", name, wl.waited(),
 				p.Status.Phase, podWhy(p), sandbox.ErrTimeout)
 		}
 		delay = min(delay*2, 500*time.Millisecond)
