@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/mass-dev/mass/daemon/config"
 	"github.com/mass-dev/mass/sandbox"
@@ -15,7 +16,10 @@ func kubernetesConfig(cfg *config.Config, daemonID string, pol sandbox.Policy, l
 	kc := kubernetes.Config{Kubeconfig: k.Kubeconfig, Namespace: k.Namespace, RuntimeClass: k.RuntimeClass,
 		RuncClass: k.RuncClass, NodeSelector: k.NodeSelector, Image: k.Image, PullPolicy: k.PullPolicy,
 		WorkspaceDir: k.WorkspaceDir, SeccompLocalhost: k.SeccompLocalhost, CPURequest: k.CPURequest,
-		MemoryRequest: k.MemoryRequest, DaemonID: daemonID, Policy: pol, Strict: cfg.Sandbox.Strict, Logger: log}
+		MemoryRequest: k.MemoryRequest, MaxBoxes: k.MaxBoxes, EpisodeBoxes: k.EpisodeBoxes,
+		DaemonID: daemonID, Policy: pol, Strict: cfg.Sandbox.Strict, Logger: log}
+	// Validate has checked it parses.
+	kc.StartTimeout, _ = time.ParseDuration(k.StartTimeout)
 	if kc.Image == "" {
 		kc.Image = kubernetes.DefaultImage
 	}

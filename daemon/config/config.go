@@ -94,6 +94,16 @@ type Kubernetes struct {
 	SeccompLocalhost string            `yaml:"seccomp_localhost"`
 	CPURequest       string            `yaml:"cpu_request"`
 	MemoryRequest    string            `yaml:"memory_request"`
+	// MaxBoxes caps the boxes running at once: 0 follows the cluster's
+	// capacity (nodes' allocatable, the namespace's ResourceQuotas), -1
+	// sets no cap. Episodes past it wait for room instead of failing.
+	MaxBoxes int `yaml:"max_boxes"`
+	// EpisodeBoxes is what one episode reserves of MaxBoxes (keeper,
+	// orchestrator, parallel sub-agents); 0: the backend's default, 6.
+	EpisodeBoxes int `yaml:"episode_boxes"`
+	// StartTimeout bounds a pod's wait to run (Pending for capacity, 429s
+	// and an exhausted quota included), a Go duration; empty: 3m.
+	StartTimeout string `yaml:"start_timeout"`
 }
 
 // Trainer locates the trainer binaries.

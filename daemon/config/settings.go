@@ -31,6 +31,7 @@ var settings = []setting{
 	{key: "sandbox.runtime", env: "MASS_SANDBOX_RUNTIME"},
 	{key: "sandbox.helper", env: "MASS_SANDBOX_HELPER"},
 	{key: "sandbox.strict", env: "MASS_SANDBOX_STRICT"},
+	{key: "sandbox.kubernetes.max_boxes", env: "MASS_SANDBOX_KUBERNETES_MAX_BOXES"},
 	{key: "trainer.binary", env: "MASS_TRAINER_BINARY"},
 	{key: "trainer.cuda_binary", env: "MASS_TRAINER_CUDA_BINARY"},
 }

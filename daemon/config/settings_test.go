@@ -27,6 +27,7 @@ var pinned = []struct {
 	{"sandbox.runtime", "MASS_SANDBOX_RUNTIME", "", "runsc"},
 	{"sandbox.helper", "MASS_SANDBOX_HELPER", "", "/tmp/pin-helper"},
 	{"sandbox.strict", "MASS_SANDBOX_STRICT", "", "true"},
+	{"sandbox.kubernetes.max_boxes", "MASS_SANDBOX_KUBERNETES_MAX_BOXES", "", "12"},
 	{"trainer.binary", "MASS_TRAINER_BINARY", "", "/tmp/pin-train"},
 	{"trainer.cuda_binary", "MASS_TRAINER_CUDA_BINARY", "", "/tmp/pin-train-cuda"},
 }
@@ -36,10 +37,11 @@ var pinnedKeys = []string{
 	"data_dir", "jobs", "jobs.concurrency", "judges", "log", "log.format", "log.level", "models", "prices",
 	"retention", "retention.keep_last", "retention.keep_workspaces",
 	"sandbox", "sandbox.backend", "sandbox.gpu_lib_dirs", "sandbox.helper", "sandbox.image",
-	"sandbox.kubernetes", "sandbox.kubernetes.cpu_request", "sandbox.kubernetes.image", "sandbox.kubernetes.kubeconfig",
-	"sandbox.kubernetes.memory_request", "sandbox.kubernetes.namespace", "sandbox.kubernetes.node_selector",
+	"sandbox.kubernetes", "sandbox.kubernetes.cpu_request", "sandbox.kubernetes.episode_boxes", "sandbox.kubernetes.image",
+	"sandbox.kubernetes.kubeconfig", "sandbox.kubernetes.max_boxes", "sandbox.kubernetes.memory_request",
+	"sandbox.kubernetes.namespace", "sandbox.kubernetes.node_selector",
 	"sandbox.kubernetes.pull_policy", "sandbox.kubernetes.runc_class", "sandbox.kubernetes.runtime_class",
-	"sandbox.kubernetes.seccomp_localhost", "sandbox.kubernetes.workspace_dir", "sandbox.max_gpus", "sandbox.runtime",
+	"sandbox.kubernetes.seccomp_localhost", "sandbox.kubernetes.start_timeout", "sandbox.kubernetes.workspace_dir", "sandbox.max_gpus", "sandbox.runtime",
 	"sandbox.strict", "sandbox.test_image", "socket", "tcp", "tcp.listen", "tcp.token_file",
 	"trainer", "trainer.binary", "trainer.cuda_binary",
 }

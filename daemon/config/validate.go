@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mass-dev/mass/daemon/serving"
 	"github.com/mass-dev/mass/datadir"
@@ -110,6 +111,17 @@ func (c *Config) validateDaemon(bad badFunc) {
 	case "", "Never", "IfNotPresent", "Always":
 	default:
 		bad("sandbox.kubernetes.pull_policy", "%q must be Never, IfNotPresent or Always", c.Sandbox.Kubernetes.PullPolicy)
+	}
+	if k := c.Sandbox.Kubernetes; k.MaxBoxes < -1 {
+		bad("sandbox.kubernetes.max_boxes", "%d must be -1 (no cap), 0 (follow the cluster's capacity) or a number of boxes", k.MaxBoxes)
+	}
+	if k := c.Sandbox.Kubernetes; k.EpisodeBoxes < 0 {
+		bad("sandbox.kubernetes.episode_boxes", "%d must be 0 (the default, 6) or the boxes one episode reserves", k.EpisodeBoxes)
+	}
+	if st := c.Sandbox.Kubernetes.StartTimeout; st != "" {
+		if d, err := time.ParseDuration(st); err != nil || d <= 0 {
+			bad("sandbox.kubernetes.start_timeout", "%q must be a positive duration such as 3m or 90s", st)
+		}
 	}
 	if c.Sandbox.MaxGPUs < 0 || c.Sandbox.MaxGPUs > sandbox.MaxGPUs {
 		bad("sandbox.max_gpus", "%d must be 0 (no GPU boxes) to %d", c.Sandbox.MaxGPUs, sandbox.MaxGPUs)

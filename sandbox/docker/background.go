@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 )
 
 var _ sandbox.Backgrounder = (*box)(nil)
@@ -35,13 +35,7 @@ func (b *box) Background(ctx context.Context, req sandbox.ExecRequest) (int, err
 	if !b.hostSweep() || (b.policy.Runtime != "" && b.policy.Runtime != "runc") {
 		return 0, fmt.Errorf("background commands need the host sweep of runc (runtime %q): %w", b.policy.Runtime, sandbox.ErrDenied)
 	}
-	dir := req.Dir
-	switch {
-	case dir == "":
-		dir = sandbox.WorkspaceMount
-	case !path.IsAbs(dir):
-		dir = path.Join(sandbox.WorkspaceMount, dir)
-	}
+	dir := boxhost.WorkDir(req.Dir)
 	// No sweep while the wrapper starts and before it is registered.
 	b.gate.RLock()
 	defer b.gate.RUnlock()

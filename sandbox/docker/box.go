@@ -3,7 +3,6 @@ package docker
 import (
 	"context"
 	"fmt"
-	"path"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,7 +12,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 
 	"github.com/mass-dev/mass/sandbox"
-	"github.com/mass-dev/mass/sandbox/helper"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 )
 
 // box is one agent container.
@@ -41,18 +40,14 @@ var _ sandbox.Sandbox = (*box)(nil)
 // Create starts an agent container on the episode's workspace with every
 // Policy field applied (see hostConfig).
 func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (sandbox.Sandbox, error) {
-	b, err := r.create(ctx, spec, false)
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
+	return boxhost.Started(r.create(ctx, spec, false))
 }
 
 // create starts a container; readOnly mounts the workspace read-only (the
 // grader's).
 func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) (*box, error) {
-	if !sandbox.ValidID(spec.Episode) || !sandbox.ValidID(spec.Agent) || strings.HasPrefix(spec.Agent, "_") {
-		return nil, fmt.Errorf("create sandbox: episode %q / agent %q: %w", spec.Episode, spec.Agent, sandbox.ErrInvalid)
+	if err := boxhost.CheckSpec(spec, sandbox.ValidID); err != nil {
+		return nil, err
 	}
 	pol := spec.Policy
 	pol.Runtime = r.egressRuntime(ctx, spec, r.policyRuntime(pol.Runtime))
@@ -66,11 +61,8 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 	if !ok {
 		return nil, fmt.Errorf("create sandbox: OCI runtime %q is not registered with the engine (install and register it, or use runc): %w", pol.Runtime, sandbox.ErrUnavailable)
 	}
-	if w := pol.Weaknesses(); len(w) > 0 {
-		if r.cfg.Strict {
-			return nil, fmt.Errorf("create sandbox: strict mode refuses a weakened policy (%s): %w", strings.Join(w, "; "), sandbox.ErrDenied)
-		}
-		r.log.Warn("weakened sandbox policy", "episode", spec.Episode, "agent", spec.Agent, "weaknesses", w)
+	if err := boxhost.Weakened(pol, spec, r.cfg.Strict, r.log); err != nil {
+		return nil, err
 	}
 	if uid, _, _ := sandbox.ParseUser(pol.User); uid == r.helperUID && uid != 0 && !r.cfg.ReadableHelper {
 		return nil, fmt.Errorf("create sandbox: the helper copy is owned by the agent's uid %d, which could read it (run massd as another user): %w", uid, sandbox.ErrDenied)
@@ -99,7 +91,7 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 	if image == "" {
 		image = r.cfg.Image
 	}
-	env, err := boxEnv(spec.Env, pol, !readOnly)
+	env, err := boxhost.Env(spec.Env, pol, !readOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +106,7 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 		Entrypoint:      []string{HelperMount},
 		Cmd:             []string{"pause"},
 		WorkingDir:      "/",
-		Env:             env,
+		Env:             boxhost.EnvList(env),
 		Labels:          r.labels(spec.Episode, spec.Agent, kindAgent),
 		NetworkDisabled: pol.NetworkMode == "none",
 		Hostname:        spec.Agent,
@@ -157,33 +149,15 @@ func (b *box) Agent() string { return b.agent }
 // whole process tree at the timeout. Should the wrapper itself be killed by
 // the command, the host kills every process of the agent after a grace.
 func (b *box) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
-	if len(req.Argv) == 0 || req.Argv[0] == "" {
-		return sandbox.ExecResult{}, fmt.Errorf("exec: empty argv: %w", sandbox.ErrInvalid)
+	cmd, err := boxhost.NewCommand(req, b.policy)
+	if err != nil {
+		return sandbox.ExecResult{}, err
 	}
-	timeout := req.Timeout
-	if timeout <= 0 {
-		timeout = b.policy.ExecTimeout
-	}
-	if timeout <= 0 {
-		timeout = sandbox.DefaultPolicy().ExecTimeout
-	}
-	maxBytes := req.MaxBytes
-	if maxBytes <= 0 {
-		maxBytes = b.policy.OutputBytes
-	}
-	dir := req.Dir
-	switch {
-	case dir == "":
-		dir = sandbox.WorkspaceMount
-	case !path.IsAbs(dir):
-		dir = path.Join(sandbox.WorkspaceMount, dir)
-	}
-	argv := append([]string{HelperMount, "exec", "-timeout", timeout.String(), "--"}, req.Argv...)
 	b.gate.RLock()
 	b.execs.Add(1)
 	res, err := b.r.execRaw(ctx, b.id, execOpts{
-		argv: argv, user: b.policy.User, dir: dir, stdin: req.Stdin, maxBytes: maxBytes,
-		hostTimeout: timeout + 5*time.Second,
+		argv: cmd.Wrapped(), user: b.policy.User, dir: cmd.Dir, stdin: req.Stdin, maxBytes: cmd.MaxBytes,
+		hostTimeout: cmd.HostTimeout(),
 		onAbort:     b.killAll,
 		watch:       b.isRunsc(),
 	})
@@ -202,10 +176,7 @@ func (b *box) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecRe
 	if err != nil {
 		return res, fmt.Errorf("exec in %s/%s: %w", b.episode, b.agent, err)
 	}
-	if res.ExitCode == helper.ExitTimedOut && res.Duration >= timeout {
-		res.TimedOut = true
-	}
-	return res, nil
+	return cmd.Result(res), nil
 }
 
 // sweepAfter kills every agent process but the file-helper session once a
@@ -278,8 +249,6 @@ func (b *box) killAll(ctx context.Context) {
 		b.r.log.Warn("kill agent processes", "episode", b.episode, "agent", b.agent, "err", err)
 	}
 }
-
-func (b *box) Files() sandbox.Files { return &files{b: b} }
 
 // Stop kills every process in the container (it stays, stopped).
 func (b *box) Stop(ctx context.Context) error {

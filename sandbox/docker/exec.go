@@ -13,28 +13,8 @@ import (
 	"github.com/docker/docker/pkg/stdcopy"
 
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 )
-
-// capWriter keeps the first max bytes and drops the rest, still reporting
-// every write as complete so the stream keeps draining.
-type capWriter struct {
-	buf       []byte
-	max       int
-	truncated bool
-}
-
-func (c *capWriter) Write(p []byte) (int, error) {
-	room := c.max - len(c.buf)
-	if room >= len(p) {
-		c.buf = append(c.buf, p...)
-		return len(p), nil
-	}
-	if room > 0 {
-		c.buf = append(c.buf, p[:room]...)
-	}
-	c.truncated = true
-	return len(p), nil
-}
 
 type execOpts struct {
 	argv     []string
@@ -158,43 +138,25 @@ func collect(ctx context.Context, hj types.HijackedResponse, o execOpts) (sandbo
 			_ = hj.CloseWrite()
 		}()
 	}
-	stdout := &capWriter{max: o.maxBytes}
-	stderr := &capWriter{max: o.maxBytes}
+	stdout := &boxhost.CapWriter{Max: o.maxBytes}
+	stderr := &boxhost.CapWriter{Max: o.maxBytes}
 	done := make(chan error, 1)
 	go func() {
 		_, err := stdcopy.StdCopy(stdout, stderr, hj.Reader)
 		done <- err
 	}()
-	var expire <-chan time.Time
-	if o.hostTimeout > 0 {
-		t := time.NewTimer(o.hostTimeout)
-		defer t.Stop()
-		expire = t.C
+	end := boxhost.AwaitStream(ctx, done, o.hostTimeout, 5*time.Second, o.onAbort, hj.Close)
+	res := sandbox.ExecResult{TimedOut: end.TimedOut, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(),
+		Truncated: stdout.Truncated() || stderr.Truncated()}
+	switch {
+	case end.TimedOut:
+		return res, nil
+	case end.Aborted:
+		return res, ctx.Err()
+	case end.Err != nil && !errors.Is(end.Err, io.EOF):
+		return res, fmt.Errorf("read exec output: %w", end.Err)
 	}
-	res := sandbox.ExecResult{}
-	var abortErr error
-	select {
-	case err := <-done:
-		if err != nil && !errors.Is(err, io.EOF) {
-			abortErr = fmt.Errorf("read exec output: %w", err)
-		}
-	case <-expire:
-		res.TimedOut = true
-	case <-ctx.Done():
-		abortErr = ctx.Err()
-	}
-	if res.TimedOut || abortErr != nil && ctx.Err() != nil {
-		if o.onAbort != nil {
-			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			o.onAbort(actx)
-			cancel()
-		}
-		hj.Close()
-		<-done
-	}
-	res.Stdout, res.Stderr = stdout.buf, stderr.buf
-	res.Truncated = stdout.truncated || stderr.truncated
-	return res, abortErr
+	return res, nil
 }
 
 // exitCode waits (at most 10s) until the engine reports the exec ended and

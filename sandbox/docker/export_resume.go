@@ -10,41 +10,36 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 )
-
-// leftOut ends the reading of an engine tar at a file the export leaves
-// out (its body may be a terabyte of holes); the export resumes after it.
-type leftOut struct{ name string }
-
-func (l *leftOut) Error() string { return "export left out " + l.name }
 
 // exportTree exports the workspace subtree rel ("" for all of it). When
 // the engine's tar reaches a file the export leaves out, the rest of the
 // subtree is fetched sibling by sibling, in the engine's (sorted) order,
 // so the file's body is never read (F4).
-func (r *Runtime) exportTree(ctx context.Context, episode string, x *exporter, rel string) error {
+func (r *Runtime) exportTree(ctx context.Context, episode string, x *boxhost.Exporter, rel string) error {
 	src := sandbox.WorkspaceMount + "/."
-	x.prefix = ""
+	x.Prefix = ""
 	if rel != "" {
 		src = sandbox.WorkspaceMount + "/" + rel
-		x.prefix = path.Dir(rel)
+		x.Prefix = path.Dir(rel)
 	}
 	rc, _, err := r.cli.CopyFromContainer(ctx, keeperName(episode), src)
 	if err != nil {
 		return wrapErr("read "+src, err)
 	}
-	err = x.copyTar(rc)
+	err = x.CopyTar(rc)
 	rc.Close()
-	var lo *leftOut
+	var lo *boxhost.LeftOut
 	if !errors.As(err, &lo) {
 		return err
 	}
-	return r.exportAfter(ctx, episode, x, rel, lo.name)
+	return r.exportAfter(ctx, episode, x, rel, lo.Name)
 }
 
 // exportAfter exports what follows name inside the subtree rel: the later
 // siblings of name and of each of its ancestors below rel.
-func (r *Runtime) exportAfter(ctx context.Context, episode string, x *exporter, rel, name string) error {
+func (r *Runtime) exportAfter(ctx context.Context, episode string, x *boxhost.Exporter, rel, name string) error {
 	for child := name; child != rel && child != "." && child != ""; child = path.Dir(child) {
 		dir := path.Dir(child)
 		names, err := r.keeperList(ctx, episode, dir)
@@ -93,15 +88,15 @@ func (r *Runtime) sparseOver(ctx context.Context, episode string) int64 {
 // checkDeepDirs replaces the note on each directory deep enough for the
 // engine to have dropped entries below it by what the keeper's listing
 // shows: the entries actually missing, or no note when none is.
-func (r *Runtime) checkDeepDirs(ctx context.Context, episode string, x *exporter) {
+func (r *Runtime) checkDeepDirs(ctx context.Context, episode string, x *boxhost.Exporter) {
 	have := map[string]bool{}
-	for _, f := range x.out {
+	for _, f := range x.Out {
 		have[f.Path] = true
 	}
-	for _, l := range x.links {
-		have[l.name] = true
+	for _, l := range x.Links {
+		have[l.Name] = true
 	}
-	for i, f := range x.out {
+	for i, f := range x.Out {
 		if f.Type != "dir" || f.Omitted == "" {
 			continue
 		}
@@ -115,10 +110,10 @@ func (r *Runtime) checkDeepDirs(ctx context.Context, episode string, x *exporter
 				missing = append(missing, n)
 			}
 		}
-		x.out[i].Omitted = ""
+		x.Out[i].Omitted = ""
 		if len(missing) > 0 {
-			x.out[i].Omitted = fmt.Sprintf("%d entries below this directory (first %q) have paths past PATH_MAX (%d bytes) "+
-				"and are missing from the export (the engine's archive skips them without an error)", len(missing), missing[0], pathMax)
+			x.Out[i].Omitted = fmt.Sprintf("%d entries below this directory (first %q) have paths past PATH_MAX (%d bytes) "+
+				"and are missing from the export (the engine's archive skips them without an error)", len(missing), missing[0], boxhost.PathMax)
 		}
 	}
 }

@@ -10,8 +10,20 @@ import (
 	"time"
 
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 	"github.com/mass-dev/mass/sandbox/helper"
 )
+
+// fileOpTimeout bounds one helper call, waiting for the previous one included.
+const fileOpTimeout = 2 * time.Minute
+
+// Files runs file operations through the helper inside the container, as
+// the agent's user (boxhost.Files), over the box's helper session.
+func (b *box) Files() sandbox.Files {
+	return boxhost.NewFiles(func(ctx context.Context, op string, body []byte) ([]byte, error) {
+		return b.ops.do(ctx, op, body, b.opTimeout)
+	})
+}
 
 // fileOps keeps one helper session per box and runs file operations
 // through it one at a time. A dead session (the agent may kill the helper,
@@ -194,9 +206,7 @@ func (f *fileOps) session(ctx context.Context) (s *helperSession, fresh bool, er
 // as a timed-out op did before sessions, and drops the session.
 func (f *fileOps) abortSession(ctx context.Context, s *helperSession) {
 	if f.abort != nil {
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		f.abort(actx)
-		cancel()
+		boxhost.Detached(ctx, 5*time.Second, f.abort)
 	}
 	f.drop(s)
 }

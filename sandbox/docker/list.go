@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -13,6 +12,7 @@ import (
 	"github.com/docker/docker/api/types/volume"
 
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 )
 
 func isNotFound(err error) bool {
@@ -77,19 +77,11 @@ func (r *Runtime) removeContainers(ctx context.Context, episode, kind string) er
 	if err != nil {
 		return wrapErr("list containers of "+episode, err)
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, len(cs))
-	for i, c := range cs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// Any container may be a gVisor one: the runsc fallback
-			// only ever kills runsc processes naming this container.
-			errs[i] = r.forceRemove(ctx, c.ID, sandbox.RuntimeRunsc)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return boxhost.Parallel(cs, func(c container.Summary) error {
+		// Any container may be a gVisor one: the runsc fallback only ever
+		// kills runsc processes naming this container.
+		return r.forceRemove(ctx, c.ID, sandbox.RuntimeRunsc)
+	})
 }
 
 func isRemovalInProgress(err error) bool {
@@ -99,30 +91,5 @@ func isRemovalInProgress(err error) bool {
 // ReapOrphans removes this daemon's containers and volumes whose episode is
 // not live; it returns how many objects it removed.
 func (r *Runtime) ReapOrphans(ctx context.Context, live func(episode string) bool) (int, error) {
-	infos, err := r.List(ctx, "")
-	if err != nil {
-		return 0, err
-	}
-	dead := map[string]bool{}
-	n := 0
-	for _, in := range infos {
-		if in.Episode == "" || live(in.Episode) {
-			continue
-		}
-		dead[in.Episode] = true
-		n++
-	}
-	var errs []error
-	for ep := range dead {
-		if !sandbox.ValidID(ep) {
-			continue
-		}
-		if err := r.RemoveWorkspace(ctx, ep); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if len(dead) > 0 {
-		r.log.Info("reaped orphans", "objects", n, "episodes", len(dead))
-	}
-	return n, errors.Join(errs...)
+	return boxhost.Reap(ctx, r, live, r.log)
 }

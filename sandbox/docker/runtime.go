@@ -15,19 +15,19 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 )
 
-// Labels put on every container and volume.
+// Labels put on every container and volume: the backends' (boxhost).
 const (
-	LabelDaemon  = "mass.daemon"
-	LabelEpisode = "mass.episode"
-	LabelAgent   = "mass.agent"
-	LabelKind    = "mass.kind" // "agent" or "workspace"
+	LabelDaemon  = boxhost.LabelDaemon
+	LabelEpisode = boxhost.LabelEpisode
+	LabelAgent   = boxhost.LabelAgent
+	LabelKind    = boxhost.LabelKind
 
-	kindAgent     = "agent"
-	kindWorkspace = "workspace"
-	// keeperAgent is the agent label of the workspace keeper container.
-	keeperAgent = "_workspace"
+	kindAgent     = boxhost.KindAgent
+	kindWorkspace = boxhost.KindWorkspace
+	keeperAgent   = boxhost.KeeperAgent // the workspace keeper container's
 )
 
 // DefaultImage is used when a Spec names no image.
@@ -195,7 +195,7 @@ func (r *Runtime) Close() error {
 }
 
 func (r *Runtime) labels(episode, agent, kind string) map[string]string {
-	return map[string]string{LabelDaemon: r.cfg.DaemonID, LabelEpisode: episode, LabelAgent: agent, LabelKind: kind}
+	return boxhost.Labels(r.cfg.DaemonID, episode, agent, kind)
 }
 
 func volumeName(episode string) string       { return "mass-ws-" + episode }

@@ -51,3 +51,8 @@ var massProfileJSON = sync.OnceValues(func() (string, error) {
 	b, err := json.Marshal(massProfile())
 	return string(b), err
 })
+
+// MassSeccompJSON is the project's seccomp profile (SeccompMass) in the
+// engine's JSON format, which containerd's CRI also reads as a kubelet
+// Localhost profile.
+func MassSeccompJSON() (string, error) { return massProfileJSON() }

@@ -14,6 +14,7 @@ import (
 	"github.com/docker/docker/pkg/stdcopy"
 
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 	"github.com/mass-dev/mass/sandbox/helper"
 )
 
@@ -134,7 +135,7 @@ func newHelperSession(hj types.HijackedResponse) *helperSession {
 	s := &helperSession{
 		conn:   hj.Conn,
 		out:    newStreamBuf(sessionOutBytes),
-		stderr: &lockedCap{c: capWriter{max: sessionErrBytes}},
+		stderr: &lockedCap{c: boxhost.CapWriter{Max: sessionErrBytes}},
 		done:   make(chan struct{}),
 	}
 	go func() {
@@ -271,10 +272,10 @@ func (s *streamBuf) closeWithError(err error) {
 	s.cond.Broadcast()
 }
 
-// lockedCap is a capWriter safe for one writer and concurrent readers.
+// lockedCap is a CapWriter safe for one writer and concurrent readers.
 type lockedCap struct {
 	mu sync.Mutex
-	c  capWriter
+	c  boxhost.CapWriter
 }
 
 func (l *lockedCap) Write(p []byte) (int, error) {
@@ -286,5 +287,5 @@ func (l *lockedCap) Write(p []byte) (int, error) {
 func (l *lockedCap) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return string(l.c.buf)
+	return string(l.c.Bytes())
 }

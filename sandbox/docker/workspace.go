@@ -1,21 +1,16 @@
 package docker
 
 import (
-	"archive/tar"
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path"
-	"path/filepath"
 	"strconv"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/volume"
 
 	"github.com/mass-dev/mass/sandbox"
-	"github.com/mass-dev/mass/sandbox/helper"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 )
 
 // The workspace is a named volume. When the policy caps the disk, the volume
@@ -30,23 +25,10 @@ import (
 // CreateWorkspace makes the episode volume, starts its keeper, copies the
 // inputs in through the engine and applies ownership and protection.
 func (r *Runtime) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec, inputs []sandbox.Input) (err error) {
-	if !sandbox.ValidID(ws.Episode) {
-		return fmt.Errorf("create workspace: episode id %q: %w", ws.Episode, sandbox.ErrInvalid)
+	if err := boxhost.CheckWorkspace(ws, inputs, sandbox.ValidID); err != nil {
+		return err
 	}
-	for _, p := range ws.Protected {
-		if _, err := helper.CleanRel(p); err != nil {
-			return fmt.Errorf("create workspace %s: protected: %v: %w", ws.Episode, err, sandbox.ErrInvalid)
-		}
-	}
-	for _, in := range inputs {
-		if _, err := helper.CleanRel(in.Dest); err != nil {
-			return fmt.Errorf("create workspace %s: input %s: %v: %w", ws.Episode, in.HostPath, err, sandbox.ErrInvalid)
-		}
-	}
-	pol := r.cfg.Policy
-	if ws.DiskBytes > 0 {
-		pol.DiskBytes = ws.DiskBytes
-	}
+	pol := boxhost.WorkspacePolicy(r.cfg.Policy, ws)
 	opts := map[string]string{}
 	if pol.DiskBytes > 0 && r.cfg.DiskMode == DiskTmpfs {
 		opts = map[string]string{"type": "tmpfs", "device": "tmpfs",
@@ -69,29 +51,16 @@ func (r *Runtime) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec,
 			_ = r.RemoveWorkspace(context.WithoutCancel(ctx), ws.Episode)
 		}
 	}()
-	keeper, err := r.startKeeper(ctx, ws.Episode, pol)
-	if err != nil {
+	if _, err := r.startKeeper(ctx, ws.Episode, pol); err != nil {
 		return err
 	}
 	if len(inputs) > 0 {
-		pr, pw := io.Pipe()
-		go func() { pw.CloseWithError(writeInputsTar(pw, inputs, pol.DiskBytes)) }()
-		err := r.cli.CopyToContainer(ctx, keeper, sandbox.WorkspaceMount, pr, container.CopyToContainerOptions{})
-		pr.CloseWithError(err)
-		if err != nil {
-			return wrapErr("copy inputs into "+ws.Episode, err)
+		if err := r.copyIn(ctx, ws.Episode, "inputs", func(w io.Writer) error { return boxhost.WriteInputsTar(w, inputs, pol.DiskBytes) }); err != nil {
+			return err
 		}
 	}
-	argv := []string{HelperMount, "prepare", "-owner", pol.User}
-	for _, p := range ws.Protected {
-		argv = append(argv, "-protect", p)
-	}
-	res, err := r.execRaw(ctx, keeper, execOpts{argv: argv, user: "0", maxBytes: 64 << 10})
-	if err != nil {
-		return fmt.Errorf("prepare workspace %s: %w", ws.Episode, err)
-	}
-	if res.ExitCode != 0 {
-		return fmt.Errorf("prepare workspace %s: helper exit %d: %q: %w", ws.Episode, res.ExitCode, res.Stderr, sandbox.ErrInvalid)
+	if err := r.prepare(ctx, ws.Episode, pol.User, ws.Protected); err != nil {
+		return err
 	}
 	if pol.DiskBytes > 0 && r.cfg.DiskMode == DiskMonitor {
 		r.startMonitor(ws.Episode, pol.DiskBytes)
@@ -141,79 +110,6 @@ func (r *Runtime) startKeeper(ctx context.Context, episode string, pol sandbox.P
 		return "", err
 	}
 	return resp.ID, nil
-}
-
-// writeInputsTar streams host inputs as a tar. The host side is trusted, yet
-// symlinks and special files are refused rather than followed.
-func writeInputsTar(w io.Writer, inputs []sandbox.Input, capBytes int64) error {
-	tw := tar.NewWriter(w)
-	var total int64
-	dirs := map[string]bool{}
-	addDirs := func(rel string) error {
-		for d := path.Dir(rel); d != "." && !dirs[d]; d = path.Dir(d) {
-			dirs[d] = true
-			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for _, in := range inputs {
-		dest, _ := helper.CleanRel(in.Dest)
-		err := filepath.WalkDir(in.HostPath, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(in.HostPath, p)
-			name := path.Join(dest, filepath.ToSlash(rel))
-			fi, err := d.Info()
-			if err != nil {
-				return err
-			}
-			switch {
-			case fi.IsDir():
-				if dirs[name] {
-					return nil
-				}
-				if err := addDirs(name); err != nil {
-					return err
-				}
-				dirs[name] = true
-				return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: name + "/", Mode: 0o755, ModTime: fi.ModTime()})
-			case fi.Mode().IsRegular():
-				total += fi.Size()
-				if capBytes > 0 && total > capBytes {
-					return fmt.Errorf("inputs exceed the workspace cap of %d bytes: %w", capBytes, sandbox.ErrTooLarge)
-				}
-				if err := addDirs(name); err != nil {
-					return err
-				}
-				return copyFileTar(tw, p, name, fi)
-			}
-			return fmt.Errorf("input %s is not a regular file or directory: %w", p, sandbox.ErrInvalid)
-		})
-		if err != nil {
-			return fmt.Errorf("input %s: %w", in.HostPath, err)
-		}
-	}
-	return tw.Close()
-}
-
-func copyFileTar(tw *tar.Writer, p, name string, fi fs.FileInfo) error {
-	f, err := os.OpenFile(p, os.O_RDONLY|nofollow, 0)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	mode := int64(0o644)
-	if fi.Mode()&0o111 != 0 {
-		mode = 0o755
-	}
-	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Size: fi.Size(), Mode: mode, ModTime: fi.ModTime()}); err != nil {
-		return err
-	}
-	_, err = io.CopyN(tw, f, fi.Size())
-	return err
 }
 
 // RemoveWorkspace removes every container of the episode, then its volume.

@@ -3,14 +3,12 @@ package kubernetes
 import (
 	"context"
 	"fmt"
-	"path"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/mass-dev/mass/sandbox"
-	"github.com/mass-dev/mass/sandbox/helper"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 )
 
 // box is one agent pod.
@@ -29,16 +27,12 @@ var _ sandbox.Sandbox = (*box)(nil)
 
 // Create starts an agent pod on the episode's workspace node.
 func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (sandbox.Sandbox, error) {
-	b, err := r.create(ctx, spec, false)
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
+	return boxhost.Started(r.create(ctx, spec, false))
 }
 
 func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) (*box, error) {
-	if !validID(spec.Episode) || !validID(spec.Agent) || strings.HasPrefix(spec.Agent, "_") {
-		return nil, fmt.Errorf("create sandbox: episode %q / agent %q: %w", spec.Episode, spec.Agent, sandbox.ErrInvalid)
+	if err := boxhost.CheckSpec(spec, validID); err != nil {
+		return nil, err
 	}
 	pol := spec.Policy
 	pol.Runtime = r.policyRuntime(pol.Runtime)
@@ -48,11 +42,8 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 	if pol.Egress != nil || pol.GPUs > 0 {
 		return nil, fmt.Errorf("create sandbox %s/%s: egress and GPUs are not offered by the kubernetes backend: %w", spec.Episode, spec.Agent, sandbox.ErrDenied)
 	}
-	if w := pol.Weaknesses(); len(w) > 0 {
-		if r.cfg.Strict {
-			return nil, fmt.Errorf("create sandbox: strict mode refuses a weakened policy (%s): %w", strings.Join(w, "; "), sandbox.ErrDenied)
-		}
-		r.log.Warn("weakened sandbox policy", "episode", spec.Episode, "agent", spec.Agent, "weaknesses", w)
+	if err := boxhost.Weakened(pol, spec, r.cfg.Strict, r.log); err != nil {
+		return nil, err
 	}
 	class, err := r.runtimeClass(pol.Runtime)
 	if err != nil {
@@ -62,7 +53,7 @@ func (r *Runtime) create(ctx context.Context, spec sandbox.Spec, readOnly bool) 
 	if err != nil {
 		return nil, fmt.Errorf("create sandbox %s/%s: %w", spec.Episode, spec.Agent, err)
 	}
-	env, err := boxEnv(spec.Env, pol, !readOnly)
+	env, err := boxhost.Env(spec.Env, pol, !readOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -100,38 +91,21 @@ func (b *box) gone() error {
 
 // Exec runs req under the helper's exec wrapper (see the package doc).
 func (b *box) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
-	if len(req.Argv) == 0 || req.Argv[0] == "" {
-		return sandbox.ExecResult{}, fmt.Errorf("exec: empty argv: %w", sandbox.ErrInvalid)
+	cmd, err := boxhost.NewCommand(req, b.policy)
+	if err != nil {
+		return sandbox.ExecResult{}, err
 	}
 	if err := b.gone(); err != nil {
 		return sandbox.ExecResult{}, err
 	}
-	timeout := req.Timeout
-	if timeout <= 0 {
-		timeout = b.policy.ExecTimeout
-	}
-	if timeout <= 0 {
-		timeout = sandbox.DefaultPolicy().ExecTimeout
-	}
-	maxBytes := req.MaxBytes
-	if maxBytes <= 0 {
-		maxBytes = b.policy.OutputBytes
-	}
-	dir := req.Dir
-	switch {
-	case dir == "":
-		dir = sandbox.WorkspaceMount
-	case !path.IsAbs(dir):
-		dir = path.Join(sandbox.WorkspaceMount, dir)
-	}
-	// An exec has no working directory of its own: the wrapper sets it.
-	argv := []string{sandbox.HelperMount, "exec", "-timeout", timeout.String(), "-dir", dir}
+	// An exec has no working directory or nofile limit of its own: the
+	// wrapper sets them.
+	flags := []string{"-dir", cmd.Dir}
 	if b.policy.NoFile > 0 {
-		argv = append(argv, "-nofile", strconv.FormatInt(b.policy.NoFile, 10))
+		flags = append(flags, "-nofile", strconv.FormatInt(b.policy.NoFile, 10))
 	}
-	argv = append(append(argv, "--"), req.Argv...)
-	res, err := b.r.execRaw(ctx, b.pod, execOpts{argv: argv, stdin: req.Stdin, maxBytes: maxBytes,
-		hostTimeout: timeout + 5*time.Second, onAbort: b.killAll})
+	res, err := b.r.execRaw(ctx, b.pod, execOpts{argv: cmd.Wrapped(flags...), stdin: req.Stdin, maxBytes: cmd.MaxBytes,
+		hostTimeout: cmd.HostTimeout(), onAbort: b.killAll})
 	if err == nil && res.ExitCode >= 128 {
 		// The command killed its wrapper: what it started is reparented
 		// to pause and is swept here.
@@ -140,10 +114,7 @@ func (b *box) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecRe
 	if err != nil {
 		return res, fmt.Errorf("exec in %s/%s: %w", b.episode, b.agent, err)
 	}
-	if res.ExitCode == helper.ExitTimedOut && res.Duration >= timeout {
-		res.TimedOut = true
-	}
-	return res, nil
+	return cmd.Result(res), nil
 }
 
 // killAll kills every agent process but pause (the helper's killall).
@@ -156,8 +127,6 @@ func (b *box) helperCmd(ctx context.Context, cmd string) {
 		b.r.log.Warn("helper "+cmd, "episode", b.episode, "agent", b.agent, "err", err)
 	}
 }
-
-func (b *box) Files() sandbox.Files { return &files{b: b} }
 
 // Stop kills every process of the box: the pod is deleted (a pod cannot
 // be stopped and kept); Remove then has nothing left to do.

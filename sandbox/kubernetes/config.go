@@ -37,8 +37,18 @@ type Config struct {
 	// are the policy's); the scheduler packs boxes by them.
 	CPURequest    string `yaml:"cpu_request" json:"cpu_request"`
 	MemoryRequest string `yaml:"memory_request" json:"memory_request"`
-	// StartTimeout bounds the wait for a pod to run (Pending included).
+	// StartTimeout bounds the wait for a pod to run (Pending for capacity,
+	// 429s and an exhausted ResourceQuota included).
 	StartTimeout time.Duration `yaml:"start_timeout" json:"start_timeout"`
+	// MaxBoxes caps this daemon's boxes at once (capacity.go): 0 follows
+	// the cluster (the sandbox nodes' allocatable and the namespace's
+	// ResourceQuotas over one box's requests, read every 30 s), -1 sets
+	// no cap (every episode starts; Kubernetes queues its pods).
+	MaxBoxes int `yaml:"max_boxes" json:"max_boxes"`
+	// EpisodeBoxes is what one episode reserves of MaxBoxes: its keeper,
+	// the orchestrator and the sub-agents that run at once;
+	// DefaultEpisodeBoxes when 0.
+	EpisodeBoxes int `yaml:"episode_boxes" json:"episode_boxes"`
 
 	DaemonID string         `yaml:"-" json:"-"` // mass.daemon label; required
 	Policy   sandbox.Policy `yaml:"-" json:"-"` // default policy; DefaultPolicy() when zero
@@ -53,6 +63,9 @@ const (
 	DefaultImage        = "mass-agent-k8s:latest"
 	DefaultWorkspaceDir = "/var/lib/mass-k8s/workspaces"
 	DefaultStartTimeout = 3 * time.Minute
+	// DefaultEpisodeBoxes: keeper, orchestrator and agents/episode's
+	// DefaultParallelAgents (4) sub-agents.
+	DefaultEpisodeBoxes = 6
 )
 
 func (c Config) withDefaults() Config {
@@ -79,6 +92,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.StartTimeout <= 0 {
 		c.StartTimeout = DefaultStartTimeout
+	}
+	if c.EpisodeBoxes <= 0 {
+		c.EpisodeBoxes = DefaultEpisodeBoxes
 	}
 	if c.Policy.Runtime == "" {
 		c.Policy = sandbox.DefaultPolicy()

@@ -19,7 +19,7 @@
 //     CAP_DAC_READ_SEARCH and CAP_DAC_OVERRIDE (to empty the directory at the
 //     end), no token, no network. Inputs are streamed into it as a tar over an
 //     exec's stdin (tar -x), "prepare" sets ownership and protection, exports
-//     are tar -c over an exec's stdout that the host rewrites (sandbox/docker's
+//     are tar -c over an exec's stdout that the host rewrites (boxhost's
 //     export rewriter: capped, manifest with sha256, links never followed), and
 //     RemoveWorkspace empties the directory through it before deleting it.
 //   - pod <name> per agent: every Policy field that a pod can carry (podSpec):

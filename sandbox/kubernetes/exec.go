@@ -18,28 +18,8 @@ import (
 	utilexec "k8s.io/client-go/util/exec"
 
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 )
-
-// capWriter keeps the first max bytes and drops the rest, still reporting
-// every write as complete so the stream keeps draining.
-type capWriter struct {
-	buf       []byte
-	max       int
-	truncated bool
-}
-
-func (c *capWriter) Write(p []byte) (int, error) {
-	room := c.max - len(c.buf)
-	if room >= len(p) {
-		c.buf = append(c.buf, p...)
-		return len(p), nil
-	}
-	if room > 0 {
-		c.buf = append(c.buf, p[:room]...)
-	}
-	c.truncated = true
-	return len(p), nil
-}
 
 type execOpts struct {
 	argv     []string
@@ -79,8 +59,8 @@ func (r *Runtime) execRaw(ctx context.Context, pod string, o execOpts) (sandbox.
 	if err != nil {
 		return sandbox.ExecResult{}, err
 	}
-	stdout := &capWriter{max: o.maxBytes}
-	stderr := &capWriter{max: o.maxBytes}
+	stdout := &boxhost.CapWriter{Max: o.maxBytes}
+	stderr := &boxhost.CapWriter{Max: o.maxBytes}
 	var out io.Writer = stdout
 	if o.stdout != nil {
 		out = o.stdout
@@ -91,39 +71,15 @@ func (r *Runtime) execRaw(ctx context.Context, pod string, o execOpts) (sandbox.
 	go func() {
 		done <- ex.StreamWithContext(sctx, remotecommand.StreamOptions{Stdin: o.stdin, Stdout: out, Stderr: stderr})
 	}()
-	var expire <-chan time.Time
-	if o.hostTimeout > 0 {
-		t := time.NewTimer(o.hostTimeout)
-		defer t.Stop()
-		expire = t.C
-	}
-	res := sandbox.ExecResult{}
-	var streamErr error
-	aborted := false
-	select {
-	case streamErr = <-done:
-	case <-expire:
-		res.TimedOut, aborted = true, true
-	case <-ctx.Done():
-		aborted = true
-	}
-	if aborted {
-		if o.onAbort != nil {
-			actx, acancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			o.onAbort(actx)
-			acancel()
-		}
-		cancel()
-		<-done
-	}
-	res.Stdout, res.Stderr = stdout.buf, stderr.buf
-	res.Truncated = stdout.truncated || stderr.truncated
-	res.Duration = time.Since(start)
+	end := boxhost.AwaitStream(ctx, done, o.hostTimeout, 10*time.Second, o.onAbort, cancel)
+	streamErr := end.Err
+	res := sandbox.ExecResult{TimedOut: end.TimedOut, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(),
+		Truncated: stdout.Truncated() || stderr.Truncated(), Duration: time.Since(start)}
 	switch {
 	case res.TimedOut:
 		res.ExitCode = -1
 		return res, nil
-	case aborted:
+	case end.Aborted:
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return res, fmt.Errorf("exec in %s: %w", pod, errors.Join(ctx.Err(), sandbox.ErrTimeout))
 		}

@@ -2,10 +2,10 @@ package kubernetes
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 )
 
 // List returns this daemon's pods and workspaces, of one episode or all.
@@ -21,14 +21,14 @@ func (r *Runtime) List(ctx context.Context, episode string) ([]sandbox.Info, err
 	}
 	var out []sandbox.Info
 	for _, p := range pods {
-		agent := p.Labels[LabelAgent]
+		agent := p.Labels[boxhost.LabelAgent]
 		if agent == keeperLabel {
 			agent = keeperAgent
 		}
-		in := sandbox.Info{ID: p.Name, Kind: "container", Episode: p.Labels[LabelEpisode], Agent: agent,
-			Daemon: p.Labels[LabelDaemon], State: string(p.Status.Phase), Created: p.CreationTimestamp.Time}
+		in := sandbox.Info{ID: p.Name, Kind: "container", Episode: p.Labels[boxhost.LabelEpisode], Agent: agent,
+			Daemon: p.Labels[boxhost.LabelDaemon], State: string(p.Status.Phase), Created: p.CreationTimestamp.Time}
 		out = append(out, in)
-		if p.Labels[LabelKind] == kindWorkspace {
+		if p.Labels[boxhost.LabelKind] == kindWorkspace {
 			in.ID, in.Kind, in.State = r.wsDir(in.Episode), "volume", "present"
 			out = append(out, in)
 		}
@@ -48,27 +48,5 @@ func (r *Runtime) KillEpisode(ctx context.Context, episode string) error {
 // ReapOrphans removes the pods and workspaces of this daemon whose episode
 // is not live; it returns how many objects it removed.
 func (r *Runtime) ReapOrphans(ctx context.Context, live func(episode string) bool) (int, error) {
-	infos, err := r.List(ctx, "")
-	if err != nil {
-		return 0, err
-	}
-	dead := map[string]bool{}
-	n := 0
-	for _, in := range infos {
-		if in.Episode == "" || live(in.Episode) {
-			continue
-		}
-		dead[in.Episode] = true
-		n++
-	}
-	var errs []error
-	for ep := range dead {
-		if err := r.RemoveWorkspace(ctx, ep); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if len(dead) > 0 {
-		r.log.Info("reaped orphans", "objects", n, "episodes", len(dead))
-	}
-	return n, errors.Join(errs...)
+	return boxhost.Reap(ctx, r, live, r.log)
 }

@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,26 +12,19 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 )
 
-// startPod creates pod and waits until its container runs. A Pending pod
-// (no capacity yet) and a 429 are waited for up to StartTimeout; a pod that
-// cannot start (image missing, a failed sandbox) is deleted and reported.
+// startPod creates pod and waits until its container runs. A 429, a server
+// timeout and an exhausted ResourceQuota are retried with backoff, and a
+// Pending pod (no capacity yet) is waited for, each logged as it lasts, up
+// to StartTimeout; a pod that cannot start (image missing, a failed
+// sandbox) is deleted and reported.
 func (r *Runtime) startPod(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.StartTimeout)
 	defer cancel()
-	pods := r.cs.CoreV1().Pods(r.cfg.Namespace)
-	for {
-		_, err := pods.Create(ctx, pod, metav1.CreateOptions{})
-		if err == nil {
-			break
-		}
-		if !apierrors.IsTooManyRequests(err) && !apierrors.IsServerTimeout(err) {
-			return nil, wrapErr("create pod "+pod.Name, err)
-		}
-		if err := sleepCtx(ctx, time.Second); err != nil {
-			return nil, wrapErr("create pod "+pod.Name, err)
-		}
+	if err := r.createPod(ctx, pod); err != nil {
+		return nil, err
 	}
 	got, err := r.waitRunning(ctx, pod.Name)
 	if err != nil {
@@ -40,10 +34,43 @@ func (r *Runtime) startPod(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, e
 	return got, nil
 }
 
-// waitRunning polls the pod until its container runs.
+// createPod creates pod, retrying with backoff (the server's Retry-After
+// when it gives one) while capacityWait says the refusal is for now.
+func (r *Runtime) createPod(ctx context.Context, pod *corev1.Pod) error {
+	pods := r.cs.CoreV1().Pods(r.cfg.Namespace)
+	wl := newWaitLog(0)
+	delay := 200 * time.Millisecond
+	for {
+		_, err := pods.Create(ctx, pod, metav1.CreateOptions{})
+		if err == nil {
+			return nil
+		}
+		why, ok := capacityWait(err)
+		if !ok {
+			return wrapErr("create pod "+pod.Name, err)
+		}
+		if wl.due() {
+			r.log.Info("waiting to create a pod", "pod", pod.Name, "agent", pod.Annotations["mass.dev/agent"],
+				"waited", wl.waited(), "reason", why)
+		}
+		wait := delay
+		if s, ok := apierrors.SuggestsClientDelay(err); ok && s > 0 {
+			wait = time.Duration(s) * time.Second
+		}
+		if serr := sleepCtx(ctx, wait); serr != nil {
+			return fmt.Errorf("create pod %s: still refused after %s (%s): %w", pod.Name,
+				wl.waited(), why, errors.Join(serr, sandbox.ErrTimeout))
+		}
+		delay = min(delay*2, 10*time.Second)
+	}
+}
+
+// waitRunning polls the pod until its container runs, logging a pod that
+// stays Pending (the scheduler's reason: no node has room yet).
 func (r *Runtime) waitRunning(ctx context.Context, name string) (*corev1.Pod, error) {
 	pods := r.cs.CoreV1().Pods(r.cfg.Namespace)
 	delay := 20 * time.Millisecond
+	wl := newWaitLog(2 * time.Second)
 	for {
 		p, err := pods.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -60,8 +87,13 @@ func (r *Runtime) waitRunning(ctx context.Context, name string) (*corev1.Pod, er
 		if why := stuck(p); why != "" {
 			return nil, fmt.Errorf("pod %s cannot start: %s: %w", name, why, sandbox.ErrUnavailable)
 		}
+		if wl.due() {
+			r.log.Info("waiting for a pod to run", "pod", name, "agent", p.Annotations["mass.dev/agent"], "phase", p.Status.Phase,
+				"waited", wl.waited(), "reason", podWhy(p))
+		}
 		if err := sleepCtx(ctx, delay); err != nil {
-			return nil, fmt.Errorf("pod %s not running (%s, %s): %w", name, p.Status.Phase, podWhy(p), sandbox.ErrTimeout)
+			return nil, fmt.Errorf("pod %s not running after %s (%s: %s): %w", name, wl.waited(),
+				p.Status.Phase, podWhy(p), sandbox.ErrTimeout)
 		}
 		delay = min(delay*2, 500*time.Millisecond)
 	}
@@ -126,12 +158,12 @@ func (r *Runtime) deletePod(ctx context.Context, name string, wait bool) error {
 
 // listPods lists this daemon's pods, of one episode and kind or all.
 func (r *Runtime) listPods(ctx context.Context, episode, kind string) ([]corev1.Pod, error) {
-	sel := labels.Set{LabelDaemon: r.cfg.DaemonID}
+	sel := labels.Set{boxhost.LabelDaemon: r.cfg.DaemonID}
 	if episode != "" {
-		sel[LabelEpisode] = episode
+		sel[boxhost.LabelEpisode] = episode
 	}
 	if kind != "" {
-		sel[LabelKind] = kind
+		sel[boxhost.LabelKind] = kind
 	}
 	l, err := r.cs.CoreV1().Pods(r.cfg.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
 	if err != nil {

@@ -12,18 +12,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 )
 
-// Labels on every object, the same keys as the Docker backend's.
+// Every object carries the backends' labels (boxhost.Labels); the
+// keeper's agent label is keeperLabel.
 const (
-	LabelDaemon  = "mass.daemon"
-	LabelEpisode = "mass.episode"
-	LabelAgent   = "mass.agent"
-	LabelKind    = "mass.kind" // "agent" or "workspace"
-
-	kindAgent     = "agent"
-	kindWorkspace = "workspace"
-	keeperAgent   = "_workspace"
+	kindAgent     = boxhost.KindAgent
+	kindWorkspace = boxhost.KindWorkspace
+	keeperAgent   = boxhost.KeeperAgent
 	keeperLabel   = "x_workspace" // label values must start alphanumeric
 )
 
@@ -41,7 +38,7 @@ func (r *Runtime) labels(episode, agent, kind string) map[string]string {
 	if agent == keeperAgent {
 		agent = keeperLabel
 	}
-	return map[string]string{LabelDaemon: r.cfg.DaemonID, LabelEpisode: episode, LabelAgent: agent, LabelKind: kind}
+	return boxhost.Labels(r.cfg.DaemonID, episode, agent, kind)
 }
 
 var dnsLabel = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 )
 
 func testRuntime() *Runtime {
@@ -51,7 +52,7 @@ func TestPodHardening(t *testing.T) {
 		{"tmp in memory", s.Volumes[1].EmptyDir.Medium == corev1.StorageMediumMemory && s.Volumes[1].EmptyDir.SizeLimit.Value() == p.TmpfsBytes},
 		{"pinned to the workspace node", s.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchFields[0].Values[0] == "node-a"},
 		{"no cluster DNS", s.DNSPolicy == corev1.DNSNone},
-		{"labels", pod.Labels[LabelDaemon] == "d1" && pod.Labels[LabelEpisode] == "ep1" && pod.Labels[LabelAgent] == "worker-1" && pod.Labels[LabelKind] == kindAgent},
+		{"labels", pod.Labels[boxhost.LabelDaemon] == "d1" && pod.Labels[boxhost.LabelEpisode] == "ep1" && pod.Labels[boxhost.LabelAgent] == "worker-1" && pod.Labels[boxhost.LabelKind] == kindAgent},
 		{"hostname", s.Hostname == "worker-1"},
 	}
 	for _, c := range checks {

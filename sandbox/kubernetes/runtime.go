@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"sort"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,6 +31,8 @@ type Runtime struct {
 	log  *slog.Logger
 	// runtime is what sandbox.RuntimeAuto resolved to when the runtime opened.
 	runtime, runtimeChoice, runtimeNote string
+	// capacity admits episodes by the boxes they reserve; nil: no cap.
+	capacity *capacity
 }
 
 var _ sandbox.Runtime = (*Runtime)(nil)
@@ -53,6 +56,9 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("kubernetes client: %w", err)
 	}
 	r := &Runtime{cfg: cfg, rest: rc, cs: cs, log: cfg.Logger.With("sandbox", "kubernetes")}
+	if cfg.MaxBoxes >= 0 {
+		r.capacity = newCapacity(cfg.MaxBoxes)
+	}
 	if _, err := cs.CoreV1().Namespaces().Get(ctx, cfg.Namespace, metav1.GetOptions{}); err != nil {
 		return nil, wrapErr("namespace "+cfg.Namespace, err)
 	}
@@ -77,6 +83,8 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 	rc.QPS, rc.Burst = 50, 100
 	return rc, nil
 }
+
+var getenv = os.Getenv
 
 // resolveRuntime decides what RuntimeAuto means: RuntimeEnv when set, else
 // runsc when the gVisor RuntimeClass exists, else runc with a note.

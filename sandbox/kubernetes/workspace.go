@@ -12,31 +12,36 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/mass-dev/mass/sandbox"
-	"github.com/mass-dev/mass/sandbox/docker"
-	"github.com/mass-dev/mass/sandbox/helper"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 )
 
-// CreateWorkspace starts the episode's keeper (the scheduler picks its
-// node, which the episode's boxes then follow), empties the directory,
-// streams the inputs in and applies ownership and protection.
-func (r *Runtime) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec, inputs []sandbox.Input) (err error) {
-	if !validID(ws.Episode) {
-		return fmt.Errorf("create workspace: episode id %q: %w", ws.Episode, sandbox.ErrInvalid)
+// CreateWorkspace waits until the episode's boxes fit in the cluster's
+// capacity (capacity.go), then starts the episode's keeper (the scheduler
+// picks its node, which the episode's boxes then follow), empties the
+// directory, streams the inputs in and applies ownership and protection.
+func (r *Runtime) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec, inputs []sandbox.Input) error {
+	if err := boxhost.CheckWorkspace(ws, inputs, validID); err != nil {
+		return err
 	}
-	for _, p := range ws.Protected {
-		if _, err := helper.CleanRel(p); err != nil {
-			return fmt.Errorf("create workspace %s: protected: %v: %w", ws.Episode, err, sandbox.ErrInvalid)
+	fresh, err := r.admit(ctx, ws.Episode)
+	if err != nil {
+		return fmt.Errorf("create workspace %s: %w", ws.Episode, err)
+	}
+	if err := r.createWorkspace(ctx, ws, inputs); err != nil {
+		if fresh {
+			r.release(ws.Episode)
 		}
+		return err
 	}
-	for _, in := range inputs {
-		if _, err := helper.CleanRel(in.Dest); err != nil {
-			return fmt.Errorf("create workspace %s: input %s: %v: %w", ws.Episode, in.HostPath, err, sandbox.ErrInvalid)
-		}
+	return nil
+}
+
+// createWorkspace is CreateWorkspace without the wait for capacity.
+func (r *Runtime) createWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec, inputs []sandbox.Input) (err error) {
+	if err := boxhost.CheckWorkspace(ws, inputs, validID); err != nil {
+		return err
 	}
-	pol := r.cfg.Policy
-	if ws.DiskBytes > 0 {
-		pol.DiskBytes = ws.DiskBytes
-	}
+	pol := boxhost.WorkspacePolicy(r.cfg.Policy, ws)
 	keeper, err := r.keeperPod(ws.Episode)
 	if err != nil {
 		return err
@@ -46,7 +51,7 @@ func (r *Runtime) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec,
 	}
 	defer func() {
 		if err != nil {
-			_ = r.RemoveWorkspace(context.WithoutCancel(ctx), ws.Episode)
+			_ = r.removeWorkspace(context.WithoutCancel(ctx), ws.Episode)
 		}
 	}()
 	// A directory left by a keeper that died before it emptied it must
@@ -55,15 +60,11 @@ func (r *Runtime) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec,
 		return err
 	}
 	if len(inputs) > 0 {
-		if err := r.untar(ctx, ws.Episode, func(w io.Writer) error { return docker.WriteInputsTar(w, inputs, pol.DiskBytes) }); err != nil {
+		if err := r.untar(ctx, ws.Episode, "inputs", func(w io.Writer) error { return boxhost.WriteInputsTar(w, inputs, pol.DiskBytes) }); err != nil {
 			return err
 		}
 	}
-	argv := []string{sandbox.HelperMount, "prepare", "-owner", pol.User}
-	for _, p := range ws.Protected {
-		argv = append(argv, "-protect", p)
-	}
-	return r.keeperRun(ctx, ws.Episode, nil, argv...)
+	return r.keeperRun(ctx, ws.Episode, nil, boxhost.PrepareArgv(pol.User, ws.Protected)...)
 }
 
 // wipeArgv empties /workspace (hidden names too) with what every image
@@ -116,27 +117,28 @@ func (r *Runtime) keeperRun(ctx context.Context, episode string, stdin io.Reader
 	return nil
 }
 
-// untar streams the tar that write produces into the keeper's /workspace.
-func (r *Runtime) untar(ctx context.Context, episode string, write func(io.Writer) error) error {
+// untar streams the tar that write produces (what: its name in errors)
+// into the keeper's /workspace.
+func (r *Runtime) untar(ctx context.Context, episode, what string, write func(io.Writer) error) error {
 	pr, pw := io.Pipe()
 	var werr error
 	go func() { werr = write(pw); pw.CloseWithError(werr) }()
 	err := r.keeperRun(ctx, episode, pr, "tar", "-x", "-f", "-", "-C", sandbox.WorkspaceMount)
 	pr.Close()
 	if werr != nil {
-		return fmt.Errorf("workspace %s: inputs: %w", episode, werr)
+		return fmt.Errorf("workspace %s: %s: %w", episode, what, werr)
 	}
 	return err
 }
 
 // ExportWorkspace streams `tar -c` of /workspace out of the keeper and
-// rewrites it as the Docker backend does (docker.RewriteExport).
+// rewrites it as the Docker backend does (boxhost.RewriteExport).
 func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writer, maxBytes int64) ([]sandbox.FileInfo, error) {
 	if !validID(episode) {
 		return nil, fmt.Errorf("export workspace: episode id %q: %w", episode, sandbox.ErrInvalid)
 	}
 	if maxBytes <= 0 {
-		maxBytes = docker.DefaultExportBytes
+		maxBytes = boxhost.DefaultExportBytes
 	}
 	if _, err := r.workspaceNode(ctx, episode); err != nil {
 		return nil, fmt.Errorf("export workspace: %w", err)
@@ -150,7 +152,7 @@ func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writ
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		out, rerr = docker.RewriteExport(pr, w, maxBytes)
+		out, rerr = boxhost.RewriteExport(pr, w, maxBytes)
 		pr.CloseWithError(errors.Join(rerr, io.ErrClosedPipe))
 		_, _ = io.Copy(io.Discard, pr)
 	}()
@@ -175,9 +177,15 @@ func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writ
 }
 
 // RemoveWorkspace deletes the episode's agent pods, empties the directory
-// through the keeper, then deletes the keeper. An empty directory named
-// after the episode stays on the node.
+// through the keeper, then deletes the keeper and frees the episode's
+// capacity. An empty directory named after the episode stays on the node.
 func (r *Runtime) RemoveWorkspace(ctx context.Context, episode string) error {
+	err := r.removeWorkspace(ctx, episode)
+	r.release(episode)
+	return err
+}
+
+func (r *Runtime) removeWorkspace(ctx context.Context, episode string) error {
 	if !validID(episode) {
 		return fmt.Errorf("remove workspace: episode id %q: %w", episode, sandbox.ErrInvalid)
 	}
@@ -201,15 +209,5 @@ func (r *Runtime) deleteEpisodePods(ctx context.Context, episode, kind string) e
 	if err != nil {
 		return err
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, len(pods))
-	for i, p := range pods {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = r.deletePod(ctx, p.Name, true)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return boxhost.Parallel(pods, func(p corev1.Pod) error { return r.deletePod(ctx, p.Name, true) })
 }

@@ -1,27 +1,32 @@
-package docker
+package boxhost
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/mass-dev/mass/sandbox"
 	"github.com/mass-dev/mass/sandbox/helper"
 )
 
-// fileOpTimeout bounds one helper call, waiting for the previous one included.
-const fileOpTimeout = 2 * time.Minute
+// RoundTrip carries one encoded helper request (of operation op) into a
+// box, where the helper runs it as the agent's user, and returns the
+// helper's encoded response. It classifies its own failures (ErrTimeout,
+// ErrNotFound, ErrUnavailable).
+type RoundTrip func(ctx context.Context, op string, body []byte) ([]byte, error)
 
-// files runs file operations through the helper inside the container, as
-// the agent's user, so permissions and protected paths apply to them too.
-// The box keeps one serve session of the helper open for them (fileOps).
-type files struct{ b *box }
+// Files is sandbox.Files over the helper's request protocol, so
+// permissions and protected paths apply to file operations as to the
+// agent's commands; the host never opens a workspace path.
+type Files struct{ rt RoundTrip }
 
-var _ sandbox.Files = (*files)(nil)
+var _ sandbox.Files = (*Files)(nil)
 
-func (f *files) do(ctx context.Context, req helper.Request) (helper.Response, error) {
+// NewFiles returns the file operations of the box that rt reaches.
+func NewFiles(rt RoundTrip) *Files { return &Files{rt: rt} }
+
+func (f *Files) do(ctx context.Context, req helper.Request) (helper.Response, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return helper.Response{}, fmt.Errorf("encode %s request: %w", req.Op, err)
@@ -29,7 +34,7 @@ func (f *files) do(ctx context.Context, req helper.Request) (helper.Response, er
 	if len(body) > helper.MaxRequestBytes {
 		return helper.Response{}, fmt.Errorf("%s %s: request of %d bytes: %w", req.Op, req.Path, len(body), sandbox.ErrTooLarge)
 	}
-	out, err := f.b.ops.do(ctx, req.Op, body, f.b.opTimeout)
+	out, err := f.rt(ctx, req.Op, body)
 	if err != nil {
 		return helper.Response{}, fmt.Errorf("%s %s: %w", req.Op, req.Path, err)
 	}
@@ -40,7 +45,7 @@ func (f *files) do(ctx context.Context, req helper.Request) (helper.Response, er
 	return resp, nil
 }
 
-func (f *files) Read(ctx context.Context, path string, offset, limit int) (sandbox.ReadResult, error) {
+func (f *Files) Read(ctx context.Context, path string, offset, limit int) (sandbox.ReadResult, error) {
 	resp, err := f.do(ctx, helper.Request{Op: helper.OpRead, Path: path, Offset: offset, Limit: limit})
 	if err != nil || resp.Read == nil {
 		return sandbox.ReadResult{}, orMissing(err, "read")
@@ -48,7 +53,7 @@ func (f *files) Read(ctx context.Context, path string, offset, limit int) (sandb
 	return *resp.Read, nil
 }
 
-func (f *files) Write(ctx context.Context, path string, content []byte) (sandbox.FileChange, error) {
+func (f *Files) Write(ctx context.Context, path string, content []byte) (sandbox.FileChange, error) {
 	if len(content) > helper.MaxWriteBytes {
 		return sandbox.FileChange{}, fmt.Errorf("write %s: %d bytes over the %d cap: %w", path, len(content), helper.MaxWriteBytes, sandbox.ErrTooLarge)
 	}
@@ -59,7 +64,7 @@ func (f *files) Write(ctx context.Context, path string, content []byte) (sandbox
 	return *resp.Change, nil
 }
 
-func (f *files) Edit(ctx context.Context, path, oldString, newString string, replaceAll bool) (sandbox.FileChange, error) {
+func (f *Files) Edit(ctx context.Context, path, oldString, newString string, replaceAll bool) (sandbox.FileChange, error) {
 	resp, err := f.do(ctx, helper.Request{Op: helper.OpEdit, Path: path, Old: oldString, New: newString, ReplaceAll: replaceAll})
 	if err != nil || resp.Change == nil {
 		return sandbox.FileChange{}, orMissing(err, "edit")
@@ -67,7 +72,7 @@ func (f *files) Edit(ctx context.Context, path, oldString, newString string, rep
 	return *resp.Change, nil
 }
 
-func (f *files) List(ctx context.Context, path string) ([]sandbox.FileInfo, error) {
+func (f *Files) List(ctx context.Context, path string) ([]sandbox.FileInfo, error) {
 	resp, err := f.do(ctx, helper.Request{Op: helper.OpList, Path: path})
 	if err != nil {
 		return nil, err
@@ -75,7 +80,7 @@ func (f *files) List(ctx context.Context, path string) ([]sandbox.FileInfo, erro
 	return resp.Entries, nil
 }
 
-func (f *files) Glob(ctx context.Context, pattern, path string) ([]string, error) {
+func (f *Files) Glob(ctx context.Context, pattern, path string) ([]string, error) {
 	resp, err := f.do(ctx, helper.Request{Op: helper.OpGlob, Pattern: pattern, Path: path})
 	if err != nil {
 		return nil, err
@@ -83,7 +88,7 @@ func (f *files) Glob(ctx context.Context, pattern, path string) ([]string, error
 	return resp.Paths, nil
 }
 
-func (f *files) Grep(ctx context.Context, pattern, path, glob string) ([]sandbox.GrepMatch, error) {
+func (f *Files) Grep(ctx context.Context, pattern, path, glob string) ([]sandbox.GrepMatch, error) {
 	resp, err := f.do(ctx, helper.Request{Op: helper.OpGrep, Pattern: pattern, Path: path, Glob: glob})
 	if err != nil {
 		return nil, err
@@ -91,7 +96,7 @@ func (f *files) Grep(ctx context.Context, pattern, path, glob string) ([]sandbox
 	return resp.Matches, nil
 }
 
-func (f *files) Stat(ctx context.Context, path string) (sandbox.FileInfo, error) {
+func (f *Files) Stat(ctx context.Context, path string) (sandbox.FileInfo, error) {
 	resp, err := f.do(ctx, helper.Request{Op: helper.OpStat, Path: path})
 	if err != nil || resp.Info == nil {
 		return sandbox.FileInfo{}, orMissing(err, "stat")
@@ -99,7 +104,7 @@ func (f *files) Stat(ctx context.Context, path string) (sandbox.FileInfo, error)
 	return *resp.Info, nil
 }
 
-func (f *files) Manifest(ctx context.Context) ([]sandbox.FileInfo, error) {
+func (f *Files) Manifest(ctx context.Context) ([]sandbox.FileInfo, error) {
 	resp, err := f.do(ctx, helper.Request{Op: helper.OpManifest})
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package docker
+package boxhost
 
 import (
 	"archive/tar"
@@ -39,7 +39,7 @@ func TestRewriteExport(t *testing.T) {
 		&tar.Header{Name: "../escape", Typeflag: tar.TypeReg, Size: 1},
 	)
 	var out bytes.Buffer
-	m, err := rewriteExport(bytes.NewReader(src), &out, 0)
+	m, err := RewriteExport(bytes.NewReader(src), &out, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestRewriteExport(t *testing.T) {
 	if err != nil || len(back) != 3 {
 		t.Errorf("re-read export: %+v, %v; want 3 entries", back, err)
 	}
-	if _, err := rewriteExport(bytes.NewReader(src), &bytes.Buffer{}, 2); !errors.Is(err, sandbox.ErrTooLarge) {
+	if _, err := RewriteExport(bytes.NewReader(src), &bytes.Buffer{}, 2); !errors.Is(err, sandbox.ErrTooLarge) {
 		t.Errorf("cap: %v, want ErrTooLarge", err)
 	}
 }
@@ -69,7 +69,7 @@ func FuzzRewriteExport(f *testing.F) {
 	f.Add([]byte("not a tar"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var out bytes.Buffer
-		m, err := rewriteExport(bytes.NewReader(b), &out, 1<<20)
+		m, err := RewriteExport(bytes.NewReader(b), &out, 1<<20)
 		if err != nil {
 			return
 		}

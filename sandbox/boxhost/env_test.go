@@ -1,4 +1,4 @@
-package docker
+package boxhost
 
 import (
 	"reflect"
@@ -7,13 +7,14 @@ import (
 	"github.com/mass-dev/mass/sandbox"
 )
 
-// TestBoxEnvThreadCaps: an agent box with 1.5 CPUs gets every thread cap
+// TestEnvThreadCaps: an agent box with 1.5 CPUs gets every thread cap
 // of the reference's episode runner at 2; the spec's own value wins; the
 // grader's box gets none.
-func TestBoxEnvThreadCaps(t *testing.T) {
+func TestEnvThreadCaps(t *testing.T) {
 	p := sandbox.DefaultPolicy()
 	p.NanoCPUs = 1_500_000_000
-	env, err := boxEnv(map[string]string{"HOME": "/workspace", "OMP_NUM_THREADS": "1"}, p, true)
+	m, err := Env(map[string]string{"HOME": "/workspace", "OMP_NUM_THREADS": "1"}, p, true)
+	env := EnvList(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,11 +23,12 @@ func TestBoxEnvThreadCaps(t *testing.T) {
 	if !reflect.DeepEqual(env, want) {
 		t.Errorf("env %q\nwant %q", env, want)
 	}
-	env, err = boxEnv(map[string]string{"A": "b"}, p, false)
+	m, err = Env(map[string]string{"A": "b"}, p, false)
+	env = EnvList(m)
 	if err != nil || !reflect.DeepEqual(env, []string{"A=b"}) {
 		t.Errorf("grader env %q %v", env, err)
 	}
-	if _, err := boxEnv(map[string]string{"A=B": "c"}, p, true); err == nil {
+	if _, err := Env(map[string]string{"A=B": "c"}, p, true); err == nil {
 		t.Error("a bad name was accepted")
 	}
 }
