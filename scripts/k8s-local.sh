@@ -481,7 +481,10 @@ build_tools() {
 
 cluster_objects() {
 	local rv
-	rv=$("$(dirname "$(readlink -f "$GVISOR_SHIM")")/runsc" --version 2>/dev/null | head -n 1 || echo unknown)
+	# sed, not head: under pipefail a runsc that head's exit killed with
+	# SIGPIPE made rv "<version>\nunknown", which broke the JSON below.
+	rv=$("$(dirname "$(readlink -f "$GVISOR_SHIM")")/runsc" --version 2>/dev/null | sed -n 1p) || true
+	[ -n "$rv" ] || rv=unknown
 	ensure /apis/node.k8s.io/v1/runtimeclasses '{"apiVersion":"node.k8s.io/v1","kind":"RuntimeClass","metadata":{"name":"gvisor","annotations":{"mass.dev/runtime-version":"'"$rv"' (--platform=systrap --network=none)"}},"handler":"runsc"}'
 	ensure /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"mass-sandbox","labels":{"pod-security.kubernetes.io/enforce":"privileged","pod-security.kubernetes.io/warn":"restricted"}}}'
 	# The ServiceAccount admission needs the namespace's default account
