@@ -214,6 +214,8 @@ write_containerd_config() {
 	#   outlived the pod. For an app container ("container-type" container)
 	#   runsc-mass writes instead the pid of a waiter that runs
 	#   `runsc wait` on that container and exits with its status.
+	# - A kill of a container whose sandbox has ended reads as runc's
+	#   "container not running", which the shim takes as done.
 	# - "start" of a pod's second container spawns its gofer, which would
 	#   inherit the pipe the runc shim reads start's output from: the shim
 	#   would wait for an EOF that never comes. start's output goes to a log.
@@ -236,6 +238,19 @@ done
 run() { "$RUNSC" --platform=systrap --network=none "$@"; }
 case $cmd in
 start) exec "$RUNSC" --platform=systrap --network=none "$@" >>"$LOG" 2>&1 ;;
+kill)
+	# The runc shim takes a kill of a process that already ended as done
+	# only on runc's words for it ("container not running"); runsc says
+	# "sandbox is not running", and the shim failed the kill, so the CRI
+	# never deleted the pause container of a pod whose sandbox had ended.
+	out=$(run "$@" 2>&1) && exit 0
+	rc=$?
+	case $out in
+	*"not running"*) printf 'container not running (%s)\n' "$out" >&2 ;;
+	*) printf '%s\n' "$out" >&2 ;;
+	esac
+	exit $rc
+	;;
 create)
 	if [ -n "$pidfile" ] && [ -n "$bundle" ] && grep -q '"io.kubernetes.cri.container-type": *"container"' "$bundle/config.json" 2>/dev/null; then
 		run "$@" || exit
