@@ -5,14 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mass-dev/mass/cycle/search"
 	"github.com/mass-dev/mass/daemon/api"
+	"github.com/mass-dev/mass/daemon/client"
 	"github.com/mass-dev/mass/datadir"
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/image"
 	"github.com/mass-dev/mass/sandbox/kubernetes"
 )
 
@@ -108,4 +114,107 @@ func agentsOf(in []sandbox.Info) []sandbox.Info {
 		}
 	}
 	return out
+}
+
+// TestKubernetesAuditShape runs the same scripted episode on the Docker
+// backend and on the kubernetes backend and compares what massd recorded:
+// the ledger's records (agent, tool, and the keys and JSON kinds of every
+// field and of its detail; not the values: hashes, times and durations
+// differ) as a multiset, and the shape of the episode's audit
+// (`massctl audit --json`). The backends must be indistinguishable there.
+func TestKubernetesAuditShape(t *testing.T) {
+	k8s, _ := newK8sRig(t)
+	dock := newRigYAML(t, "", image.TestRef)
+	shapes := map[string][2][]string{}
+	for name, r := range map[string]*searchRig{"docker": dock, "kubernetes": k8s} {
+		ledger, audit := scriptedEpisodeShape(t, r)
+		shapes[name] = [2][]string{ledger, audit}
+		t.Logf("%s: %d ledger records, audit shape of %d paths", name, len(ledger), len(audit))
+	}
+	d, k := shapes["docker"], shapes["kubernetes"]
+	for i, what := range []string{"ledger", "audit"} {
+		if strings.Join(d[i], "\n") != strings.Join(k[i], "\n") {
+			t.Errorf("%s shapes differ:\n%s", what, shapeDiff(d[i], k[i]))
+		}
+	}
+}
+
+// scriptedEpisodeShape runs one scripted episode job on r and returns the
+// sorted shapes of its ledger records and the shape of its audit.
+func scriptedEpisodeShape(t *testing.T, r *searchRig) (ledger, audit []string) {
+	t.Helper()
+	ctx := context.Background()
+	task, err := r.cl.AddTask(ctx, "../examples/tasks/sales-analysis/task.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, _ := json.Marshal(map[string]string{"model": "scripted"})
+	job, err := r.cl.SubmitJob(ctx, api.JobRequest{Kind: "episode", TaskID: task.ID, Params: params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final := r.waitJob(job.ID, 5*time.Minute); final.State != api.StateSucceeded {
+		t.Fatalf("job %s: %s (%s)", job.ID, final.State, final.Error)
+	}
+	eps, err := r.cl.Episodes(ctx, client.EpisodeFilter{JobID: job.ID})
+	if err != nil || len(eps) != 1 {
+		t.Fatalf("episodes of job %s: %d %v", job.ID, len(eps), err)
+	}
+	for _, rec := range readJSONL[map[string]any](t, filepath.Join(r.data, "episodes", eps[0].ID, "ledger.jsonl")) {
+		ledger = append(ledger, fmt.Sprintf("%v %v %s", rec["agent"], rec["tool"], strings.Join(jsonShape("", rec), " ")))
+	}
+	sort.Strings(ledger)
+	out, err := r.massctl("audit", "--data-dir", r.data, "--json", eps[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a any
+	if err := json.Unmarshal(out, &a); err != nil {
+		t.Fatalf("audit JSON: %v\n%s", err, out)
+	}
+	return ledger, jsonShape("", a)
+}
+
+// jsonShape lists the paths of v with the JSON kind found there; an
+// array's elements share the path "[]" (their shapes, deduplicated).
+func jsonShape(path string, v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case map[string]any:
+		out = append(out, path+":object")
+		for k, e := range x {
+			out = append(out, jsonShape(path+"."+k, e)...)
+		}
+	case []any:
+		out = append(out, path+":array")
+		for _, e := range x {
+			out = append(out, jsonShape(path+"[]", e)...)
+		}
+	case string:
+		out = append(out, path+":string")
+	case float64:
+		out = append(out, path+":number")
+	case bool:
+		out = append(out, path+":bool")
+	case nil:
+		out = append(out, path+":null")
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// shapeDiff lists the lines only one side has.
+func shapeDiff(a, b []string) string {
+	var sb strings.Builder
+	for _, l := range a {
+		if !slices.Contains(b, l) {
+			fmt.Fprintf(&sb, "- docker only:     %s\n", l)
+		}
+	}
+	for _, l := range b {
+		if !slices.Contains(a, l) {
+			fmt.Fprintf(&sb, "+ kubernetes only: %s\n", l)
+		}
+	}
+	return sb.String()
 }

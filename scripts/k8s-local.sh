@@ -203,18 +203,81 @@ write_containerd_config() {
 	local runsc
 	runsc=$(dirname "$(readlink -f "$GVISOR_SHIM")")/runsc
 	mkdir -p "$STATE/log"
-	# "start" of a pod's second container spawns its gofer, which would
-	# inherit the pipe the runc shim reads start's output from: the shim
-	# would wait for an EOF that never comes. start's output goes to a log.
+	# runsc-mass makes that path tear pods down (SECURITY.md, "gVisor under
+	# the runc shim"):
+	# - The runc shim takes the pid in --pid-file as the container's init
+	#   and reports the container exited when that process exits. runsc
+	#   writes the sandbox's pid for every container of a pod, so the exit
+	#   of a pod's app container was never seen: containerd's StopContainer
+	#   and StopPodSandbox waited for it until the kubelet's deadline, the
+	#   pause container was never killed and the sandbox and its gofers
+	#   outlived the pod. For an app container ("container-type" container)
+	#   runsc-mass writes instead the pid of a waiter that runs
+	#   `runsc wait` on that container and exits with its status.
+	# - A kill of a container whose sandbox has ended reads as runc's
+	#   "container not running", which the shim takes as done.
+	# - "start" of a pod's second container spawns its gofer, which would
+	#   inherit the pipe the runc shim reads start's output from: the shim
+	#   would wait for an EOF that never comes. start's output goes to a log.
 	cat >"$STATE/gvisor/runsc-mass" <<SH
 #!/bin/sh
 # runsc with the flags scripts/setup-host.sh registers with dockerd
-for a in "\$@"; do
-	if [ "\$a" = start ]; then
-		exec $runsc --platform=systrap --network=none "\$@" >>$STATE/log/runsc-start.log 2>&1
+RUNSC=$runsc
+LOG=$STATE/log/runsc-mass.log
+SH
+	cat >>"$STATE/gvisor/runsc-mass" <<'SH'
+cmd= bundle= pidfile= root= prev= id=
+for a in "$@"; do
+	case $prev in --bundle | -b) bundle=$a ;; --pid-file) pidfile=$a ;; --root) root=$a ;; esac
+	case $a in --bundle=*) bundle=${a#--bundle=} ;; --pid-file=*) pidfile=${a#--pid-file=} ;; --root=*) root=${a#--root=} ;; esac
+	if [ -z "$cmd" ]; then
+		case $a in create | start | delete | kill | state | exec | ps | events | pause | resume | update | wait) cmd=$a ;; esac
 	fi
+	prev=$a id=$a
 done
-exec $runsc --platform=systrap --network=none "\$@"
+run() { "$RUNSC" --platform=systrap --network=none "$@"; }
+case $cmd in
+start) exec "$RUNSC" --platform=systrap --network=none "$@" >>"$LOG" 2>&1 ;;
+kill)
+	# The runc shim takes a kill of a process that already ended as done
+	# only on runc's words for it ("container not running"); runsc says
+	# "sandbox is not running", and the shim failed the kill, so the CRI
+	# never deleted the pause container of a pod whose sandbox had ended.
+	out=$(run "$@" 2>&1) && exit 0
+	rc=$?
+	case $out in
+	*"not running"*) printf 'container not running (%s)\n' "$out" >&2 ;;
+	*) printf '%s\n' "$out" >&2 ;;
+	esac
+	exit $rc
+	;;
+create)
+	if [ -n "$pidfile" ] && [ -n "$bundle" ] && grep -q '"io.kubernetes.cri.container-type": *"container"' "$bundle/config.json" 2>/dev/null; then
+		run "$@" || exit
+		# The waiter: off the shim's pipes, reparented to the shim (a
+		# subreaper) when this script exits.
+		sh -c '
+			r=$1 root=$2 id=$3 st=
+			while st=$("$r" --root "$root" state "$id" 2>/dev/null); do
+				case $st in
+				*"\"status\": \"running\""*) break ;;
+				*"\"status\": \"stopped\""*) exit 0 ;;
+				esac
+				sleep 0.05
+			done
+			case $st in *running*) ;; *) exit 0 ;; esac
+			out=$("$r" --root "$root" wait "$id") || exit 255
+			code=${out##*\"exitStatus\":}
+			code=${code%%[!0-9]*}
+			exit "${code:-255}"
+		' runsc-wait "$RUNSC" "$root" "$id" </dev/null >>"$LOG" 2>&1 &
+		# go-runc reads the pid file with strconv.Atoi: no newline.
+		printf %s $! >"$pidfile.tmp" && mv "$pidfile.tmp" "$pidfile"
+		exit 0
+	fi
+	;;
+esac
+exec "$RUNSC" --platform=systrap --network=none "$@"
 SH
 	chmod 0755 "$STATE/gvisor/runsc-mass"
 	cat >"$STATE/containerd/config.toml" <<TOML
@@ -433,7 +496,10 @@ build_tools() {
 
 cluster_objects() {
 	local rv
-	rv=$("$(dirname "$(readlink -f "$GVISOR_SHIM")")/runsc" --version 2>/dev/null | head -n 1 || echo unknown)
+	# sed, not head: under pipefail a runsc that head's exit killed with
+	# SIGPIPE made rv "<version>\nunknown", which broke the JSON below.
+	rv=$("$(dirname "$(readlink -f "$GVISOR_SHIM")")/runsc" --version 2>/dev/null | sed -n 1p) || true
+	[ -n "$rv" ] || rv=unknown
 	ensure /apis/node.k8s.io/v1/runtimeclasses '{"apiVersion":"node.k8s.io/v1","kind":"RuntimeClass","metadata":{"name":"gvisor","annotations":{"mass.dev/runtime-version":"'"$rv"' (--platform=systrap --network=none)"}},"handler":"runsc"}'
 	ensure /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"mass-sandbox","labels":{"pod-security.kubernetes.io/enforce":"privileged","pod-security.kubernetes.io/warn":"restricted"}}}'
 	# The ServiceAccount admission needs the namespace's default account

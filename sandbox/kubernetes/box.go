@@ -7,6 +7,9 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/mass-dev/mass/sandbox"
 	"github.com/mass-dev/mass/sandbox/boxhost"
 )
@@ -138,4 +141,23 @@ func (b *box) Remove(ctx context.Context) error {
 	b.removed = true
 	b.mu.Unlock()
 	return b.r.deletePod(ctx, b.pod, true)
+}
+
+// HostCgroup is the pod's cgroup (v1, cgroupfs driver, relative to each
+// controller's mount) on its node: the cgroup that holds the limits of
+// every container of the pod and, under gVisor, its sandbox and gofers.
+// It is a path on the node, which the probes read only where the node is
+// the machine they run on (scripts/k8s-local.sh's cluster).
+func (b *box) HostCgroup(ctx context.Context) (string, error) {
+	p, err := b.r.cs.CoreV1().Pods(b.r.cfg.Namespace).Get(ctx, b.pod, metav1.GetOptions{})
+	if err != nil {
+		return "", wrapErr("pod "+b.pod, err)
+	}
+	switch p.Status.QOSClass {
+	case corev1.PodQOSGuaranteed:
+		return "kubepods/pod" + string(p.UID), nil
+	case corev1.PodQOSBestEffort:
+		return "kubepods/besteffort/pod" + string(p.UID), nil
+	}
+	return "kubepods/burstable/pod" + string(p.UID), nil
 }

@@ -84,9 +84,10 @@ func (r *run) burnHostSide(ctx context.Context, cfg check.Config) check.Result {
 		n, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 		return n
 	}
-	quotaUS := read("/sys/fs/cgroup/cpu/docker/" + id + "/cpu.cfs_quota_us")
-	periodUS := read("/sys/fs/cgroup/cpu/docker/" + id + "/cpu.cfs_period_us")
-	usage := "/sys/fs/cgroup/cpuacct/docker/" + id + "/cpuacct.usage"
+	cg := r.hostCgroup(ctx)
+	quotaUS := read("/sys/fs/cgroup/cpu/" + cg + "/cpu.cfs_quota_us")
+	periodUS := read("/sys/fs/cgroup/cpu/" + cg + "/cpu.cfs_period_us")
+	usage := "/sys/fs/cgroup/cpuacct/" + cg + "/cpuacct.usage"
 	before, start := read(usage), time.Now()
 	_, _, err := r.exec(ctx, r.a, time.Minute, "burn", "-config", mustJSON(cfg), "-threads", "2", "-for", "2s")
 	after, wall := read(usage), time.Since(start).Seconds()
@@ -167,9 +168,6 @@ func (r *run) forkBomb(ctx context.Context, cfg check.Config) error {
 // made again for the probes that follow.
 func (r *run) bombEndedBox(ctx context.Context, bombErr error) (check.Result, error) {
 	const want = "runsc: the bomb is stopped at the pids cap: its forks fail, or gVisor's sandbox of that box dies at the host cap"
-	if r.o.Engine == nil {
-		return check.Result{}, bombErr
-	}
 	ended, err := r.remakeEndedA(ctx, "fork bomb", bombErr)
 	if err != nil {
 		return check.Result{}, err
@@ -183,12 +181,29 @@ func (r *run) bombEndedBox(ctx context.Context, bombErr error) (check.Result, er
 // aRunning reports whether box A's container still runs (true when the
 // engine cannot say).
 func (r *run) aRunning(ctx context.Context) bool {
-	if r.o.Engine == nil {
-		return true
-	}
 	time.Sleep(time.Second)
+	if r.o.Engine == nil {
+		running, _ := r.aListed(ctx)
+		return running
+	}
 	in, err := r.o.Engine.ContainerInspect(ctx, r.a.ID())
 	return err != nil || in.State == nil || in.State.Running
+}
+
+// aListed is box A's state in the runtime's own listing, for a runtime
+// without a Docker engine (the kubernetes backend: the pod's phase):
+// whether it runs (true when the listing cannot say) and the state.
+func (r *run) aListed(ctx context.Context) (bool, string) {
+	infos, err := r.o.Runtime.List(ctx, r.episode)
+	if err != nil {
+		return true, "unknown: " + err.Error()
+	}
+	for _, in := range infos {
+		if in.ID == r.a.ID() {
+			return strings.EqualFold(in.State, "running"), in.State
+		}
+	}
+	return false, "gone"
 }
 
 // remakeEndedA checks that box A's container is no longer running after
@@ -196,7 +211,18 @@ func (r *run) aRunning(ctx context.Context) bool {
 // returns how A ended.
 func (r *run) remakeEndedA(ctx context.Context, what string, cause error) (string, error) {
 	if r.o.Engine == nil {
-		return "", cause
+		running, state := r.aListed(ctx)
+		for i := 0; i < 30 && running; i++ {
+			time.Sleep(500 * time.Millisecond)
+			running, state = r.aListed(ctx)
+		}
+		if running {
+			return "", fmt.Errorf("%s under runsc failed with box A still running: %w", what, cause)
+		}
+		if err := r.remakeA(ctx); err != nil {
+			return "", fmt.Errorf("after the %s: %w", what, err)
+		}
+		return state + " (the runtime's listing)", nil
 	}
 	// A dying gVisor sandbox takes a moment to be seen stopped by the
 	// engine (its Sentry ends first, the shim then reports the exit).
@@ -313,10 +339,27 @@ func (r *run) memBombEndedBox(ctx context.Context, name string, limit int64, cau
 	return nil
 }
 
+// HostCgrouper is a box that names the host cgroup (v1, relative to each
+// controller's mount) holding its sandbox; a box that is not one is the
+// Docker engine's, in docker/<id>. The host-side probes read it on this
+// machine, so they hold only where the box runs here.
+type HostCgrouper interface {
+	HostCgroup(ctx context.Context) (string, error)
+}
+
+func (r *run) hostCgroup(ctx context.Context) string {
+	if h, ok := r.a.(HostCgrouper); ok {
+		if cg, err := h.HostCgroup(ctx); err == nil {
+			return cg
+		}
+	}
+	return "docker/" + r.a.ID()
+}
+
 // hostOOMKills is the oom_kill count of box A's host memory cgroup (v1,
 // as the engine makes it), -1 when unreadable.
 func (r *run) hostOOMKills() int64 {
-	b, err := os.ReadFile("/sys/fs/cgroup/memory/docker/" + r.a.ID() + "/memory.oom_control")
+	b, err := os.ReadFile("/sys/fs/cgroup/memory/" + r.hostCgroup(context.Background()) + "/memory.oom_control")
 	if err != nil {
 		return -1
 	}

@@ -30,10 +30,7 @@ var MayFail = map[string][]string{"root-ptrace": {"ipc_private"}}
 // runscWeakenings are what the weakenings do under runsc where that
 // differs from runc: the probes that fail instead, or (moot) why the hole
 // is not one there and nothing may fail.
-var runscWeakenings = map[string]struct {
-	fails []string
-	moot  string
-}{
+var runscWeakenings = map[string]weakDiff{
 	"network": {moot: "runsc is registered with --network=none: gVisor gives a bridge-mode box no network at all"},
 	"cap-sys-admin": {fails: []string{"caps_zero"},
 		moot: ""}, // unshare stays denied: the helper's fallback seccomp filter ignores capabilities
@@ -53,9 +50,67 @@ var runscWeakenings = map[string]struct {
 	"engine-masks":     {moot: "gVisor's /proc and /sys are its own: no host command line, config or vmcoreinfo to mask"},
 }
 
-// failsOn is w's expected failures on the OCI runtime, and why it is moot
-// there ("" when it is not).
-func (w Weakening) failsOn(runtime string) ([]string, string) {
+// Backends whose boxes the weakenings' expectations know.
+const (
+	BackendDocker     = "docker"
+	BackendKubernetes = "kubernetes"
+)
+
+// KubernetesBaseline are the probes that fail on the kubernetes backend
+// with the default policy, each for the reason given (SECURITY.md, "The
+// kubernetes backend"). A weakened run there must fail exactly these and
+// the weakening's probes.
+var KubernetesBaseline = map[string]string{
+	"docker_gateway_tcp":         "needs the Docker engine's bridge gateway; a pod has none",
+	"docker_gateway_udp":         "needs the Docker engine's bridge gateway; a pod has none",
+	"other_agent_unsignalable":   "needs the other box's host pid, which the API does not give",
+	"ipc_private":                "needs the other box's host pid, which the API does not give",
+	"helper_not_traceable":       "looks for the Docker backend's long-lived serve helper; this backend runs one op exec per file operation",
+	"helper_requests_unreadable": "looks for the Docker backend's long-lived serve helper; this backend runs one op exec per file operation",
+	"main_process_foreign":       "an exec cannot choose its user: the box's main process (pause) runs as the agent's uid",
+}
+
+// kubernetesWeakenings are what the weakenings do on the kubernetes
+// backend, per OCI runtime, where that differs from the Docker backend on
+// the same runtime.
+var kubernetesWeakenings = map[string]map[string]weakDiff{
+	sandbox.RuntimeRunc: {},
+	sandbox.RuntimeRunsc: {
+		// helper_startup_race under runsc watches for a new file-helper
+		// serve session while agent code runs; this backend starts none
+		// (one op exec per file operation), so a root agent has nothing
+		// to race there: the probe passes, and helper_not_traceable is
+		// the one that fails for it.
+		"root-ptrace": {fails: []string{"caps_zero", "cgroup_not_writable", "helper_not_traceable", "helper_requests_unreadable",
+			"main_process_foreign", "protected_not_writable", "setuid_workspace", "sysrq_trigger_write", "uid_nonroot"}},
+	},
+}
+
+// kubernetesMoot are the weakenings that are no hole on the kubernetes
+// backend whatever the runtime: the pod has no field for them.
+var kubernetesMoot = map[string]string{
+	"network":       "a pod's network is its node's CNI's, not the policy's: mass-cni-noroute gives every pod loopback only",
+	"ipc-host":      "the backend never sets hostIPC: every pod has its own IPC namespace",
+	"no-pids-limit": "the pids cap is the node's kubelet podPidsLimit, not the policy's",
+	"no-disk-cap":   "the workspace is a hostPath directory whose size the node does not cap, with or without the policy's cap",
+}
+
+type weakDiff struct {
+	fails []string
+	moot  string
+}
+
+// failsOn is w's expected failures on the backend and OCI runtime, and
+// why it is moot there ("" when it is not).
+func (w Weakening) failsOn(backend, runtime string) ([]string, string) {
+	if backend == BackendKubernetes {
+		if why, ok := kubernetesMoot[w.Name]; ok {
+			return nil, why
+		}
+		if d, ok := kubernetesWeakenings[runtime][w.Name]; ok {
+			return d.fails, d.moot
+		}
+	}
 	if runtime == sandbox.RuntimeRunsc {
 		if d, ok := runscWeakenings[w.Name]; ok {
 			return d.fails, d.moot
@@ -133,8 +188,13 @@ func LookupWeakening(name string) (Weakening, error) {
 
 // Weaken applies the named weakenings to o (which must already carry its
 // Reference and Policy, whose runtime picks the expectations) and returns
-// the probes expected to fail.
+// the probes expected to fail on the Docker backend.
 func Weaken(o *Options, names []string) ([]string, error) {
+	return WeakenOn(BackendDocker, o, names)
+}
+
+// WeakenOn is Weaken for the boxes of backend.
+func WeakenOn(backend string, o *Options, names []string) ([]string, error) {
 	var fails []string
 	for _, n := range names {
 		n = strings.TrimSpace(n)
@@ -146,7 +206,7 @@ func Weaken(o *Options, names []string) ([]string, error) {
 			return nil, err
 		}
 		w.Apply(o)
-		f, _ := w.failsOn(o.Policy.Runtime)
+		f, _ := w.failsOn(backend, o.Policy.Runtime)
 		fails = append(fails, f...)
 	}
 	sort.Strings(fails)
@@ -154,12 +214,15 @@ func Weaken(o *Options, names []string) ([]string, error) {
 }
 
 // Moot lists, for the named weakenings, why each is no hole on the OCI
-// runtime (for the CLI to say so).
-func Moot(runtime string, names []string) []string {
+// runtime of the Docker backend (for the CLI to say so).
+func Moot(runtime string, names []string) []string { return MootOn(BackendDocker, runtime, names) }
+
+// MootOn is Moot for the boxes of backend.
+func MootOn(backend, runtime string, names []string) []string {
 	var out []string
 	for _, n := range names {
 		if w, err := LookupWeakening(strings.TrimSpace(n)); err == nil {
-			if _, why := w.failsOn(runtime); why != "" {
+			if _, why := w.failsOn(backend, runtime); why != "" {
 				out = append(out, w.Name+": "+why)
 			}
 		}
