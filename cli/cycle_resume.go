@@ -37,17 +37,10 @@ func cycleResume(c *cli.Context) error {
 		}
 	}
 	j, err := cl.RetryJob(c.Context, id)
-	switch {
-	case err != nil:
-		return err
-	case c.Bool("json"):
-		return printJSON(c, j)
-	case c.Bool("detach"):
-		_, err = fmt.Fprintf(c.App.Writer, "%s\n", j.ID)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.Writer, "cycle job %s queued again, attempt %d (--detach: do not follow)\n", j.ID, j.Attempt)
-	return followJob(c.Context, cl, c.App.Writer, j.ID)
+	return followRequeued(c, cl, j, fmt.Sprintf("cycle job %s queued again, attempt %d", j.ID, j.Attempt))
 }
 
 // lastStoppedCycle is the newest cycle job that failed, was cancelled or

@@ -205,11 +205,7 @@ func generationList(c *cli.Context) error {
 }
 
 func generationShow(c *cli.Context) error {
-	arg, err := oneArg(c, "generation G")
-	if err != nil {
-		return err
-	}
-	g, err := generationArg(arg)
+	g, err := generationOf(c)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,12 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func generationArg(arg string) (int, error) {
+// generationOf reads the one argument G of a generation command.
+func generationOf(c *cli.Context) (int, error) {
+	arg, err := oneArg(c, "generation G")
+	if err != nil {
+		return 0, err
+	}
 	g, err := strconv.Atoi(arg)
 	if err != nil || g < 1 {
 		return 0, fmt.Errorf("generation %q: give its number, 1 or more", arg)
@@ -18,11 +23,7 @@ func generationArg(arg string) (int, error) {
 
 // generationRemove is massctl generation rm G.
 func generationRemove(c *cli.Context) error {
-	arg, err := oneArg(c, "generation G")
-	if err != nil {
-		return err
-	}
-	g, err := generationArg(arg)
+	g, err := generationOf(c)
 	if err != nil {
 		return err
 	}
@@ -46,25 +47,14 @@ func generationRemove(c *cli.Context) error {
 
 // generationRetry is massctl generation retry G.
 func generationRetry(c *cli.Context) error {
-	arg, err := oneArg(c, "generation G")
-	if err != nil {
-		return err
-	}
-	g, err := generationArg(arg)
+	g, err := generationOf(c)
 	if err != nil {
 		return err
 	}
 	cl := clientFrom(c)
 	j, err := cl.RetryGeneration(c.Context, g)
-	switch {
-	case err != nil:
-		return err
-	case c.Bool("json"):
-		return printJSON(c, j)
-	case c.Bool("detach"):
-		_, err = fmt.Fprintf(c.App.Writer, "%s\n", j.ID)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.Writer, "generation %d: job %s queued again (--detach: do not follow)\n", g, j.ID)
-	return followJob(c.Context, cl, c.App.Writer, j.ID)
+	return followRequeued(c, cl, j, fmt.Sprintf("generation %d: job %s queued again", g, j.ID))
 }

@@ -33,6 +33,21 @@ func jobWatch(c *cli.Context) error {
 	return followJob(c.Context, cl, c.App.Writer, id)
 }
 
+// followRequeued reports job j queued again: with --json the job, with
+// --detach its id; else the line queued (with the --detach hint) and then
+// job watch's view of it.
+func followRequeued(c *cli.Context, cl *client.Client, j api.Job, queued string) error {
+	switch {
+	case c.Bool("json"):
+		return printJSON(c, j)
+	case c.Bool("detach"):
+		_, err := fmt.Fprintf(c.App.Writer, "%s\n", j.ID)
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "%s (--detach: do not follow)\n", queued)
+	return followJob(c.Context, cl, c.App.Writer, j.ID)
+}
+
 // followJob is job watch's view of job id to its end: the outcome line,
 // and jobFailed with it when the job did not succeed.
 func followJob(ctx context.Context, cl *client.Client, w io.Writer, id string) error {

@@ -18,7 +18,10 @@ func FuzzStream(f *testing.F) {
 		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"))
 	f.Add([]byte("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n"))
 	f.Add([]byte("data: {\"type\":\"content_block_delta\",\"index\":99999999999}\n\n"))
-	c := &Client{cfg: model.Config{Name: "fuzz"}.WithDefaults()}
+	c, err := New(model.Config{Name: "fuzz", Provider: model.ProviderAnthropic, BaseURL: "http://127.0.0.1:1", Model: "m"}, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := c.read(bytes.NewReader(b))
 		if err == nil && !bytes.Contains(b, []byte("message_stop")) {

@@ -112,9 +112,9 @@ func (a *assembly) event(data []byte, c *Client) error {
 	case "message_stop":
 		a.stopped = true
 	case "error":
-		e := &model.APIError{Provider: model.ProviderAnthropic, Model: c.cfg.Name, Status: 500, Type: "api_error", KeySource: c.cfg.KeySource()}
+		e := &model.APIError{Provider: model.ProviderAnthropic, Model: c.Name(), Status: 500, Type: "api_error", KeySource: c.Config().KeySource()}
 		if ev.Error != nil {
-			e.Status, e.Type, e.Message = StatusOf(ev.Error.Type), ev.Error.Type, model.Redact(ev.Error.Message, c.key)
+			e.Status, e.Type, e.Message = StatusOf(ev.Error.Type), ev.Error.Type, c.Redact(ev.Error.Message)
 		}
 		e.Message += " (error event in the stream)"
 		return e

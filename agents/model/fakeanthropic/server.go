@@ -9,12 +9,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
-	"sync"
 
 	"github.com/mass-dev/mass/agents/model/anthropic"
+	"github.com/mass-dev/mass/agents/model/internal/fakeapi"
 )
 
 // Faults a Server can answer a request with, one per call, in order.
@@ -29,43 +28,12 @@ const (
 type Server struct {
 	Reply func(anthropic.Request) string
 
-	mu     sync.Mutex
-	key    string
-	faults []string
-	bodies [][]byte
-	n      int
+	*fakeapi.Ledger // SetKey, Fail, Bodies
 }
 
 // New is a server accepting key and answering with reply.
 func New(key string, reply func(anthropic.Request) string) *Server {
-	return &Server{key: key, Reply: reply}
-}
-
-// SetKey changes the API key the server accepts.
-func (s *Server) SetKey(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.key = key
-}
-
-func (s *Server) accepts(key string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return key == s.key
-}
-
-// Fail queues faults for the next requests.
-func (s *Server) Fail(faults ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, faults...)
-}
-
-// Bodies are the raw request bodies received, in order.
-func (s *Server) Bodies() [][]byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([][]byte(nil), s.bodies...)
+	return &Server{Ledger: fakeapi.NewLedger(key), Reply: reply}
 }
 
 // Handler serves /v1/messages.
@@ -83,21 +51,13 @@ func writeError(w http.ResponseWriter, status int, typ, msg string) {
 }
 
 func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	s.mu.Lock()
-	s.bodies = append(s.bodies, body)
-	var fault string
-	if len(s.faults) > 0 {
-		fault, s.faults = s.faults[0], s.faults[1:]
-	}
-	s.n++
-	id := fmt.Sprintf("msg_01fake%04d", s.n)
-	s.mu.Unlock()
+	body, fault, n := s.Receive(r)
+	id := fmt.Sprintf("msg_01fake%04d", n)
 	switch {
 	case r.Header.Get("X-Api-Key") == "":
 		writeError(w, http.StatusUnauthorized, "authentication_error", "x-api-key header is required")
 		return
-	case !s.accepts(r.Header.Get("X-Api-Key")):
+	case !s.Accepts(r.Header.Get("X-Api-Key")):
 		writeError(w, http.StatusUnauthorized, "authentication_error", "invalid x-api-key")
 		return
 	case r.Header.Get("Anthropic-Version") == "":

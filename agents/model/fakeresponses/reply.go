@@ -2,13 +2,10 @@ package fakeresponses
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 
 	"github.com/mass-dev/mass/agents/model/responses"
 )
-
-func readAll(r *http.Request) ([]byte, error) { return io.ReadAll(io.LimitReader(r.Body, 64<<20)) }
 
 // complete is the finished response to req: a reasoning item when an
 // effort is asked for, the message, and usage counted at four bytes a token.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mass-dev/mass/agents/model/internal/fakeapi"
 	"github.com/mass-dev/mass/agents/model/responses"
 )
 
@@ -29,12 +30,10 @@ const (
 type Server struct {
 	Reply func(responses.CreateRequest) string
 
+	*fakeapi.Ledger // SetKey, Fail (for the next POSTs), Bodies (of the POSTs)
+
 	mu     sync.Mutex
-	key    string
-	faults []string
-	bodies [][]byte
 	stored map[string]*storedResponse
-	n      int
 }
 
 type storedResponse struct {
@@ -45,34 +44,7 @@ type storedResponse struct {
 
 // New is a server accepting key and answering with reply.
 func New(key string, reply func(responses.CreateRequest) string) *Server {
-	return &Server{key: key, Reply: reply, stored: map[string]*storedResponse{}}
-}
-
-// SetKey changes the API key the server accepts.
-func (s *Server) SetKey(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.key = key
-}
-
-func (s *Server) accepts(key string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return key == s.key
-}
-
-// Fail queues faults for the next POSTs.
-func (s *Server) Fail(faults ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, faults...)
-}
-
-// Bodies are the raw POST bodies received, in order.
-func (s *Server) Bodies() [][]byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([][]byte(nil), s.bodies...)
+	return &Server{Ledger: fakeapi.NewLedger(key), Reply: reply, stored: map[string]*storedResponse{}}
 }
 
 // Handler serves /v1/responses.
@@ -85,7 +57,7 @@ func (s *Server) Handler() http.Handler {
 
 func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if ok && s.accepts(got) {
+	if ok && s.Accepts(got) {
 		return true
 	}
 	if !ok || got == "" {
@@ -116,16 +88,8 @@ func writeError(w http.ResponseWriter, status int, msg, typ, code string) {
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
-	body, _ := readAll(r)
-	s.mu.Lock()
-	s.bodies = append(s.bodies, body)
-	var fault string
-	if len(s.faults) > 0 {
-		fault, s.faults = s.faults[0], s.faults[1:]
-	}
-	s.n++
-	id := fmt.Sprintf("resp_%04d", s.n)
-	s.mu.Unlock()
+	body, fault, n := s.Receive(r)
+	id := fmt.Sprintf("resp_%04d", n)
 	if !s.authorized(w, r) {
 		return
 	}

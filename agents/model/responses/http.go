@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -19,7 +18,7 @@ import (
 // 2xx body into out; any other status is a *model.APIError from the
 // provider's error body.
 func (c *Client) call(ctx context.Context, method, url string, body []byte, out *Response) error {
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, c.Config().Timeout)
 	defer cancel()
 	var rd io.Reader = http.NoBody
 	if body != nil {
@@ -33,15 +32,13 @@ func (c *Client) call(ctx context.Context, method, url string, body []byte, out 
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
-	if c.key != "" {
-		req.Header.Set("Authorization", "Bearer "+c.key)
-	}
-	resp, err := c.http.Do(req)
+	c.SetKey(req, "Authorization", "Bearer ")
+	resp, err := c.Do(req)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	b, err := model.ReadBody(resp.Body, c.cfg.ReplyLimit())
+	b, err := model.ReadBody(resp.Body, c.Config().ReplyLimit())
 	if err != nil {
 		return err
 	}
@@ -55,18 +52,14 @@ func (c *Client) call(ctx context.Context, method, url string, body []byte, out 
 }
 
 func (c *Client) apiError(resp *http.Response, b []byte) *model.APIError {
-	e := &model.APIError{Provider: model.ProviderOpenAIResponses, Model: c.cfg.Name, Status: resp.StatusCode,
-		RequestID: resp.Header.Get("X-Request-Id"), RetryAfter: model.RetryAfter(resp.Header, time.Now()), KeySource: c.cfg.KeySource(),
-		ShouldRetry: model.ShouldRetryHeader(resp.Header)}
+	e := c.APIError(model.ProviderOpenAIResponses, resp, "X-Request-Id", b)
 	var er ErrorReply
 	if json.Unmarshal(b, &er) == nil && er.Error.Message != "" {
 		e.Type = er.Error.Type
 		if er.Error.Code != nil && *er.Error.Code != "" {
 			e.Type = *er.Error.Code
 		}
-		e.Message = model.Redact(er.Error.Message, c.key)
-	} else {
-		e.Message = model.Redact(strings.TrimSpace(string(b[:min(len(b), 200)])), c.key)
+		e.Message = c.Redact(er.Error.Message)
 	}
 	return e
 }
@@ -76,13 +69,13 @@ func (c *Client) result(r Response) (model.Response, error) {
 	switch r.Status {
 	case StatusCompleted, StatusIncomplete:
 	case StatusFailed:
-		e := &model.APIError{Provider: model.ProviderOpenAIResponses, Model: c.cfg.Name, Status: http.StatusBadGateway,
+		e := &model.APIError{Provider: model.ProviderOpenAIResponses, Model: c.Name(), Status: http.StatusBadGateway,
 			Type: "response_failed", Message: "response " + r.ID + " failed"}
 		if r.Error != nil {
 			if r.Error.Code != nil {
 				e.Type = *r.Error.Code
 			}
-			e.Message += ": " + model.Redact(r.Error.Message, c.key)
+			e.Message += ": " + c.Redact(r.Error.Message)
 			if e.Type != "server_error" && e.Type != "rate_limit_exceeded" {
 				e.Status = http.StatusBadRequest // the request's fault: not retried
 			}
