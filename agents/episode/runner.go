@@ -178,26 +178,31 @@ type run struct {
 	manifest map[string]string // path -> sha256 after the last finished agent
 	exported []sandbox.FileInfo
 	shipped  []guard.File // protected files as shipped, hashed before the episode
+	made     bool         // the workspace exists: CreateWorkspace succeeded
 }
 
 func (e *run) execute(ctx context.Context) Status {
 	st := Status{EpisodeID: e.opts.ID, Started: e.info.Started, Model: e.info.Model, DryRun: e.info.DryRun}
+	// The workspace is made under the parent context, before the episode
+	// clock starts: a backend may wait here for capacity (the kubernetes
+	// one admits an episode whole or waits, bounded by its own
+	// start_timeout), and that wait is no part of the agents' time.
+	e.prog.stage("workspace")
+	// Hidden paths are never among the inputs: no agent's volume holds them.
+	inputs := e.hostInputs(e.opts.Task.Inputs)
+	e.hashShipped()
+	ws := sandbox.WorkspaceSpec{Episode: e.opts.ID, Protected: e.opts.Task.ProtectedPaths}
+	if err := e.deps.Runtime.CreateWorkspace(ctx, ws, inputs); err != nil {
+		e.classify(ctx, ctx, &st, fmt.Errorf("create workspace: %w", err))
+		return st
+	}
+	e.made = true
 	wall := e.opts.Task.Limits.EpisodeWallTime
 	if wall <= 0 {
 		wall = DefaultWallTime
 	}
 	ectx, cancel := context.WithTimeoutCause(ctx, wall, errEpisodeClock)
 	defer cancel()
-
-	e.prog.stage("workspace")
-	// Hidden paths are never among the inputs: no agent's volume holds them.
-	inputs := e.hostInputs(e.opts.Task.Inputs)
-	e.hashShipped()
-	ws := sandbox.WorkspaceSpec{Episode: e.opts.ID, Protected: e.opts.Task.ProtectedPaths}
-	if err := e.deps.Runtime.CreateWorkspace(ectx, ws, inputs); err != nil {
-		e.classify(ctx, ectx, &st, fmt.Errorf("create workspace: %w", err))
-		return st
-	}
 	e.prog.stage("running")
 	res, err := e.runAgent(ectx, "orchestrator", record.RoleOrchestrator, "", e.info.TeacherPrompt)
 	st.setFinal(res.Final)
