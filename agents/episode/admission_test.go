@@ -31,7 +31,8 @@ func (a admission) CreateWorkspace(ctx context.Context, ws sandbox.WorkspaceSpec
 	return a.Runtime.CreateWorkspace(ctx, ws, inputs)
 }
 
-// stages records the progress stages of an episode in order.
+// stages records the progress stages of an episode in order, the
+// workspace stage with its message.
 type stages struct {
 	mu  sync.Mutex
 	got []string
@@ -40,8 +41,12 @@ type stages struct {
 func (s *stages) observe(p Progress) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if n := len(s.got); n == 0 || s.got[n-1] != p.Stage {
-		s.got = append(s.got, p.Stage)
+	st := p.Stage
+	if st == "workspace" {
+		st += ": " + p.Last
+	}
+	if n := len(s.got); n == 0 || s.got[n-1] != st {
+		s.got = append(s.got, st)
 	}
 }
 
@@ -87,8 +92,8 @@ func TestWallClockStartsAfterAdmission(t *testing.T) {
 				t.Fatalf("status = %s/%s (%s) after %s, want a timeout no sooner than %s (admission + wall clock)",
 					st.Exit, st.Failure, st.Reason, took, wait+wall)
 			}
-			if got := seen.list(); len(got) < 2 || got[0] != "workspace" || got[1] != "running" {
-				t.Errorf("progress stages = %q, want workspace, then running", got)
+			if got, ws := seen.list(), "workspace: "+waitingNote; len(got) < 2 || got[0] != ws || got[1] != "running" {
+				t.Errorf("progress stages = %q, want %q, then running", got, ws)
 			}
 			if left := leftovers(t, st.EpisodeID); len(left) != 0 {
 				t.Errorf("containers/volumes left after the episode: %+v", left)

@@ -187,7 +187,7 @@ func (e *run) execute(ctx context.Context) Status {
 	// clock starts: a backend may wait here for capacity (the kubernetes
 	// one admits an episode whole or waits, bounded by its own
 	// start_timeout), and that wait is no part of the agents' time.
-	e.prog.stage("workspace")
+	e.prog.stageNote("workspace", waitingNote)
 	// Hidden paths are never among the inputs: no agent's volume holds them.
 	inputs := e.hostInputs(e.opts.Task.Inputs)
 	e.hashShipped()
@@ -203,7 +203,7 @@ func (e *run) execute(ctx context.Context) Status {
 	}
 	ectx, cancel := context.WithTimeoutCause(ctx, wall, errEpisodeClock)
 	defer cancel()
-	e.prog.stage("running")
+	e.prog.stageNote("running", "") // the workspace note no longer holds
 	res, err := e.runAgent(ectx, "orchestrator", record.RoleOrchestrator, "", e.info.TeacherPrompt)
 	st.setFinal(res.Final)
 	if err != nil {
@@ -215,6 +215,10 @@ func (e *run) execute(ctx context.Context) Status {
 }
 
 var errEpisodeClock = errors.New("episode wall clock expired")
+
+// waitingNote is the progress message while the workspace is made (a
+// backend may wait for capacity meanwhile).
+const waitingNote = "making the workspace; the episode clock starts once it exists"
 
 // classify turns the error that ended an episode into exit, failure and reason.
 func (e *run) classify(parent, ectx context.Context, st *Status, err error) {
