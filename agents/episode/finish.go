@@ -34,12 +34,17 @@ func (e *run) finish(st *Status) error {
 	if err := e.saveEgress(ctx, st); err != nil {
 		errs = append(errs, err)
 	}
-	exp, err := e.export(ctx)
-	exported := err == nil
-	if err != nil {
-		errs = append(errs, err)
-	} else {
-		st.WorkspaceExport = exp
+	// A workspace that was never made (its creation failed or was
+	// cancelled, e.g. while waiting for capacity) has nothing to export;
+	// the status already says why.
+	exported := false
+	if e.made {
+		exp, err := e.export(ctx)
+		if exported = err == nil; err != nil {
+			errs = append(errs, err)
+		} else {
+			st.WorkspaceExport = exp
+		}
 	}
 	if err := retryCleanup(ctx, e.deps.Log, "remove workspace of "+e.opts.ID, budget, func(ctx context.Context) error {
 		return e.deps.Runtime.RemoveWorkspace(ctx, e.opts.ID)

@@ -46,6 +46,14 @@ func (g *progress) stage(s string) {
 	g.emit()
 }
 
+// stageNote enters stage s with last as the latest step.
+func (g *progress) stageNote(s, last string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.p.Stage, g.p.Last = s, last
+	g.emit()
+}
+
 func (g *progress) agentStarted(id string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()

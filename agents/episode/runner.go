@@ -178,27 +178,32 @@ type run struct {
 	manifest map[string]string // path -> sha256 after the last finished agent
 	exported []sandbox.FileInfo
 	shipped  []guard.File // protected files as shipped, hashed before the episode
+	made     bool         // the workspace exists: CreateWorkspace succeeded
 }
 
 func (e *run) execute(ctx context.Context) Status {
 	st := Status{EpisodeID: e.opts.ID, Started: e.info.Started, Model: e.info.Model, DryRun: e.info.DryRun}
+	// The workspace is made under the parent context, before the episode
+	// clock starts: a backend may wait here for capacity (the kubernetes
+	// one admits an episode whole or waits, bounded by its own
+	// start_timeout), and that wait is no part of the agents' time.
+	e.prog.stageNote("workspace", waitingNote)
+	// Hidden paths are never among the inputs: no agent's volume holds them.
+	inputs := e.hostInputs(e.opts.Task.Inputs)
+	e.hashShipped()
+	ws := sandbox.WorkspaceSpec{Episode: e.opts.ID, Protected: e.opts.Task.ProtectedPaths}
+	if err := e.deps.Runtime.CreateWorkspace(ctx, ws, inputs); err != nil {
+		e.classify(ctx, ctx, &st, fmt.Errorf("create workspace: %w", err))
+		return st
+	}
+	e.made = true
 	wall := e.opts.Task.Limits.EpisodeWallTime
 	if wall <= 0 {
 		wall = DefaultWallTime
 	}
 	ectx, cancel := context.WithTimeoutCause(ctx, wall, errEpisodeClock)
 	defer cancel()
-
-	e.prog.stage("workspace")
-	// Hidden paths are never among the inputs: no agent's volume holds them.
-	inputs := e.hostInputs(e.opts.Task.Inputs)
-	e.hashShipped()
-	ws := sandbox.WorkspaceSpec{Episode: e.opts.ID, Protected: e.opts.Task.ProtectedPaths}
-	if err := e.deps.Runtime.CreateWorkspace(ectx, ws, inputs); err != nil {
-		e.classify(ctx, ectx, &st, fmt.Errorf("create workspace: %w", err))
-		return st
-	}
-	e.prog.stage("running")
+	e.prog.stageNote("running", "") // the workspace note no longer holds
 	res, err := e.runAgent(ectx, "orchestrator", record.RoleOrchestrator, "", e.info.TeacherPrompt)
 	st.setFinal(res.Final)
 	if err != nil {
@@ -210,6 +215,10 @@ func (e *run) execute(ctx context.Context) Status {
 }
 
 var errEpisodeClock = errors.New("episode wall clock expired")
+
+// waitingNote is the progress message while the workspace is made (a
+// backend may wait for capacity meanwhile).
+const waitingNote = "making the workspace; the episode clock starts once it exists"
 
 // classify turns the error that ended an episode into exit, failure and reason.
 func (e *run) classify(parent, ectx context.Context, st *Status, err error) {
