@@ -28,6 +28,11 @@ func (b *Builtins) Services() services.Services { return kindServices{b} }
 
 type kindServices struct{ b *Builtins }
 
+var (
+	_ services.Services = kindServices{}
+	_ services.Episodes = (*childEpisodes)(nil)
+)
+
 func (s kindServices) EpisodeEnv() episode.Env  { return s.b.Env }
 func (s kindServices) Layout() datadir.Layout   { return s.b.Layout }
 func (s kindServices) IsJudge(name string) bool { return s.b.cfg.JudgeModels()[name] }

@@ -43,6 +43,16 @@ func notJudge(svc services.Services, kind string) func(Params) error {
 // svcEnv is Env and CycleEnv on massd's services.
 type svcEnv struct{ svc services.Services }
 
+var (
+	_ CycleEnv = svcEnv{}
+	_ Episodes = (*svcEpisodes)(nil)
+	_ Judge    = svcJudge{}
+	_ Datasets = svcDatasets{}
+	_ Trainer  = svcTrainer{}
+	_ Exporter = svcExporter{}
+	_ Models   = registrar{}
+)
+
 func (e svcEnv) Parts(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, parent string) (Parts, error) {
 	eps, err := e.svc.Episodes(ctx, job, rep)
 	if err != nil {

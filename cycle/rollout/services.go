@@ -15,6 +15,11 @@ func Kind(svc services.Services) jobkind.Kind { return NewKind(svcEnv{svc}) }
 
 type svcEnv struct{ svc services.Services }
 
+var (
+	_ Env      = svcEnv{}
+	_ Episodes = svcEpisodes{}
+)
+
 func (e svcEnv) Setup(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, models []string) (Episodes, Tasks, error) {
 	eps, err := e.svc.Episodes(ctx, job, rep)
 	if err != nil {

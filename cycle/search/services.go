@@ -33,20 +33,25 @@ func ServicesEnv(svc services.Services) Env { return svcEnv{svc} }
 
 type svcEnv struct{ svc services.Services }
 
+var (
+	_ Env               = svcEnv{}
+	_ Episodes          = (*svcEpisodes)(nil)
+	_ judge.AgentRunner = (*svcEpisodes)(nil)
+)
+
 func (e svcEnv) Setup(ctx context.Context, req Request, rep jobkind.Reporter, spec *taskspec.Spec) (Episodes, judge.Model, string, error) {
 	eps, err := e.svc.Episodes(ctx, jobkind.Job{ID: req.JobID, TaskID: req.TaskID, Layout: req.Layout, WorkDir: req.WorkDir}, rep)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	s := &svcEpisodes{Episodes: eps, AgentRunner: services.JudgeAgents(eps, spec), spec: spec, req: req, rep: rep}
+	s := &svcEpisodes{eps: eps, spec: spec, req: req, rep: rep}
 	return s, services.ModelCalls(e.svc), e.svc.EpisodeEnv().DefaultModel, nil
 }
 
 // svcEpisodes are a search's episodes (Episodes) and its judge-agent
 // episodes (judge.AgentRunner), children of the job that runs the search.
 type svcEpisodes struct {
-	services.Episodes
-	judge.AgentRunner
+	eps  services.Episodes
 	spec *taskspec.Spec
 	req  Request
 	rep  jobkind.Reporter
@@ -58,7 +63,7 @@ func (s *svcEpisodes) Run(ctx context.Context, req EpisodeRequest) (EpisodeResul
 	s.rep.Event("episode_started", fmt.Sprintf("episode %s for %s (attempt %d)", req.ID, req.Slot, req.Attempt),
 		map[string]any{"episode_id": req.ID, "slot": req.Slot, "attempt": req.Attempt})
 	seed := req.Seed
-	st, err := s.Episodes.Run(ctx, episode.Options{ID: req.ID, Task: s.spec, TaskID: s.req.TaskID,
+	st, err := s.eps.Run(ctx, episode.Options{ID: req.ID, Task: s.spec, TaskID: s.req.TaskID,
 		Workflow: req.Workflow, NoDirective: true, Teacher: req.Prompt, Model: req.Model, Seed: &seed})
 	if err != nil {
 		return EpisodeResult{}, err
@@ -77,6 +82,14 @@ func (s *svcEpisodes) Run(ctx context.Context, req EpisodeRequest) (EpisodeResul
 		res.TeacherPrompt = info.TeacherPrompt
 	}
 	return res, nil
+}
+
+// Close closes an episode an interrupted attempt cut off.
+func (s *svcEpisodes) Close(ctx context.Context, id string) error { return s.eps.Close(ctx, id) }
+
+// RunJudge runs one judge-agent episode on the search's task.
+func (s *svcEpisodes) RunJudge(ctx context.Context, req judge.AgentRequest) (judge.AgentAnswer, error) {
+	return s.eps.RunJudge(ctx, s.spec, req)
 }
 
 // kind is the "search" job kind on env; check, if set, runs on the parsed

@@ -1,13 +1,7 @@
 // Package services is what massd gives every job kind: one Services value,
-// built once by the composition root (package daemon) and passed to each
-// kind's constructor (search.Kind(svc), generation.Kind(svc), …). A kind
-// wires itself from it; the daemon holds no per-kind glue.
-//
-// Services is made of small parts. The episode kind needs only
-// episode.Host and the train kind only trainjob.Runner; both are declared
-// in their own packages, so neither the agents nor the trainer import this
-// package, and Services embeds them. The loop and evaluation kinds (cycle/…)
-// take the whole Services.
+// implemented once by the composition root (package daemon) and passed to
+// each kind's constructor (search.Kind(svc), generation.Kind(svc), …). A
+// kind wires itself from it; the daemon holds no per-kind glue.
 package services
 
 import (
@@ -23,7 +17,13 @@ import (
 )
 
 // Services is massd's side of every job kind. Its methods are safe for
-// concurrent use by the jobs that run at once.
+// concurrent use by the jobs that run at once; a kind never closes what it
+// gets (massd closes it after the jobs drained).
+//
+// It is made of small parts. The episode kind needs only episode.Host and
+// the train kind only trainjob.Runner; both are declared in their own
+// packages, so neither agents/ nor trainer/ import this one, and Services
+// embeds them. The loop and evaluation kinds (cycle/…) take all of it.
 type Services interface {
 	// Host is the episode environment (sandbox runtime, model registry,
 	// default model, data directory) and RuntimeUp, the one check that the

@@ -20,6 +20,11 @@ func Kind(svc services.Services) jobkind.Kind { return NewKind(svcEnv{svc}) }
 
 type svcEnv struct{ svc services.Services }
 
+var (
+	_ Env    = svcEnv{}
+	_ Judger = pairJudge{}
+)
+
 // Setup of judge-pairs: the configured judges, each a model massd can call.
 func (e svcEnv) Setup(ctx context.Context, job jobkind.Job, rep jobkind.Reporter, mode string) (Parts, error) {
 	var parts Parts
