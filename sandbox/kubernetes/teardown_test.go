@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/mass-dev/mass/sandbox"
+	"github.com/mass-dev/mass/sandbox/boxhost"
 	"github.com/mass-dev/mass/sandbox/sandboxtest"
 )
 
@@ -102,7 +103,7 @@ func deletedPodLeavesNothing(t *testing.T, runtime string) {
 		uids[pod.Name] = string(pod.UID)
 		ps := podProcs(t, string(pod.UID))
 		s, g := countRunsc(ps)
-		t.Logf("pod %s (%s, uid %s) running: %d processes on the node, %d runsc-sandbox, %d runsc-gofer", pod.Name, pod.Labels[LabelKind], pod.UID, len(ps), s, g)
+		t.Logf("pod %s (%s, uid %s) running: %d processes on the node, %d runsc-sandbox, %d runsc-gofer", pod.Name, pod.Labels[boxhost.LabelKind], pod.UID, len(ps), s, g)
 		if len(ps) == 0 {
 			t.Fatalf("no process of running pod %s found on this machine: is the node this machine?", pod.Name)
 		}
