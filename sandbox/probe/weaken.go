@@ -59,15 +59,18 @@ const (
 
 // kubernetesBaseline are the probes that fail on the kubernetes backend
 // with the default policy, each for the reason given (SECURITY.md, "The
-// kubernetes backend"); kubernetesBaselineRunc adds those of runc pods.
+// kubernetes backend"); the runtime's own are added to them.
 var kubernetesBaseline = map[string]string{
 	"docker_gateway_tcp":         "needs the Docker engine's bridge gateway; a pod has none",
 	"docker_gateway_udp":         "needs the Docker engine's bridge gateway; a pod has none",
 	"other_agent_unsignalable":   "needs the other box's host pid, which the API does not give",
-	"ipc_private":                "needs the other box's host pid, which the API does not give",
 	"helper_not_traceable":       "looks for the Docker backend's long-lived serve helper; this backend runs one op exec per file operation",
 	"helper_requests_unreadable": "looks for the Docker backend's long-lived serve helper; this backend runs one op exec per file operation",
 	"main_process_foreign":       "an exec cannot choose its user: the box's main process (pause) runs as the agent's uid",
+}
+
+var kubernetesBaselineRunsc = map[string]string{
+	"ipc_private": "under gVisor it compares the IPC namespaces of the boxes' sandboxes on the host, by their host pids, which the API does not give",
 }
 
 var kubernetesBaselineRunc = map[string]string{
@@ -82,8 +85,11 @@ var kubernetesBaselineRunc = map[string]string{
 // there must fail exactly these and the weakening's probes.
 func KubernetesBaseline(runtime string) map[string]string {
 	out := maps.Clone(kubernetesBaseline)
-	if runtime == sandbox.RuntimeRunc {
+	switch runtime {
+	case sandbox.RuntimeRunc:
 		maps.Copy(out, kubernetesBaselineRunc)
+	case sandbox.RuntimeRunsc:
+		maps.Copy(out, kubernetesBaselineRunsc)
 	}
 	return out
 }
