@@ -269,6 +269,7 @@ create)
 			out=$("$r" --root "$root" wait "$id") || exit 255
 			code=${out##*\"exitStatus\":}
 			code=${code%%[!0-9]*}
+			echo "$(date -u +%FT%T) runsc-wait $id: exit ${code:-255}" >&2
 			exit "${code:-255}"
 		' runsc-wait "$RUNSC" "$root" "$id" </dev/null >>"$LOG" 2>&1 &
 		# go-runc reads the pid file with strconv.Atoi: no newline.
