@@ -101,7 +101,7 @@ func sandboxVerifyK8s(ctx context.Context, c *cli.Context, probeBin string) erro
 		return err
 	}
 	for _, n := range rep.Failing() {
-		if why, ok := probe.KubernetesBaseline[n]; ok {
+		if why, ok := probe.KubernetesBaseline(o.Policy.Runtime)[n]; ok {
 			fmt.Fprintf(os.Stderr, "%s fails on every kubernetes run: %s\n", n, why)
 		}
 	}

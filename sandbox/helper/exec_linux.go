@@ -182,7 +182,7 @@ func KillAll() error {
 		killed := 0
 		for _, e := range ents {
 			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == 1 || pid == self {
+			if err != nil || pid == 1 || pid == self || isPause(pid) {
 				continue
 			}
 			if syscall.Kill(pid, syscall.SIGKILL) == nil {
@@ -195,6 +195,21 @@ func KillAll() error {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return nil
+}
+
+// isPause reports whether pid is the box's main process (`helper pause`),
+// which KillAll spares wherever it runs. Under the kubernetes backend the
+// main process runs as the agent's uid (an exec cannot choose its user),
+// so the kernel does not refuse the kill; in a gVisor pod KillAll after a
+// cancelled exec killed it (the pod's container then ended: seen once the
+// runc shim learnt of app-container exits, scripts/k8s-local.sh).
+func isPause(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return false
+	}
+	argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	return len(argv) == 2 && argv[1] == "pause" && strings.HasSuffix(argv[0], "mass-sandbox-helper")
 }
 
 // KillOrphans kills every process that was reparented to the container's

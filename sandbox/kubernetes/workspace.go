@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -149,22 +150,33 @@ func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writ
 		rerr error
 		wg   sync.WaitGroup
 	)
+	xctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		out, rerr = boxhost.RewriteExport(pr, w, maxBytes)
 		pr.CloseWithError(errors.Join(rerr, io.ErrClosedPipe))
+		if rerr != nil {
+			// The stream ends here: tar may be reading a terabyte of a
+			// sparse file's holes, which no one would read on.
+			cancel()
+		}
 		_, _ = io.Copy(io.Discard, pr)
 	}()
-	xctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	res, err := r.execRaw(xctx, r.podName(episode, keeperAgent), execOpts{
+	keeper := r.podName(episode, keeperAgent)
+	res, err := r.execRaw(xctx, keeper, execOpts{
 		argv:   []string{"tar", "-c", "-f", "-", "-C", sandbox.WorkspaceMount, "."},
 		stdout: pw, maxBytes: 64 << 10,
 	})
 	pw.CloseWithError(err)
 	wg.Wait()
 	if rerr != nil {
+		// Ending the stream does not end the keeper's tar (an exec's
+		// processes outlive their stream under gVisor): kill it.
+		kctx, kcancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
+		_, _ = r.execRaw(kctx, keeper, execOpts{argv: []string{sandbox.HelperMount, "killall"}, maxBytes: 4096})
+		kcancel()
 		return out, fmt.Errorf("export workspace %s: %w", episode, rerr)
 	}
 	if err != nil {

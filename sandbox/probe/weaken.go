@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"io"
+	"maps"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -56,25 +57,59 @@ const (
 	BackendKubernetes = "kubernetes"
 )
 
-// KubernetesBaseline are the probes that fail on the kubernetes backend
+// kubernetesBaseline are the probes that fail on the kubernetes backend
 // with the default policy, each for the reason given (SECURITY.md, "The
-// kubernetes backend"). A weakened run there must fail exactly these and
-// the weakening's probes.
-var KubernetesBaseline = map[string]string{
+// kubernetes backend"); the runtime's own are added to them.
+var kubernetesBaseline = map[string]string{
 	"docker_gateway_tcp":         "needs the Docker engine's bridge gateway; a pod has none",
 	"docker_gateway_udp":         "needs the Docker engine's bridge gateway; a pod has none",
 	"other_agent_unsignalable":   "needs the other box's host pid, which the API does not give",
-	"ipc_private":                "needs the other box's host pid, which the API does not give",
 	"helper_not_traceable":       "looks for the Docker backend's long-lived serve helper; this backend runs one op exec per file operation",
 	"helper_requests_unreadable": "looks for the Docker backend's long-lived serve helper; this backend runs one op exec per file operation",
 	"main_process_foreign":       "an exec cannot choose its user: the box's main process (pause) runs as the agent's uid",
+}
+
+var kubernetesBaselineRunsc = map[string]string{
+	"ipc_private": "under gVisor it compares the IPC namespaces of the boxes' sandboxes on the host, by their host pids, which the API does not give",
+}
+
+var kubernetesBaselineRunc = map[string]string{
+	"kernel_info_masked":      "a pod has no field for masked paths: containerd masks its defaults only, and /proc/cmdline, /proc/config.gz and /sys/kernel/vmcoreinfo stay readable",
+	"mountinfo_no_host_paths": "cgroup v1: containerd gives a runc pod no cgroup namespace, so the pod's cgroup path (/kubepods/…/pod<uid>/<id>) shows in mountinfo",
+	"helper_startup_race": "the helper is in the image, mode 0755 (the same image serves gVisor, which can only run a readable binary): " +
+		"a helper just exec'd is dumpable until its prctl, and the agent can open its /proc/PID/mem in that window",
+}
+
+// KubernetesBaseline are the probes that fail on the kubernetes backend's
+// pods of the OCI runtime with the default policy, and why. A weakened run
+// there must fail exactly these and the weakening's probes.
+func KubernetesBaseline(runtime string) map[string]string {
+	out := maps.Clone(kubernetesBaseline)
+	switch runtime {
+	case sandbox.RuntimeRunc:
+		maps.Copy(out, kubernetesBaselineRunc)
+	case sandbox.RuntimeRunsc:
+		maps.Copy(out, kubernetesBaselineRunsc)
+	}
+	return out
 }
 
 // kubernetesWeakenings are what the weakenings do on the kubernetes
 // backend, per OCI runtime, where that differs from the Docker backend on
 // the same runtime.
 var kubernetesWeakenings = map[string]map[string]weakDiff{
-	sandbox.RuntimeRunc: {},
+	sandbox.RuntimeRunc: {
+		// The kubelet's Localhost profile is one file per node, resolved
+		// for a box without capabilities (kubernetes.LocalhostSeccomp):
+		// adding a capability to a pod does not open the rules the engine
+		// opens for it, so unshare and ptrace stay denied.
+		"cap-sys-admin": {fails: []string{"caps_zero"}},
+		"root-ptrace": {fails: []string{"caps_zero", "helper_not_traceable", "helper_requests_unreadable", "helper_startup_race",
+			"main_process_foreign", "protected_not_writable", "setuid_workspace", "uid_nonroot"}},
+		// The workspace is a hostPath mount, which a pod cannot make
+		// nosuid: with no_new_privs off a setuid file there takes effect.
+		"new-privileges": {fails: []string{"no_new_privs", "setuid_workspace"}},
+	},
 	sandbox.RuntimeRunsc: {
 		// helper_startup_race under runsc watches for a new file-helper
 		// serve session while agent code runs; this backend starts none
