@@ -48,12 +48,13 @@ type Exporter struct {
 	// Prefix is prepended to the names of the tar being read (a subtree
 	// the export resumed at); "" for the whole workspace.
 	Prefix string
+	seen   map[string]bool // every name read so far
 }
 
 // NewExporter writes an export to w, capped at maxBytes (0: no cap),
 // leaving out files of an apparent size above sparseOver (0: none).
 func NewExporter(w io.Writer, maxBytes, sparseOver int64) *Exporter {
-	return &Exporter{tw: tar.NewWriter(w), max: maxBytes, SparseOver: sparseOver}
+	return &Exporter{tw: tar.NewWriter(w), max: maxBytes, SparseOver: sparseOver, seen: map[string]bool{}}
 }
 
 // Close ends the export's tar.
@@ -85,6 +86,7 @@ func (x *Exporter) CopyTar(src io.Reader) error {
 			continue // the workspace root itself
 		}
 		h.Name = name
+		x.seen[name] = true
 		if h.Typeflag == tar.TypeLink {
 			h.Linkname = path.Join(x.Prefix, h.Linkname)
 		}

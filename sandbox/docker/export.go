@@ -1,7 +1,6 @@
 package docker
 
 import (
-	"archive/tar"
 	"context"
 	"fmt"
 	"io"
@@ -27,39 +26,33 @@ func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writ
 		maxBytes = boxhost.DefaultExportBytes
 	}
 	x := boxhost.NewExporter(w, maxBytes, r.sparseOver(ctx, episode))
-	if err := r.exportTree(ctx, episode, x, ""); err != nil {
+	if err := x.Export(ctx, engineSource{r, episode}); err != nil {
 		return x.Out, fmt.Errorf("export workspace %s: %w", episode, err)
 	}
 	r.checkDeepDirs(ctx, episode, x)
-	// The engine's tar names each further name of a hard-linked file only
-	// as a link; it becomes a copy of its own, fetched by name (F4).
-	for _, l := range x.Links {
-		if err := r.exportLink(ctx, episode, x, l); err != nil {
-			return x.Out, fmt.Errorf("export workspace %s: hard link %s: %w", episode, l.Name, err)
-		}
-	}
-	if err := x.Close(); err != nil {
-		return x.Out, fmt.Errorf("export workspace %s: %w", episode, err)
-	}
 	return x.Out, nil
 }
 
-// exportLink writes l as a regular file with the content of its target,
-// read again from the keeper.
-func (r *Runtime) exportLink(ctx context.Context, episode string, x *boxhost.Exporter, l boxhost.HardLink) error {
-	rc, _, err := r.cli.CopyFromContainer(ctx, keeperName(episode), sandbox.WorkspaceMount+"/"+l.Target)
+// engineSource reads the keeper's workspace through the engine's archive
+// API (boxhost.ExportSource).
+type engineSource struct {
+	r       *Runtime
+	episode string
+}
+
+func (s engineSource) Tar(ctx context.Context, rel string, read func(io.Reader) error) error {
+	src := sandbox.WorkspaceMount + "/."
+	if rel != "" {
+		src = sandbox.WorkspaceMount + "/" + rel
+	}
+	rc, _, err := s.r.cli.CopyFromContainer(ctx, keeperName(s.episode), src)
 	if err != nil {
-		return wrapErr("read link target "+l.Target, err)
+		return wrapErr("read "+src, err)
 	}
 	defer rc.Close()
-	tr := tar.NewReader(rc)
-	h, err := tr.Next()
-	if err != nil {
-		return fmt.Errorf("read link target %s: %w", l.Target, err)
-	}
-	if h.Typeflag != tar.TypeReg {
-		return fmt.Errorf("link target %s is no longer a regular file: %w", l.Target, sandbox.ErrInvalid)
-	}
-	h.Name = l.Name
-	return x.File(h, tr)
+	return read(rc)
+}
+
+func (s engineSource) List(ctx context.Context, dir string) ([]string, error) {
+	return s.r.keeperList(ctx, s.episode, dir)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -133,7 +134,9 @@ func (r *Runtime) untar(ctx context.Context, episode, what string, write func(io
 }
 
 // ExportWorkspace streams `tar -c` of /workspace out of the keeper and
-// rewrites it as the Docker backend does (boxhost.RewriteExport).
+// rewrites it as the Docker backend does (boxhost.Exporter): a file larger
+// than the workspace's disk cap is left out with a note, the rest fetched
+// around it, and each further name of a hard-linked file is a copy.
 func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writer, maxBytes int64) ([]sandbox.FileInfo, error) {
 	if !validID(episode) {
 		return nil, fmt.Errorf("export workspace: episode id %q: %w", episode, sandbox.ErrInvalid)
@@ -144,48 +147,85 @@ func (r *Runtime) ExportWorkspace(ctx context.Context, episode string, w io.Writ
 	if _, err := r.workspaceNode(ctx, episode); err != nil {
 		return nil, fmt.Errorf("export workspace: %w", err)
 	}
+	// The node does not cap the workspace (Report says so): past the
+	// policy's cap a file is sparse or one the cap should have refused.
+	x := boxhost.NewExporter(w, maxBytes, r.cfg.Policy.DiskBytes)
+	if err := x.Export(ctx, keeperSource{r, r.podName(episode, keeperAgent)}); err != nil {
+		return x.Out, fmt.Errorf("export workspace %s: %w", episode, err)
+	}
+	return x.Out, nil
+}
+
+// keeperSource reads a workspace through its keeper: `tar -c` and the
+// helper's `ls` over exec streams (boxhost.ExportSource).
+type keeperSource struct {
+	r      *Runtime
+	keeper string
+}
+
+// tarDrainBytes bounds what is read after a tar's end-of-archive (its
+// record padding) before the stream is cut.
+const tarDrainBytes = 1 << 20
+
+func (s keeperSource) Tar(ctx context.Context, rel string, read func(io.Reader) error) error {
+	argv := []string{"tar", "-c", "-f", "-", "-C", sandbox.WorkspaceMount, "."}
+	if rel != "" {
+		argv = []string{"tar", "-c", "-f", "-", "-C", path.Join(sandbox.WorkspaceMount, path.Dir(rel)), "./" + path.Base(rel)}
+	}
 	pr, pw := io.Pipe()
+	xctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var (
-		out  []sandbox.FileInfo
 		rerr error
 		wg   sync.WaitGroup
 	)
-	xctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		out, rerr = boxhost.RewriteExport(pr, w, maxBytes)
-		pr.CloseWithError(errors.Join(rerr, io.ErrClosedPipe))
+		rerr = read(pr)
 		if rerr != nil {
 			// The stream ends here: tar may be reading a terabyte of a
 			// sparse file's holes, which no one would read on.
 			cancel()
+		} else {
+			_, _ = io.CopyN(io.Discard, pr, tarDrainBytes)
 		}
-		_, _ = io.Copy(io.Discard, pr)
+		pr.CloseWithError(errors.Join(rerr, io.ErrClosedPipe))
 	}()
-	keeper := r.podName(episode, keeperAgent)
-	res, err := r.execRaw(xctx, keeper, execOpts{
-		argv:   []string{"tar", "-c", "-f", "-", "-C", sandbox.WorkspaceMount, "."},
-		stdout: pw, maxBytes: 64 << 10,
-	})
+	res, err := s.r.execRaw(xctx, s.keeper, execOpts{argv: argv, stdout: pw, maxBytes: 64 << 10})
 	pw.CloseWithError(err)
 	wg.Wait()
 	if rerr != nil {
 		// Ending the stream does not end the keeper's tar (an exec's
 		// processes outlive their stream under gVisor): kill it.
 		kctx, kcancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
-		_, _ = r.execRaw(kctx, keeper, execOpts{argv: []string{sandbox.HelperMount, "killall"}, maxBytes: 4096})
+		_, _ = s.r.execRaw(kctx, s.keeper, execOpts{argv: []string{sandbox.HelperMount, "killall"}, maxBytes: 4096})
 		kcancel()
-		return out, fmt.Errorf("export workspace %s: %w", episode, rerr)
+		return rerr
 	}
 	if err != nil {
-		return out, fmt.Errorf("export workspace %s: %w", episode, err)
+		return err
 	}
 	if res.ExitCode > 1 { // 1: a file changed while it was read
-		return out, fmt.Errorf("export workspace %s: tar exit %d: %q: %w", episode, res.ExitCode, res.Stderr, sandbox.ErrUnavailable)
+		return fmt.Errorf("tar exit %d: %q: %w", res.ExitCode, res.Stderr, sandbox.ErrUnavailable)
 	}
-	return out, nil
+	return nil
+}
+
+// List runs the helper's `ls` in the keeper (root with DAC_READ_SEARCH,
+// so a directory the agent made unreadable is listed).
+func (s keeperSource) List(ctx context.Context, dir string) ([]string, error) {
+	p := path.Join(sandbox.WorkspaceMount, dir)
+	res, err := s.r.execRaw(ctx, s.keeper, execOpts{argv: []string{sandbox.HelperMount, "ls", p},
+		maxBytes: 64 << 20, hostTimeout: time.Minute})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", p, err)
+	}
+	if res.ExitCode != 0 || res.Truncated {
+		return nil, fmt.Errorf("list %s: exit %d: %s: %w", p, res.ExitCode, strings.TrimSpace(string(res.Stderr)), io.ErrUnexpectedEOF)
+	}
+	out := strings.Split(string(res.Stdout), "\x00")
+	return out[:len(out)-1], nil
 }
 
 // RemoveWorkspace deletes the episode's agent pods, empties the directory

@@ -2,7 +2,6 @@ package docker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -12,51 +11,6 @@ import (
 	"github.com/mass-dev/mass/sandbox"
 	"github.com/mass-dev/mass/sandbox/boxhost"
 )
-
-// exportTree exports the workspace subtree rel ("" for all of it). When
-// the engine's tar reaches a file the export leaves out, the rest of the
-// subtree is fetched sibling by sibling, in the engine's (sorted) order,
-// so the file's body is never read (F4).
-func (r *Runtime) exportTree(ctx context.Context, episode string, x *boxhost.Exporter, rel string) error {
-	src := sandbox.WorkspaceMount + "/."
-	x.Prefix = ""
-	if rel != "" {
-		src = sandbox.WorkspaceMount + "/" + rel
-		x.Prefix = path.Dir(rel)
-	}
-	rc, _, err := r.cli.CopyFromContainer(ctx, keeperName(episode), src)
-	if err != nil {
-		return wrapErr("read "+src, err)
-	}
-	err = x.CopyTar(rc)
-	rc.Close()
-	var lo *boxhost.LeftOut
-	if !errors.As(err, &lo) {
-		return err
-	}
-	return r.exportAfter(ctx, episode, x, rel, lo.Name)
-}
-
-// exportAfter exports what follows name inside the subtree rel: the later
-// siblings of name and of each of its ancestors below rel.
-func (r *Runtime) exportAfter(ctx context.Context, episode string, x *boxhost.Exporter, rel, name string) error {
-	for child := name; child != rel && child != "." && child != ""; child = path.Dir(child) {
-		dir := path.Dir(child)
-		names, err := r.keeperList(ctx, episode, dir)
-		if err != nil {
-			return err
-		}
-		for _, n := range names {
-			if n <= path.Base(child) {
-				continue
-			}
-			if err := r.exportTree(ctx, episode, x, path.Join(dir, n)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
 
 // keeperList lists a workspace directory in the keeper (root with
 // DAC_READ_SEARCH, so a directory the agent made unreadable is listed).
