@@ -200,9 +200,11 @@ func KillAll() error {
 // isPause reports whether pid is the box's main process (`helper pause`),
 // which KillAll spares wherever it runs. Under the kubernetes backend the
 // main process runs as the agent's uid (an exec cannot choose its user),
-// so the kernel does not refuse the kill; in a gVisor pod KillAll after a
-// cancelled exec killed it (the pod's container then ended: seen once the
-// runc shim learnt of app-container exits, scripts/k8s-local.sh).
+// so the kernel does not refuse the kill, and gVisor does not shield a
+// namespace's init from SIGKILL. (The gVisor box that ended after a
+// KillAll was not killed by it: the Sentry's strace showed KillAll
+// signalling only the command and its wrapper, and the Sentry then killing
+// the container on its gofer's disconnect; SECURITY.md.)
 func isPause(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	if err != nil {
