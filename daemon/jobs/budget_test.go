@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -54,7 +55,9 @@ func TestAttemptBudgetByProgress(t *testing.T) {
 			t.Fatalf("claim %s: %v %v", id, ok, err)
 		}
 		advance(id, start)
-		if err := m.recover(ctx); err != nil { // the next start after a kill
+		// The next start after a kill: the job left running is interrupted,
+		// then its kind's policy applies.
+		if err := errors.Join(m.interruptCrashed(ctx), m.recover(ctx)); err != nil {
 			t.Fatal(err)
 		}
 		j, err := e.store.Job(ctx, id)

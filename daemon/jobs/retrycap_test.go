@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -45,7 +46,9 @@ func TestInterruptedRetriesAreCappedAndSpread(t *testing.T) {
 			t.Fatalf("claim %s: %v %v", q[0].ID, ok, err)
 		}
 		claimed[q[0].ID]++
-		if err := m.recover(ctx); err != nil { // the next start after a kill
+		// The next start after a kill: the job left running is interrupted,
+		// then its kind's policy applies.
+		if err := errors.Join(m.interruptCrashed(ctx), m.recover(ctx)); err != nil {
 			t.Fatal(err)
 		}
 	}
