@@ -12,8 +12,8 @@ import (
 // ReapFunc is start-up recovery: it removes the sandboxes a crashed massd
 // left and closes the episodes it cut off (their files, store rows and
 // events, through rec), telling healthz what it does through stage. It runs
-// in the background while the API already answers, before the
-// interrupted jobs are requeued or settled and before any job starts.
+// in the background while the API already answers and before any job
+// starts.
 type ReapFunc func(ctx context.Context, rec jobkind.Recovery, stage func(name string, episodes int)) error
 
 // Recovery stages in healthz.
@@ -59,27 +59,20 @@ func (r *recovery) finish() {
 	close(r.done)
 }
 
-// startRecovery runs the reaper in the background, then releases the job
-// manager (which handles the interrupted jobs first), however the reaper
-// ended; Close waits for it.
+// startRecovery runs the reaper in the background and releases the job
+// manager when it ends, however it ends; Close waits for it.
 func (d *Daemon) startRecovery() {
 	if d.o.ReapOrphans == nil {
-		if err := d.mgr.Release(context.Background()); err != nil {
-			d.log.Warn("start-up recovery", "err", err)
-		}
 		d.rec.finish()
+		d.mgr.Release()
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
+		defer d.mgr.Release()
 		defer d.rec.finish()
 		start := time.Now()
 		if err := d.o.ReapOrphans(ctx, d.mgr, d.rec.stage); err != nil {
-			d.log.Warn("start-up recovery", "err", err)
-		}
-		// The interrupted jobs are requeued or settled only now, once
-		// their cut-off episodes are closed; then the jobs start.
-		if err := d.mgr.Release(ctx); err != nil {
 			d.log.Warn("start-up recovery", "err", err)
 		}
 		d.log.Info("start-up recovery done; jobs start", "took", time.Since(start).Round(time.Millisecond))

@@ -116,21 +116,11 @@ func (m *Manager) KindNames() []string {
 	return out
 }
 
-// Start marks the jobs a previous daemon left running interrupted and,
-// unless the manager is held, handles every interrupted job by its kind's
-// OnInterrupt (Release does that for a held one); then it starts the
-// dispatch loop.
+// Start recovers jobs a previous daemon left running, then starts
+// dispatching queued jobs.
 func (m *Manager) Start(ctx context.Context) error {
-	if err := m.interruptCrashed(ctx); err != nil {
+	if err := m.recover(ctx); err != nil {
 		return fmt.Errorf("recover jobs: %w", err)
-	}
-	m.mu.Lock()
-	held := m.held
-	m.mu.Unlock()
-	if !held {
-		if err := m.recover(ctx); err != nil {
-			return fmt.Errorf("recover jobs: %w", err)
-		}
 	}
 	m.mu.Lock()
 	m.started = true
@@ -154,23 +144,12 @@ func (m *Manager) loop() {
 	}
 }
 
-// Release handles the interrupted jobs of a manager started Held, each by
-// its kind's OnInterrupt (requeued or settled), then lets it run its
-// queued jobs. Start-up recovery calls it once the episodes a crash cut
-// off are closed, so that an attempt is judged, and its requeued or
-// settled event written, after its episode_interrupted events. The jobs
-// are released even when handling the interrupted ones fails (ctx ended,
-// the store failed); those left are handled at the next start.
-func (m *Manager) Release(ctx context.Context) error {
-	err := m.recover(ctx)
-	if err != nil {
-		err = fmt.Errorf("recover jobs: %w", err)
-	}
+// Release lets a manager started Held run its queued jobs.
+func (m *Manager) Release() {
 	m.mu.Lock()
 	m.held = false
 	m.mu.Unlock()
 	m.poke()
-	return err
 }
 
 func (m *Manager) poke() {

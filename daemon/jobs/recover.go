@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -26,27 +25,18 @@ const MaxAutoAttempts = 3
 // MaxTotalAttempts caps every automatic attempt of a job, progress or not.
 const MaxTotalAttempts = 20
 
-// interruptCrashed marks jobs left "running" by a crash as interrupted.
-func (m *Manager) interruptCrashed(ctx context.Context) error {
-	crashed, err := m.store.InterruptRunning(ctx, time.Now(), "massd stopped while the job was running")
+// recover marks jobs left "running" by a crash as interrupted and applies
+// each kind's OnInterrupt policy to every interrupted job not yet handled
+// (crashed now, or drained by a graceful shutdown).
+func (m *Manager) recover(ctx context.Context) error {
+	now := time.Now()
+	crashed, err := m.store.InterruptRunning(ctx, now, "massd stopped while the job was running")
 	if err != nil {
 		return err
 	}
 	for _, j := range crashed {
 		m.log.Warn("job interrupted by a daemon crash", "job", j.ID, "kind", j.Kind, "attempt", j.Attempt)
 	}
-	return nil
-}
-
-// recover applies each kind's OnInterrupt policy to every interrupted job
-// not yet handled (crashed, or drained by a graceful shutdown). It runs
-// before any job starts, after start-up recovery closed the episodes the
-// crash cut off: the budget judges an attempt whose episodes are closed,
-// and the requeued or settled event is the attempt's last. A job that an
-// operator retried or cancelled meanwhile (the API answers during
-// start-up recovery) is left as the operator made it.
-func (m *Manager) recover(ctx context.Context) error {
-	now := time.Now()
 	pending, err := m.store.PendingRecovery(ctx)
 	if err != nil {
 		return err
@@ -71,14 +61,9 @@ func (m *Manager) recover(ctx context.Context) error {
 				Type: "requeued", Message: fmt.Sprintf("queued again after interruption (%s); %s", policy, b),
 				Fields: b.fields(map[string]any{"policy": string(policy)}),
 			})
-			if errors.Is(err, api.ErrConflict) {
-				m.log.Info("interrupted job changed state during recovery; left as it is", "job", j.ID)
-				continue
-			}
 			if err != nil {
 				return err
 			}
-			m.hub.notify(j.ID)
 			m.log.Info("job requeued", "job", j.ID, "policy", policy, "attempt", attempt)
 		default:
 			msg := "left interrupted for an operator"
@@ -91,15 +76,9 @@ func (m *Manager) recover(ctx context.Context) error {
 			case !ok:
 				msg = fmt.Sprintf("left interrupted: kind %q is not available in this massd", j.Kind)
 			}
-			err := m.store.Settle(ctx, j.ID, now, store.EventInput{Type: "settled", Message: msg, Fields: b.fields(nil)})
-			if errors.Is(err, api.ErrConflict) {
-				m.log.Info("interrupted job changed state during recovery; left as it is", "job", j.ID)
-				continue
-			}
-			if err != nil {
+			if err := m.store.Settle(ctx, j.ID, now, store.EventInput{Type: "settled", Message: msg, Fields: b.fields(nil)}); err != nil {
 				return err
 			}
-			m.hub.notify(j.ID)
 		}
 	}
 	return nil

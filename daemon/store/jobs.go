@@ -279,19 +279,13 @@ func (s *Store) RequeueFrom(ctx context.Context, id string, from []string, now t
 }
 
 // Settle marks an interrupted job as needing no further recovery and
-// appends ev in the same transaction; a job that is no longer interrupted
-// awaiting recovery (an operator retried or cancelled it meanwhile) is
-// api.ErrConflict.
+// appends ev in the same transaction.
 func (s *Store) Settle(ctx context.Context, id string, now time.Time, ev EventInput) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE jobs SET needs_recovery = 0 WHERE id = ? AND state = ? AND needs_recovery = 1`, id, api.StateInterrupted)
-		if err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET needs_recovery = 0 WHERE id = ?`, id); err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			return fmt.Errorf("job %s is not interrupted awaiting recovery: %w", id, api.ErrConflict)
-		}
-		_, err = appendEventTx(ctx, tx, id, ev.Type, ev.Message, ev.Fields, now)
+		_, err := appendEventTx(ctx, tx, id, ev.Type, ev.Message, ev.Fields, now)
 		return err
 	})
 }
