@@ -52,4 +52,7 @@ func TestRemoveWorkspaceDuringAnotherRemoval(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 5 removals started while the engine was removing the keeper", raced)
+	if raced == 0 {
+		t.Error("no removal started while the keeper was being removed; the test proved nothing")
+	}
 }
