@@ -147,6 +147,7 @@ func TestCycleKilledWithProgressFinishes(t *testing.T) {
 	if v := evs[verdict]; v.Type != "settled" || !strings.Contains(v.Message, "3 attempts in a row made no progress") {
 		t.Fatalf("stuck cycle's last verdict is %s %q (then %d episode_interrupted), want settled with the reason", v.Type, v.Message, len(evs)-1-verdict)
 	}
+	t.Logf("stuck cycle settled; %d cut-off episodes closed after the verdict", len(evs)-1-verdict)
 
 	// Progress: killed five times, each after a stage change in the attempt.
 	id := cycle()
