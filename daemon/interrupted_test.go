@@ -123,6 +123,23 @@ func TestStartupClosesInterruptedEpisodeRows(t *testing.T) {
 		if n[cut] != 1 || n[unborn] != 1 {
 			t.Errorf("restart %d: episode_interrupted events %v, want one for %s and one for %s", restart, n, cut, unborn)
 		}
+		// The job (of a kind this massd lacks) is judged once, at start;
+		// recovery closes its episodes after: only their events follow.
+		settled := -1
+		for i, ev := range evs {
+			if ev.Type == "settled" {
+				if settled >= 0 {
+					t.Errorf("restart %d: settled twice", restart)
+				}
+				settled = i
+			}
+		}
+		for _, ev := range evs[settled+1:] {
+			if settled < 0 || ev.Type != "episode_interrupted" {
+				t.Errorf("restart %d: the job's events %v, want one settled with only episode_interrupted after it", restart, eventTypes(evs))
+				break
+			}
+		}
 		if err := d.Stop(); err != nil {
 			t.Fatal(err)
 		}

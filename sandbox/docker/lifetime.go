@@ -48,7 +48,9 @@ func (r *Runtime) startContainer(ctx context.Context, id, runtime, what string) 
 	return wrapErr(what, err)
 }
 
-// forceRemove is `docker rm -f` within removeTimeout. Under runsc, where a
+// forceRemove is `docker rm -f` within removeTimeout; a removal already
+// under way is waited for (awaitRemoved), since the container holds its
+// volumes until it is gone. Under runsc, where a
 // sandbox that never started can hold the removal indefinitely, the
 // container's runsc processes are killed from the host and the removal
 // tried once more.
@@ -57,10 +59,16 @@ func (r *Runtime) forceRemove(ctx context.Context, id, runtime string) error {
 		rctx, cancel := context.WithTimeout(ctx, removeTimeout)
 		defer cancel()
 		err := r.cli.ContainerRemove(rctx, id, container.RemoveOptions{Force: true})
-		if err != nil && !isNotFound(err) && !isRemovalInProgress(err) {
-			return err
+		switch {
+		case err == nil || isNotFound(err):
+			return nil
+		case isRemovalInProgress(err):
+			// Another removal is under way (one whose caller gave up, or
+			// a killed massd's): the container is not gone yet, and until
+			// it is it holds the workspace volume, so wait for it.
+			return r.awaitRemoved(rctx, id)
 		}
-		return nil
+		return err
 	}
 	err := rm()
 	if err == nil || runtime != sandbox.RuntimeRunsc {
@@ -72,6 +80,25 @@ func (r *Runtime) forceRemove(ctx context.Context, id, runtime string) error {
 		return wrapErr("remove container "+short(id), errors.Join(err, err2))
 	}
 	return nil
+}
+
+// awaitRemoved waits until the engine no longer knows container id.
+func (r *Runtime) awaitRemoved(ctx context.Context, id string) error {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		_, err := r.cli.ContainerInspect(ctx, id)
+		if isNotFound(err) {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("container %s is still being removed: %w", short(id), ctx.Err())
+		}
+		select {
+		case <-ctx.Done():
+		case <-tick.C:
+		}
+	}
 }
 
 // killRunscProcesses SIGKILLs every host process of runsc (sandbox, gofer,
