@@ -98,3 +98,16 @@ func jsonType(t reflect.Type) string {
 	}
 	return t.String()
 }
+
+// Checked is parse followed by check, when check is set: the one parse a
+// kind's Validate and Run share, with massd's own check (such as "no
+// external judge") on the parsed params.
+func Checked[P any](parse func(json.RawMessage) (P, error), check func(P) error) func(json.RawMessage) (P, error) {
+	return func(raw json.RawMessage) (P, error) {
+		p, err := parse(raw)
+		if err == nil && check != nil {
+			err = check(p)
+		}
+		return p, err
+	}
+}

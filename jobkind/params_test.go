@@ -71,3 +71,32 @@ func FuzzDecodeParams(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckedRunsCheckOnParsedParams(t *testing.T) {
+	type p struct {
+		Judge string `json:"judge"`
+	}
+	parse := func(raw json.RawMessage) (p, error) {
+		var v p
+		return v, DecodeParams(raw, &v)
+	}
+	errExternal := errors.New("external judge")
+	check := func(v p) error {
+		if v.Judge == "outside" {
+			return errExternal
+		}
+		return nil
+	}
+	if v, err := Checked(parse, check)(json.RawMessage(`{"judge":"inside"}`)); err != nil || v.Judge != "inside" {
+		t.Fatalf("good params: %+v, %v", v, err)
+	}
+	if _, err := Checked(parse, check)(json.RawMessage(`{"judge":"outside"}`)); !errors.Is(err, errExternal) {
+		t.Fatalf("check not run: %v", err)
+	}
+	if _, err := Checked(parse, check)(json.RawMessage(`{"jduge":"x"}`)); err == nil || errors.Is(err, errExternal) {
+		t.Fatalf("a parse error must come first, without the check: %v", err)
+	}
+	if v, err := Checked(parse, nil)(json.RawMessage(`{"judge":"outside"}`)); err != nil || v.Judge != "outside" {
+		t.Fatalf("no check: %+v, %v", v, err)
+	}
+}

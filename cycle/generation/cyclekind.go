@@ -139,13 +139,11 @@ func NewCycleKind(env CycleEnv) jobkind.Kind { return newCycleKind(env, nil) }
 // parsed params (the generation's part) before the job is queued and again
 // when it runs.
 func newCycleKind(env CycleEnv, check func(Params) error) jobkind.Kind {
-	parse := func(raw json.RawMessage) (CycleParams, error) {
-		p, err := ParseCycleParams(raw)
-		if err == nil && check != nil {
-			err = check(p.GenerationParams)
-		}
-		return p, err
+	var checkCycle func(CycleParams) error
+	if check != nil {
+		checkCycle = func(p CycleParams) error { return check(p.GenerationParams) }
 	}
+	parse := jobkind.Checked(ParseCycleParams, checkCycle)
 	return jobkind.Kind{
 		Name:        CycleKindName,
 		StageEvent:  StageEvent,

@@ -94,13 +94,7 @@ func NewKind(env Env) jobkind.Kind { return newKind(env, nil) }
 // newKind is the "generation" kind on env; check, if set, runs on the
 // parsed params before the job is queued and again when it runs.
 func newKind(env Env, check func(Params) error) jobkind.Kind {
-	parse := func(raw json.RawMessage) (Params, error) {
-		p, err := ParseParams(raw)
-		if err == nil && check != nil {
-			err = check(p)
-		}
-		return p, err
-	}
+	parse := jobkind.Checked(ParseParams, check)
 	return jobkind.Kind{
 		Name:        KindName,
 		StageEvent:  StageEvent,

@@ -95,13 +95,7 @@ func (s *svcEpisodes) RunJudge(ctx context.Context, req judge.AgentRequest) (jud
 // kind is the "search" job kind on env; check, if set, runs on the parsed
 // params before the search is queued and again when it runs.
 func kind(env Env, check func(Params) error) jobkind.Kind {
-	parse := func(raw json.RawMessage) (Params, error) {
-		p, err := ParseParams(raw)
-		if err == nil && check != nil {
-			err = check(p)
-		}
-		return p, err
-	}
+	parse := jobkind.Checked(ParseParams, check)
 	return jobkind.Kind{
 		Name:        KindName,
 		Description: "MASS workflow search on a task: reference, v0, then optimizer → v(k) → judged as the judging rule needs (params: model, judge_model, optimizer_model, iterations, seed, judgments, judge_mode, judging, judge_retries, resume, and the optimizer toggles include_best_design, history_design_diffs, include_v0_design, omit_full_results_json, results_json_max_chars, results_json_total_max_chars, forbid_fixed_agent_limits, max_design_chars, target_design_chars, improvement_output_mode)",
