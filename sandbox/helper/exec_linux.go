@@ -182,7 +182,7 @@ func KillAll() error {
 		killed := 0
 		for _, e := range ents {
 			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == 1 || pid == self || isPause(pid) {
+			if err != nil || pid == 1 || pid == self {
 				continue
 			}
 			if syscall.Kill(pid, syscall.SIGKILL) == nil {
@@ -195,23 +195,6 @@ func KillAll() error {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return nil
-}
-
-// isPause reports whether pid is the box's main process (`helper pause`),
-// which KillAll spares wherever it runs. Under the kubernetes backend the
-// main process runs as the agent's uid (an exec cannot choose its user),
-// so the kernel does not refuse the kill, and gVisor does not shield a
-// namespace's init from SIGKILL. (The gVisor box that ended after a
-// KillAll was not killed by it: the Sentry's strace showed KillAll
-// signalling only the command and its wrapper, and the Sentry then killing
-// the container on its gofer's disconnect; SECURITY.md.)
-func isPause(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err != nil {
-		return false
-	}
-	argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-	return len(argv) == 2 && argv[1] == "pause" && strings.HasSuffix(argv[0], "mass-sandbox-helper")
 }
 
 // KillOrphans kills every process that was reparented to the container's
